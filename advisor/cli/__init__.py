@@ -1,0 +1,64 @@
+"""The `advisor` command line.
+
+Each subcommand lives in its own module with a `register(subparsers)` function
+that adds its parser and sets `handler`. Modules here stay light at import:
+torch and textual are imported inside handlers, never at module level, so
+`advisor --help` and the catalog commands start fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from advisor import __version__
+from advisor.core.errors import EXIT_INPUT_ERROR, InputError
+
+# Subcommand modules, in the order `advisor --help` lists them.
+COMMAND_MODULES: tuple[str, ...] = ("catalog",)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="advisor",
+        description=(
+            "Is it worth moving this workload from GPU X to GPU Y? "
+            "Run with no arguments for the interactive wizard."
+        ),
+    )
+    parser.add_argument("--version", action="version", version=f"advisor {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(f"advisor.cli.{name}").register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = getattr(args, "handler", None)
+    try:
+        if handler is None:
+            return run_wizard(args)
+        return int(handler(args) or 0)
+    except InputError as exc:
+        print(f"advisor: error: {exc.one_line()}", file=sys.stderr)
+        return EXIT_INPUT_ERROR
+    except KeyboardInterrupt:
+        print("advisor: interrupted", file=sys.stderr)
+        return 130
+
+
+def run_wizard(args: argparse.Namespace) -> int:
+    if not (sys.stdin.isatty() and sys.stdout.isatty()):
+        print(
+            "advisor: no terminal attached. For a headless run use "
+            "`advisor decide --answers answers.toml --out report.toml` "
+            "or `advisor compare --help`.",
+            file=sys.stderr,
+        )
+        return EXIT_INPUT_ERROR
+    print("advisor: the interactive wizard is not built yet; see `advisor --help`.", file=sys.stderr)
+    return 1

@@ -1,0 +1,1 @@
+"""Pure decision model: no textual, no torch."""

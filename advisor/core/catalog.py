@@ -1,0 +1,422 @@
+"""The catalog: GPU specs, architecture number formats, software support and default prices.
+
+The TOML files in the `catalog` package are data; these models are the schema.
+Everything is validated at load, so a bad figure fails loudly with one line
+naming the file, the entry, the field and the value, instead of quietly
+skewing a projection.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import tomllib
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import date
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from advisor.core.errors import InputError
+
+PeakDtype = Literal["fp32", "tf32", "bf16", "fp16", "fp8", "fp6", "fp4", "nvfp4", "int8"]
+PEAK_DTYPES: tuple[str, ...] = ("fp32", "tf32", "bf16", "fp16", "fp8", "fp6", "fp4", "nvfp4", "int8")
+
+HwFormat = Literal[
+    "fp64",
+    "fp32",
+    "tf32",
+    "bf16",
+    "fp16",
+    "fp8_e4m3",
+    "fp8_e5m2",
+    "fp8_e4m3fnuz",
+    "fp8_e5m2fnuz",
+    "fp6_e2m3",
+    "fp6_e3m2",
+    "fp4_e2m1",
+    "mxfp8",
+    "mxfp6",
+    "mxfp4",
+    "nvfp4",
+    "int8",
+    "int4",
+    "int1",
+]
+
+Vendor = Literal["NVIDIA", "AMD", "Intel", "Google", "AWS"]
+SupportStatus = Literal["ga", "beta", "unsupported"]
+
+CATALOG_FILES = ("gpus.toml", "archs.toml", "software.toml", "prices.toml")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Sourced(_Strict):
+    """A group of figures that share one citation and one retrieval date."""
+
+    source: list[str] = Field(min_length=1)
+    retrieved: date
+    note: str = ""
+
+    @field_validator("source")
+    @classmethod
+    def _non_blank(cls, v: list[str]) -> list[str]:
+        if any(not s.strip() for s in v):
+            raise ValueError("a source citation is blank")
+        return v
+
+
+class Memory(Sourced):
+    gib: float = Field(gt=1, le=1024, description="capacity as labelled by the vendor")
+    kind: str = Field(min_length=2, description="HBM3, HBM3e, GDDR7, ...")
+    bandwidth_tbps: float = Field(gt=0.05, le=30, description="peak, decimal TB/s")
+
+
+class Interconnect(_Strict):
+    """Scale-up link between GPUs, and the host link."""
+
+    kind: str = Field(min_length=2)
+    gbps: float = Field(gt=1, le=20000, description="decimal GB/s per GPU")
+    direction: Literal["bidirectional", "unidirectional"]
+    host_link: str | None = None
+    source: list[str] = Field(min_length=1)
+    retrieved: date
+    note: str = ""
+
+    @property
+    def unidirectional_gbps(self) -> float:
+        return self.gbps / 2 if self.direction == "bidirectional" else self.gbps
+
+
+class Power(Sourced):
+    tdp_w: float | None = Field(default=None, gt=10, le=3000)
+    idle_w: float | None = Field(default=None, gt=0, le=500)
+
+    @model_validator(mode="after")
+    def _idle_below_tdp(self) -> Power:
+        if self.tdp_w is not None and self.idle_w is not None and self.idle_w >= self.tdp_w:
+            raise ValueError(f"idle_w {self.idle_w} is not below tdp_w {self.tdp_w}")
+        return self
+
+
+class Peaks(Sourced):
+    """Dense (no sparsity) theoretical peaks, TFLOPS (int8: TOPS)."""
+
+    fp32: float | None = Field(default=None, gt=0.1, le=100000)
+    tf32: float | None = Field(default=None, gt=0.1, le=100000)
+    bf16: float | None = Field(default=None, gt=0.1, le=100000)
+    fp16: float | None = Field(default=None, gt=0.1, le=100000)
+    fp8: float | None = Field(default=None, gt=0.1, le=100000)
+    fp6: float | None = Field(default=None, gt=0.1, le=100000)
+    fp4: float | None = Field(default=None, gt=0.1, le=100000)
+    nvfp4: float | None = Field(default=None, gt=0.1, le=100000)
+    int8: float | None = Field(default=None, gt=0.1, le=100000)
+    sparse_halved: bool = Field(
+        default=False, description="true when the vendor published sparse figures and we store half"
+    )
+
+    @model_validator(mode="after")
+    def _dtype_ordering(self) -> Peaks:
+        chain = [("bf16", self.bf16), ("fp8", self.fp8), ("fp4", self.fp4)]
+        present = [(k, v) for k, v in chain if v is not None]
+        for (lo_k, lo), (hi_k, hi) in zip(present, present[1:], strict=False):
+            if hi < lo:
+                raise ValueError(f"{hi_k} peak {hi} is below {lo_k} peak {lo}")
+        return self
+
+    def get(self, dtype: str) -> float | None:
+        return getattr(self, dtype, None) if dtype in PEAK_DTYPES else None
+
+    def items(self) -> list[tuple[str, float]]:
+        return [(d, v) for d in PEAK_DTYPES if (v := self.get(d)) is not None]
+
+
+class Mamf(Sourced):
+    """Published Maximum Achievable Matmul FLOPS for one dtype."""
+
+    tflops: float = Field(gt=0.1, le=100000)
+    shape: str = Field(pattern=r"^\d+x\d+x\d+$", description="MxNxK of the best shape")
+    torch: str | None = None
+
+
+class Gpu(_Strict):
+    id: str = Field(pattern=r"^[a-z0-9][a-z0-9.-]*$")
+    name: str
+    vendor: Vendor
+    form_factor: str
+    arch: str = Field(description="architecture id in archs.toml: sm_90, gfx942, ...")
+    family: str
+    compute_capability: str | None = None
+    aliases: list[str] = Field(default_factory=list)
+    memory: Memory | None = None
+    interconnect: Interconnect | None = None
+    power: Power | None = None
+    peak_tflops: Peaks
+    mamf: dict[PeakDtype, Mamf] = Field(default_factory=dict)
+    uncertain: list[str] = Field(
+        default_factory=list, description="open questions about this entry's figures"
+    )
+
+    @model_validator(mode="after")
+    def _mamf_below_peak(self) -> Gpu:
+        for dtype, m in self.mamf.items():
+            peak = self.peak_tflops.get(dtype)
+            if peak is not None and m.tflops > peak:
+                raise ValueError(f"mamf.{dtype} {m.tflops} exceeds peak_tflops.{dtype} {peak}")
+        return self
+
+    def mamf_efficiency(self, dtype: str) -> float | None:
+        m = self.mamf.get(dtype)  # type: ignore[call-overload]
+        peak = self.peak_tflops.get(dtype)
+        return m.tflops / peak if m and peak else None
+
+
+class Arch(_Strict):
+    id: str = Field(pattern=r"^[a-z0-9_.-]+$")
+    vendor: Vendor
+    family: str
+    compute_capability: str | None = None
+    formats: list[HwFormat] = Field(min_length=1, description="formats the matrix units execute")
+    sparsity: str = "unknown"
+    notes: str = ""
+    source: list[str] = Field(min_length=1)
+    retrieved: date
+
+
+class Package(_Strict):
+    id: str
+    name: str
+    kind: Literal["framework", "toolkit", "kernel", "library", "runtime"]
+    import_name: str | None = None
+    pip_name: str | None = None
+
+
+class Support(_Strict):
+    """The first version of a package that supports an architecture, and how well."""
+
+    package: str
+    arch: str
+    variant: str | None = Field(default=None, description="build flavour, e.g. cuda or rocm")
+    min_version: str = Field(description="'' when long-standing or unknown")
+    last_version: str | None = None
+    status: SupportStatus
+    build: str = ""
+    error: str = Field(default="", description="the message users hit when it is missing")
+    notes: str = ""
+    source: list[str] = Field(min_length=1)
+    retrieved: date
+    confidence: Literal["verified", "secondary", "inferred"] = "verified"
+
+
+class Price(_Strict):
+    """A published $/GPU-hour: a default until the user quotes their own."""
+
+    gpu: str
+    usd_per_hour: float = Field(gt=0.01, le=200)
+    label: str = Field(min_length=3, description="what the figure is, e.g. public-cloud midpoint")
+    default: bool = Field(description="the one figure used when the user quotes nothing")
+    source: list[str] = Field(min_length=1)
+    retrieved: date
+
+
+T = TypeVar("T", bound=BaseModel)
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+@dataclass(frozen=True)
+class Catalog:
+    gpus: tuple[Gpu, ...]
+    archs: Mapping[str, Arch]
+    packages: Mapping[str, Package]
+    support: tuple[Support, ...]
+    prices: tuple[Price, ...]
+    origin: Mapping[str, str] = field(default_factory=dict)
+
+    def gpu(self, gpu_id: str) -> Gpu:
+        """Exact id, or a unique loose match; else an InputError with suggestions."""
+        matches = self.match(gpu_id)
+        exact = [g for g in matches if g.id == gpu_id.lower()]
+        if exact:
+            return exact[0]
+        if len(matches) == 1:
+            return matches[0]
+        if matches:
+            ids = ", ".join(g.id for g in matches)
+            raise InputError(f"ambiguous GPU id; did you mean one of: {ids}?", value=gpu_id)
+        raise InputError(f"unknown GPU id{self._suggest(gpu_id)}", value=gpu_id)
+
+    def match(self, query: str) -> list[Gpu]:
+        """Loose match: `h100` finds every H100 variant."""
+        q = _norm(query)
+        if not q:
+            return list(self.gpus)
+        for g in self.gpus:
+            if g.id == query.lower():
+                return [g]
+        return [
+            g
+            for g in self.gpus
+            if any(q in _norm(s) for s in (g.id, g.name, *g.aliases))
+        ]
+
+    def _suggest(self, query: str) -> str:
+        ids = [g.id for g in self.gpus]
+        close = difflib.get_close_matches(query.lower(), ids, n=3, cutoff=0.4)
+        return f"; did you mean {', '.join(close)}?" if close else "; see `advisor catalog list`"
+
+    def arch_of(self, gpu: Gpu) -> Arch:
+        return self.archs[gpu.arch]
+
+    def default_price(self, gpu_id: str) -> Price | None:
+        for p in self.prices:
+            if p.gpu == gpu_id and p.default:
+                return p
+        return None
+
+    def prices_for(self, gpu_id: str) -> list[Price]:
+        return [p for p in self.prices if p.gpu == gpu_id]
+
+    def support_for(self, package: str, arch: str) -> list[Support]:
+        return [s for s in self.support if s.package == package and s.arch == arch]
+
+
+def _validate(model: type[T], raw: Any, file: str, entry: str | None) -> T:
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"])
+        value = err.get("input")
+        if isinstance(value, dict):
+            value = None
+        raise InputError(
+            err["msg"].removeprefix("Value error, "),
+            file=file,
+            entry=entry,
+            field=loc or None,
+            value=value,
+            has_value=value is not None,
+        ) from None
+
+
+def _entry_id(raw: Any, key: str = "id") -> str | None:
+    if isinstance(raw, dict):
+        v = raw.get(key)
+        return str(v) if v is not None else None
+    return None
+
+
+def _table_list(doc: dict[str, Any], key: str, file: str) -> list[Any]:
+    items = doc.get(key)
+    if not isinstance(items, list) or not items:
+        raise InputError(f"expected a non-empty [[{key}]] array", file=file, field=key)
+    return items
+
+
+def parse_toml(text: str, file: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"not valid TOML ({exc})", file=file) from None
+
+
+def _unique(items: Iterable[tuple[str, str]], file: str, what: str) -> None:
+    seen: set[str] = set()
+    for entry, key in items:
+        if key in seen:
+            raise InputError(f"duplicate {what}", file=file, entry=entry, field="id", value=key)
+        seen.add(key)
+
+
+def build_catalog(texts: Mapping[str, str], origin: Mapping[str, str] | None = None) -> Catalog:
+    """Validate the four catalog files given as text, keyed by file name."""
+    name = dict(origin or {})
+
+    def label(f: str) -> str:
+        return name.get(f, f)
+
+    docs = {f: parse_toml(texts[f], label(f)) for f in CATALOG_FILES}
+
+    archs_raw = _table_list(docs["archs.toml"], "arch", label("archs.toml"))
+    archs = [_validate(Arch, r, label("archs.toml"), _entry_id(r)) for r in archs_raw]
+    _unique(((a.id, a.id) for a in archs), label("archs.toml"), "architecture id")
+    arch_map = {a.id: a for a in archs}
+
+    gpus_raw = _table_list(docs["gpus.toml"], "gpu", label("gpus.toml"))
+    gpus = [_validate(Gpu, r, label("gpus.toml"), _entry_id(r)) for r in gpus_raw]
+    _unique(((g.id, g.id) for g in gpus), label("gpus.toml"), "GPU id")
+    for g in gpus:
+        if g.arch not in arch_map:
+            raise InputError(
+                "architecture not defined in archs.toml",
+                file=label("gpus.toml"), entry=g.id, field="arch", value=g.arch,
+            )
+
+    sw = docs["software.toml"]
+    packages = [
+        _validate(Package, r, label("software.toml"), _entry_id(r))
+        for r in _table_list(sw, "package", label("software.toml"))
+    ]
+    _unique(((p.id, p.id) for p in packages), label("software.toml"), "package id")
+    pkg_map = {p.id: p for p in packages}
+    support = []
+    for r in _table_list(sw, "support", label("software.toml")):
+        entry = f"{_entry_id(r, 'package')}@{_entry_id(r, 'arch')}"
+        s = _validate(Support, r, label("software.toml"), entry)
+        if s.package not in pkg_map:
+            raise InputError("package not declared in [[package]]", file=label("software.toml"),
+                             entry=entry, field="package", value=s.package)
+        if s.arch not in arch_map:
+            raise InputError("architecture not defined in archs.toml", file=label("software.toml"),
+                             entry=entry, field="arch", value=s.arch)
+        support.append(s)
+
+    gpu_ids = {g.id for g in gpus}
+    prices = []
+    for r in _table_list(docs["prices.toml"], "price", label("prices.toml")):
+        p = _validate(Price, r, label("prices.toml"), _entry_id(r, "gpu"))
+        if p.gpu not in gpu_ids:
+            raise InputError("GPU not defined in gpus.toml", file=label("prices.toml"),
+                             entry=p.gpu, field="gpu", value=p.gpu)
+        prices.append(p)
+    defaults = [p.gpu for p in prices if p.default]
+    for gid in set(defaults):
+        if defaults.count(gid) > 1:
+            raise InputError("more than one default price", file=label("prices.toml"),
+                             entry=gid, field="default", value=True)
+
+    return Catalog(
+        gpus=tuple(gpus),
+        archs=arch_map,
+        packages=pkg_map,
+        support=tuple(support),
+        prices=tuple(prices),
+        origin={f: label(f) for f in CATALOG_FILES},
+    )
+
+
+def read_shipped_texts() -> dict[str, str]:
+    root = resources.files("catalog")
+    return {f: root.joinpath(f).read_text(encoding="utf-8") for f in CATALOG_FILES}
+
+
+def load_catalog(overrides: Mapping[str, Path] | None = None) -> Catalog:
+    """The shipped catalog, with any file replaced by a local override (e.g. a pulled copy)."""
+    texts = read_shipped_texts()
+    origin = {f: f"catalog/{f}" for f in CATALOG_FILES}
+    for f, path in (overrides or {}).items():
+        try:
+            texts[f] = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise InputError(f"cannot read ({exc.strerror})", file=str(path)) from None
+        origin[f] = str(path)
+    return build_catalog(texts, origin)

@@ -1,0 +1,1 @@
+"""Shipped catalog data (TOML), read through importlib.resources and validated by advisor.core."""

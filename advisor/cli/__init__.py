@@ -60,5 +60,6 @@ def run_wizard(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_INPUT_ERROR
-    print("advisor: the interactive wizard is not built yet; see `advisor --help`.", file=sys.stderr)
+    print("advisor: the interactive wizard is not built yet; see `advisor --help`.",
+          file=sys.stderr)
     return 1

@@ -9,6 +9,7 @@ skewing a projection.
 from __future__ import annotations
 
 import difflib
+import itertools
 import re
 import tomllib
 from collections.abc import Iterable, Mapping
@@ -16,14 +17,14 @@ from dataclasses import dataclass, field
 from datetime import date
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from advisor.core.errors import InputError
 
 PeakDtype = Literal["fp32", "tf32", "bf16", "fp16", "fp8", "fp6", "fp4", "nvfp4", "int8"]
-PEAK_DTYPES: tuple[str, ...] = ("fp32", "tf32", "bf16", "fp16", "fp8", "fp6", "fp4", "nvfp4", "int8")
+PEAK_DTYPES: tuple[str, ...] = get_args(PeakDtype)
 
 HwFormat = Literal[
     "fp64",
@@ -125,7 +126,7 @@ class Peaks(Sourced):
     def _dtype_ordering(self) -> Peaks:
         chain = [("bf16", self.bf16), ("fp8", self.fp8), ("fp4", self.fp4)]
         present = [(k, v) for k, v in chain if v is not None]
-        for (lo_k, lo), (hi_k, hi) in zip(present, present[1:], strict=False):
+        for (lo_k, lo), (hi_k, hi) in itertools.pairwise(present):
             if hi < lo:
                 raise ValueError(f"{hi_k} peak {hi} is below {lo_k} peak {lo}")
         return self

@@ -1,0 +1,102 @@
+"""`advisor catalog` through a real subprocess, as a user would type it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from advisor import __version__
+
+
+def test_version(advisor_cli):
+    r = advisor_cli("--version")
+    assert r.returncode == 0 and r.stdout.strip() == f"advisor {__version__}"
+
+
+def test_help_lists_commands(advisor_cli):
+    r = advisor_cli("--help")
+    assert r.returncode == 0
+    assert "catalog" in r.stdout
+
+
+def test_list_shows_at_least_30_with_sources(advisor_cli):
+    r = advisor_cli("catalog", "list")
+    assert r.returncode == 0, r.stderr
+    lines = [ln for ln in r.stdout.splitlines() if ln.startswith(("a", "b", "g", "h", "l", "m",
+                                                                  "r", "t", "v"))]
+    body = [ln for ln in lines if "(20" in ln]  # every row ends with "N (newest date)"
+    assert len(body) >= 30
+    assert "h200-sxm" in r.stdout and "mi300x" in r.stdout
+
+
+def test_list_vendor_filter(advisor_cli):
+    r = advisor_cli("catalog", "list", "--vendor", "amd", "--json")
+    assert r.returncode == 0, r.stderr
+    rows = json.loads(r.stdout)
+    assert rows and {row["vendor"] for row in rows} == {"AMD"}
+
+
+def test_loose_id_lists_variants(advisor_cli):
+    r = advisor_cli("catalog", "show", "h100")
+    assert r.returncode == 0, r.stderr
+    for gid in ("h100-sxm", "h100-pcie", "h100-nvl"):
+        assert f"[{gid}]" in r.stdout
+
+
+def test_show_prints_sources_and_dates(advisor_cli):
+    r = advisor_cli("catalog", "show", "h200-sxm")
+    assert r.returncode == 0, r.stderr
+    assert "MAMF bf16: 794.5" in r.stdout
+    assert "retrieved 20" in r.stdout
+    assert "default price: $4.90/GPU-hour" in r.stdout
+
+
+def test_show_json(advisor_cli):
+    r = advisor_cli("catalog", "show", "b200-sxm", "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["id"] == "b200-sxm" and doc["peak_tflops"]["bf16"] == 2250.0
+
+
+def test_unknown_id_is_one_line_exit_2(advisor_cli):
+    r = advisor_cli("catalog", "show", "h1000-sxm")
+    assert r.returncode == 2
+    assert r.stdout == ""
+    err = r.stderr.strip()
+    assert len(err.splitlines()) == 1
+    assert "h1000-sxm" in err and "did you mean" in err
+
+
+def test_unknown_vendor_is_one_line_exit_2(advisor_cli):
+    r = advisor_cli("catalog", "list", "--vendor", "acme")
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+    assert "acme" in r.stderr and "--vendor" in r.stderr
+
+
+def test_no_tty_wizard_points_to_headless(advisor_cli):
+    r = advisor_cli()
+    assert r.returncode == 2
+    assert "advisor decide" in r.stderr
+
+
+def test_help_and_catalog_do_not_import_torch_or_textual():
+    code = (
+        "import sys\n"
+        "from advisor.cli import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "main(['catalog', 'list'])\nmain(['catalog', 'show', 'h100'])\n"
+        "heavy = [m for m in ('torch', 'textual') if m in sys.modules]\n"
+        "assert not heavy, heavy\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+
+
+def test_importtime_shows_neither_torch_nor_textual():
+    r = subprocess.run([sys.executable, "-X", "importtime", "-c", "import advisor.cli"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0
+    modules = {ln.split("|")[-1].strip().split(".")[0] for ln in r.stderr.splitlines() if "|" in ln}
+    assert "advisor" in modules
+    assert "torch" not in modules and "textual" not in modules

@@ -1,0 +1,225 @@
+"""The shipped catalog loads, and every kind of corruption is rejected with one precise line."""
+
+from __future__ import annotations
+
+import copy
+import tomllib
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import tomlkit
+
+from advisor.core.catalog import (
+    CATALOG_FILES,
+    build_catalog,
+    load_catalog,
+    read_shipped_texts,
+)
+from advisor.core.errors import InputError
+
+REFERENCE_IDS = [
+    "a100-sxm", "a100-pcie", "h100-sxm", "h100-pcie", "h100-nvl", "h200-sxm", "gh200-144g",
+    "gh200-96g", "b200-sxm", "b300-sxm", "gb200", "gb300", "rtx-pro-6000-bw-server", "l40s", "l4",
+    "mi250", "mi250x", "mi300x", "mi325x", "mi355x", "gaudi2", "gaudi3", "tpu-v4", "tpu-v5e",
+    "tpu-v5p", "tpu-v6e", "tpu-v7x", "trainium2",
+]
+EXTRA_IDS = ["rtx-4090", "rtx-5090", "rtx-6000-ada", "l40", "a10", "a10g", "rtx-a6000", "t4"]
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog()
+
+
+def test_every_required_accelerator_is_present(catalog):
+    ids = {g.id for g in catalog.gpus}
+    assert len(ids) >= 37
+    missing = [i for i in REFERENCE_IDS + EXTRA_IDS if i not in ids]
+    assert not missing
+    assert any(i.startswith("v100") for i in ids)
+
+
+def test_every_figure_group_has_a_source_and_date(catalog):
+    for g in catalog.gpus:
+        groups = [g.memory, g.interconnect, g.power, g.peak_tflops, *g.mamf.values()]
+        for grp in groups:
+            if grp is None:
+                continue
+            assert grp.source and all(s.strip() for s in grp.source), g.id
+            assert grp.retrieved.year >= 2020, g.id
+
+
+def test_peaks_are_dense_and_ordered(catalog):
+    for g in catalog.gpus:
+        p = g.peak_tflops
+        if p.bf16 and p.fp8:
+            assert p.fp8 >= p.bf16, g.id
+        if p.fp8 and p.fp4:
+            assert p.fp4 >= p.fp8, g.id
+        for dtype, m in g.mamf.items():
+            peak = p.get(dtype)
+            assert peak is None or m.tflops <= peak, (g.id, dtype)
+
+
+def test_published_reference_figures_survive(catalog):
+    """Spot-check figures quoted in the public H200->B200 upgrade guide."""
+    h200, b200 = catalog.gpu("h200-sxm"), catalog.gpu("b200-sxm")
+    assert h200.peak_tflops.bf16 == 989.0 and b200.peak_tflops.bf16 == 2250.0
+    assert h200.mamf["bf16"].tflops == 794.5 and b200.mamf["bf16"].tflops == 1745.0
+    assert h200.mamf["fp8"].tflops == 1453.4 and b200.mamf["fp8"].tflops == 3432.5
+    assert b200.mamf["bf16"].tflops / h200.mamf["bf16"].tflops == pytest.approx(2.20, abs=0.005)
+    assert h200.memory and b200.memory
+    assert b200.memory.bandwidth_tbps / h200.memory.bandwidth_tbps == pytest.approx(1.667, 0.01)
+
+
+def test_every_gpu_arch_defines_formats(catalog):
+    for g in catalog.gpus:
+        arch = catalog.arch_of(g)
+        assert arch.formats, g.id
+    assert "fp8_e4m3fnuz" in catalog.archs["gfx942"].formats
+    assert "fp8_e4m3" not in catalog.archs["gfx942"].formats
+    assert "fp8_e4m3" in catalog.archs["gfx950"].formats
+    assert "nvfp4" in catalog.archs["sm_100"].formats
+    assert "fp8_e4m3" not in catalog.archs["sm_80"].formats
+
+
+def test_default_prices_are_the_published_midpoints(catalog):
+    expected = {"h100-sxm": 3.9, "h200-sxm": 4.9, "b200-sxm": 6.4, "l4": 0.40}
+    for gid, usd in expected.items():
+        price = catalog.default_price(gid)
+        assert price is not None and price.usd_per_hour == pytest.approx(usd), gid
+    h100_quotes = {p.usd_per_hour for p in catalog.prices_for("h100-sxm")}
+    assert 2.79 in h100_quotes
+
+
+def test_software_matrix_covers_the_required_packages(catalog):
+    required = [
+        "torch", "cuda-toolkit", "cudnn", "triton", "flash-attn", "flash-attn-3", "flash-attn-4",
+        "transformer-engine", "deepspeed", "megatron-core", "vllm", "torchao", "bitsandbytes",
+        "liger-kernel", "flash-linear-attention",
+    ]
+    for pkg in required:
+        assert pkg in catalog.packages, pkg
+        assert any(s.package == pkg for s in catalog.support), pkg
+    statuses = {s.status for s in catalog.support}
+    assert statuses == {"ga", "beta", "unsupported"}
+
+
+def test_loose_match_lists_variants(catalog):
+    ids = {g.id for g in catalog.match("h100")}
+    assert {"h100-sxm", "h100-pcie", "h100-nvl"} <= ids
+    assert catalog.gpu("H100-SXM").id == "h100-sxm"
+
+
+def test_unknown_id_suggests(catalog):
+    with pytest.raises(InputError) as exc:
+        catalog.gpu("h1000-sxm")
+    assert "did you mean" in str(exc.value) and "h100-sxm" in str(exc.value)
+
+
+# --- corruption: each file, each check, one precise line -------------------------------
+
+Mutator = Callable[[dict[str, Any]], None]
+
+
+def _find(items: list[dict[str, Any]], key: str, value: str) -> dict[str, Any]:
+    return next(i for i in items if i.get(key) == value)
+
+
+def _gpu(doc: dict[str, Any], gid: str = "h100-sxm") -> dict[str, Any]:
+    return _find(doc["gpu"], "id", gid)
+
+
+def _dup_gpu(doc: dict[str, Any]) -> None:
+    doc["gpu"].append(copy.deepcopy(_gpu(doc)))
+
+
+def _set(path: str, value: Any, gid: str = "h100-sxm") -> Mutator:
+    def mutate(doc: dict[str, Any]) -> None:
+        node = _gpu(doc, gid)
+        *parents, leaf = path.split(".")
+        for p in parents:
+            node = node[p]
+        node[leaf] = value
+    return mutate
+
+
+def _drop(path: str, gid: str = "h100-sxm") -> Mutator:
+    def mutate(doc: dict[str, Any]) -> None:
+        node = _gpu(doc, gid)
+        *parents, leaf = path.split(".")
+        for p in parents:
+            node = node[p]
+        del node[leaf]
+    return mutate
+
+
+def _first(table: str, field: str, value: Any) -> Mutator:
+    def mutate(doc: dict[str, Any]) -> None:
+        doc[table][0][field] = value
+    return mutate
+
+
+def _second_default(doc: dict[str, Any]) -> None:
+    extra = copy.deepcopy(_find(doc["price"], "gpu", "h100-sxm"))
+    extra["default"] = True
+    extra["label"] = "another default"
+    doc["price"].append(extra)
+
+
+CASES: list[tuple[str, Mutator, list[str]]] = [
+    ("gpus.toml", _set("memory.bandwidth_tbps", -3.35),
+     ["gpus.toml", "h100-sxm", "memory.bandwidth_tbps", "-3.35"]),
+    ("gpus.toml", _set("peak_tflops.fp8", 500.0),
+     ["gpus.toml", "h100-sxm", "peak_tflops", "fp8 peak 500.0 is below bf16"]),
+    ("gpus.toml", _set("mamf.bf16.tflops", 5000.0),
+     ["gpus.toml", "h100-sxm", "mamf.bf16 5000.0 exceeds peak_tflops.bf16"]),
+    ("gpus.toml", _set("arch", "sm_999"), ["gpus.toml", "h100-sxm", "'arch'", "sm_999"]),
+    ("gpus.toml", _set("power.tdp_w", 70000), ["gpus.toml", "h100-sxm", "power.tdp_w", "70000"]),
+    ("gpus.toml", _drop("peak_tflops.source"),
+     ["gpus.toml", "h100-sxm", "peak_tflops.source", "Field required"]),
+    ("gpus.toml", _set("peak_tflops.retrieved", "last year"),
+     ["gpus.toml", "h100-sxm", "peak_tflops.retrieved", "last year"]),
+    ("gpus.toml", _set("vendor", "Nvidia Corp"),
+     ["gpus.toml", "h100-sxm", "vendor", "Nvidia Corp"]),
+    ("gpus.toml", _set("peak_tflops.fp7", 1.0), ["gpus.toml", "h100-sxm", "peak_tflops.fp7"]),
+    ("gpus.toml", _dup_gpu, ["gpus.toml", "duplicate GPU id", "h100-sxm"]),
+    ("archs.toml", _first("arch", "formats", ["bf16", "fp7"]), ["archs.toml", "formats.1", "fp7"]),
+    ("software.toml", _first("support", "status", "maybe"),
+     ["software.toml", "status", "maybe"]),
+    ("software.toml", _first("support", "package", "not-a-package"),
+     ["software.toml", "package not declared", "not-a-package"]),
+    ("software.toml", _first("support", "arch", "sm_999"),
+     ["software.toml", "architecture not defined", "sm_999"]),
+    ("prices.toml", _first("price", "usd_per_hour", -1.0),
+     ["prices.toml", "usd_per_hour", "-1.0"]),
+    ("prices.toml", _first("price", "gpu", "h999"), ["prices.toml", "GPU not defined", "h999"]),
+    ("prices.toml", _second_default, ["prices.toml", "h100-sxm", "more than one default"]),
+]
+
+
+@pytest.mark.parametrize(("file", "mutate", "expected"), CASES,
+                         ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_corrupted_copy_is_rejected(file: str, mutate: Mutator, expected: list[str]) -> None:
+    texts = read_shipped_texts()
+    doc = tomllib.loads(texts[file])
+    mutate(doc)
+    texts[file] = tomlkit.dumps(doc)
+    with pytest.raises(InputError) as exc:
+        build_catalog(texts)
+    line = exc.value.one_line()
+    assert "\n" not in line
+    for needle in expected:
+        assert needle in line, (needle, line)
+
+
+@pytest.mark.parametrize("file", CATALOG_FILES)
+def test_broken_toml_names_file_and_line(file: str) -> None:
+    texts = read_shipped_texts()
+    texts[file] = texts[file] + "\n[[broken\n"
+    with pytest.raises(InputError) as exc:
+        build_catalog(texts)
+    line = exc.value.one_line()
+    assert file in line and "not valid TOML" in line and "line" in line
+

@@ -1,0 +1,183 @@
+"""Producer/consumer pipeline balance: which stage sets the pace, and what a different split buys.
+
+Some jobs are stages on their own GPUs: N GPUs run a frozen target model and feed
+M GPUs that train a drafter; RL rollouts feed a trainer. The job runs at the rate
+of its slowest stage; the others wait, and their GPUs draw less power while they
+do. How much less is uncertain (a GPU polling an empty queue may stay near full
+draw), so power is reported as a band: low when a waiting GPU's draw falls with its
+utilisation, high when it stays at full draw.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from advisor.core.errors import InputError
+
+BALANCE_TOLERANCE = 0.05  # stages within 5% of each other count as balanced
+
+
+class Stage(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(min_length=1)
+    gpus: int = Field(ge=0)
+    rate_per_gpu: float = Field(gt=0, description="work units/s one GPU of this stage sustains")
+    active_w: float = Field(gt=0, le=3000, description="draw of a busy GPU")
+    idle_w: float = Field(ge=0, le=500, description="draw of a GPU with nothing to do")
+    rate_source: str = Field(default="measured", description="measured, projected or assumed")
+
+    @model_validator(mode="after")
+    def _idle_below_active(self) -> Stage:
+        if self.idle_w >= self.active_w:
+            raise ValueError(f"idle_w {self.idle_w} is not below active_w {self.active_w}")
+        return self
+
+
+class Pipeline(BaseModel):
+    """Stages in flow order. Work units are whatever the user measures (batches, rollouts)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    stages: list[Stage] = Field(min_length=2)
+    tokens_per_unit: float = Field(gt=0, description="tokens one work unit carries")
+    token_budget: float | None = Field(default=None, gt=0)
+    spare_gpus: int = Field(default=0, ge=0, description="GPUs in the box left idle")
+
+    @property
+    def total_gpus(self) -> int:
+        return sum(s.gpus for s in self.stages) + self.spare_gpus
+
+    def with_split(self, counts: tuple[int, ...], box: int | None = None) -> Pipeline:
+        """The same stages with other GPU counts in a box of `box` GPUs; the rest sit idle."""
+        box = self.total_gpus if box is None else box
+        if len(counts) != len(self.stages):
+            raise InputError(f"a split needs {len(self.stages)} counts", field="split",
+                             value=counts)
+        if sum(counts) > box:
+            raise InputError(f"split uses more than the {box} GPUs in the box",
+                             field="split", value=counts)
+        stages = [s.model_copy(update={"gpus": n})
+                  for s, n in zip(self.stages, counts, strict=True)]
+        return self.model_copy(update={"stages": stages, "spare_gpus": box - sum(counts)})
+
+
+class StageLoad(BaseModel):
+    name: str
+    gpus: int
+    capacity: float = Field(description="work units/s the stage could sustain")
+    utilisation: float
+    state: str = Field(description="bottleneck, waits on upstream, blocked by downstream, balanced")
+    power_w_low: float
+    power_w_high: float
+
+
+class PipelineBalance(BaseModel):
+    split: tuple[int, ...]
+    units_per_s: float
+    tokens_per_s: float
+    bottleneck: str
+    balanced: bool
+    queue: str
+    stages: list[StageLoad]
+    idle_gpus: int
+    power_kw_low: float
+    power_kw_high: float
+    eta_days: float | None
+
+
+def _state(i: int, util: float, slowest: int) -> str:
+    if util >= 1 - BALANCE_TOLERANCE:
+        return "balanced" if i != slowest else "bottleneck"
+    return "waits on upstream (starved)" if i > slowest else "blocked by downstream"
+
+
+def balance(p: Pipeline) -> PipelineBalance:
+    """The pipeline's steady state: throughput, bottleneck, queues and power draw."""
+    if any(s.gpus == 0 for s in p.stages):
+        empty = next(s.name for s in p.stages if s.gpus == 0)
+        raise InputError("every stage needs at least one GPU", field=f"stages.{empty}.gpus",
+                         value=0)
+    capacities = [s.gpus * s.rate_per_gpu for s in p.stages]
+    rate = min(capacities)
+    slowest = capacities.index(rate)
+    loads = []
+    for i, (s, cap) in enumerate(zip(p.stages, capacities, strict=True)):
+        util = rate / cap
+        low = s.gpus * (s.idle_w + util * (s.active_w - s.idle_w))
+        loads.append(StageLoad(
+            name=s.name, gpus=s.gpus, capacity=cap, utilisation=util,
+            state=_state(i, util, slowest),
+            power_w_low=low, power_w_high=s.gpus * s.active_w,
+        ))
+    balanced = all(ld.utilisation >= 1 - BALANCE_TOLERANCE for ld in loads)
+    idle_w = p.spare_gpus * min(s.idle_w for s in p.stages)
+    bottleneck = p.stages[slowest].name
+    tokens = rate * p.tokens_per_unit
+    return PipelineBalance(
+        split=tuple(s.gpus for s in p.stages),
+        units_per_s=rate,
+        tokens_per_s=tokens,
+        bottleneck="none: balanced" if balanced else bottleneck,
+        balanced=balanced,
+        queue=_queue_story(loads, slowest, balanced),
+        stages=loads,
+        idle_gpus=p.spare_gpus,
+        power_kw_low=(sum(ld.power_w_low for ld in loads) + idle_w) / 1000,
+        power_kw_high=(sum(ld.power_w_high for ld in loads) + idle_w) / 1000,
+        eta_days=p.token_budget / tokens / 86400 if p.token_budget else None,
+    )
+
+
+def _queue_story(loads: list[StageLoad], slowest: int, balanced: bool) -> str:
+    if balanced:
+        return "balanced: queues stay near empty and no stage waits"
+    parts = []
+    if slowest > 0:
+        parts.append(f"queues before {loads[slowest].name} fill and "
+                     f"{', '.join(ld.name for ld in loads[:slowest])} block on back-pressure")
+    if slowest < len(loads) - 1:
+        parts.append(f"queues after {loads[slowest].name} run empty and "
+                     f"{', '.join(ld.name for ld in loads[slowest + 1:])} starve")
+    return "; ".join(parts)
+
+
+def _splits(n_stages: int, total: int) -> Iterator[tuple[int, ...]]:
+    """Every way to give each stage at least one GPU, using at most `total`."""
+    if n_stages == 1:
+        for n in range(1, total + 1):
+            yield (n,)
+        return
+    for first in range(1, total - n_stages + 2):
+        for rest in _splits(n_stages - 1, total - first):
+            yield (first, *rest)
+
+
+def best_splits(p: Pipeline, total_gpus: int | None = None) -> list[PipelineBalance]:
+    """All splits of the box, fastest first; ties go to the one that draws less."""
+    total = total_gpus if total_gpus is not None else p.total_gpus
+    if total < len(p.stages):
+        raise InputError(f"{len(p.stages)} stages need at least {len(p.stages)} GPUs",
+                         field="gpus", value=total)
+    results = [balance(p.with_split(c, total)) for c in _splits(len(p.stages), total)]
+    return sorted(results, key=lambda b: (-round(b.units_per_s, 9), b.power_kw_low))
+
+
+def neighbours(p: Pipeline, stage: str, span: int = 2) -> list[PipelineBalance]:
+    """The current split and those moving up to `span` GPUs on or off one stage (7-1, 6-1, 5-1)."""
+    names = [s.name for s in p.stages]
+    if stage not in names:
+        raise InputError(f"no such stage; stages are {', '.join(names)}", field="stage",
+                         value=stage)
+    idx = names.index(stage)
+    out = []
+    base = [s.gpus for s in p.stages]
+    for delta in range(span, -span - 1, -1):
+        counts = list(base)
+        counts[idx] += delta
+        if counts[idx] < 1 or sum(counts) > p.total_gpus:
+            continue
+        out.append(balance(p.with_split(tuple(counts))))
+    return out

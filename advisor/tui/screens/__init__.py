@@ -1,0 +1,1 @@
+"""One screen per wizard step, plus the modal dialogs."""

@@ -1,0 +1,88 @@
+"""The step screen every wizard step derives from: header, body, Back/Next, footer.
+
+Screens write valid values into the shared `WizardState` as the user types, so
+Back never loses work and Next only has to ask `ready()`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Container
+from textual.screen import Screen
+from textual.widgets import Footer
+
+from advisor.tui.state import STEPS, Context
+from advisor.tui.widgets.stepper import NavBar, StepHeader
+
+if TYPE_CHECKING:
+    from advisor.tui.app import AdvisorApp
+
+
+class StepScreen(Screen[None]):
+    STEP: ClassVar[int]
+    NEXT_LABEL: ClassVar[str] = "Next"
+
+    BINDINGS: ClassVar = [
+        Binding("escape", "back", "Back", key_display="esc"),
+        Binding("ctrl+n", "next", "Next", key_display="^n"),
+    ]
+
+    def __init__(self, ctx: Context) -> None:
+        super().__init__(classes=f"step step-{STEPS[self.STEP][0]}")
+        self.ctx = ctx
+        self.state = ctx.state
+
+    @property
+    def wizard(self) -> AdvisorApp:
+        from advisor.tui.app import AdvisorApp
+
+        assert isinstance(self.app, AdvisorApp)
+        return self.app
+
+    def compose(self) -> ComposeResult:
+        yield StepHeader(self.STEP, self.state.reached)
+        with Container(id="body"):
+            yield from self.compose_body()
+        yield NavBar(first=self.STEP == 0, last=self.STEP == len(STEPS) - 1,
+                     next_label=self.NEXT_LABEL)
+        yield Footer()
+
+    def compose_body(self) -> ComposeResult:
+        yield from ()
+
+    def on_mount(self) -> None:
+        self.refresh_nav()
+
+    def ready(self) -> tuple[bool, str]:
+        """(may go on, what to tell the user): the hint beside the Next button."""
+        return True, ""
+
+    def refresh_nav(self) -> None:
+        ok, hint = self.ready()
+        self.query_one(NavBar).set_hint(hint, ok)
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "back":
+            return self.STEP > 0
+        if action == "next":
+            if self.STEP == len(STEPS) - 1:
+                return False
+            return True if self.ready()[0] else None
+        return True
+
+    def action_next(self) -> None:
+        if self.ready()[0]:
+            self.leave()
+            self.wizard.goto(self.STEP + 1)
+
+    def action_back(self) -> None:
+        if self.STEP > 0:
+            self.leave()
+            self.wizard.goto(self.STEP - 1)
+
+    def leave(self) -> None:
+        """Hook for a screen to store anything it keeps outside the state while shown."""

@@ -1,0 +1,70 @@
+"""Step 1: what this box has, and which catalog GPU the workload runs on today."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.widgets import Static
+
+from advisor.tui.hardware import Hardware
+from advisor.tui.screens.base import StepScreen
+from advisor.tui.widgets.catalog_table import CatalogTable
+
+
+def describe_box(hw: Hardware) -> str:
+    """The detected-hardware panel as markup: GPUs, driver, torch/CUDA and kernels."""
+    if hw.has_gpu:
+        lines = [
+            f"[b]GPU[/b]  {g.count} × {g.name}"
+            + (f"  [dim]({g.memory_gib:.0f} GiB)[/]" if g.memory_gib else "")
+            + (f"  → catalog [b]{g.catalog_id}[/b]" if g.catalog_id
+               else "  [$warning]not in the catalog: pick the closest below[/]")
+            for g in hw.gpus
+        ]
+        lines.append(f"[b]Driver[/b]  {hw.driver or 'unknown'}")
+    else:
+        lines = [
+            "[b]GPU[/b]  [$warning]none detected on this box[/]. That is fine: choose the GPU "
+            "you run on today below. Probes can run on this CPU, be skipped for catalog "
+            "figures, or come from a record made on your GPU box."
+        ]
+    pkgs = "  ".join(f"{name} [b]{version}[/b]" if version else f"{name} [dim]not installed[/]"
+                     for name, version in hw.packages)
+    lines.append(f"[b]Stack[/b]  {pkgs or '[dim]nothing detected[/]'}")
+    lines += [f"[dim]{n}[/]" for n in hw.notes]
+    return "\n".join(lines)
+
+
+class WelcomeScreen(StepScreen):
+    STEP = 0
+
+    def compose_body(self) -> ComposeResult:
+        yield Static(describe_box(self.ctx.hardware), id="box", markup=True)
+        yield Static("Which GPU does the workload run on today? Highlight a row and press "
+                     "[b]enter[/b] (or type to search).", classes="prompt")
+        yield CatalogTable(self.ctx.catalog, mark=self._mark, mark_title="●", id="current")
+
+    def on_mount(self) -> None:
+        if self.state.current is None:
+            detected = [g.catalog_id for g in self.ctx.hardware.gpus if g.catalog_id]
+            self.state.current = detected[0] if detected else None
+        table = self.query_one(CatalogTable)
+        table.refresh_marks()
+        if self.state.current:
+            table.focus_gpu(self.state.current)
+        table.query_one("#gpus").focus()
+        super().on_mount()
+
+    def _mark(self, gpu_id: str) -> str:
+        return "●" if gpu_id == self.state.current else ""
+
+    @on(CatalogTable.Selected)
+    def _choose(self, event: CatalogTable.Selected) -> None:
+        self.state.current = event.gpu_id
+        self.query_one(CatalogTable).refresh_marks()
+        self.refresh_nav()
+
+    def ready(self) -> tuple[bool, str]:
+        if self.state.current is None:
+            return False, "choose the current GPU first"
+        return True, f"current GPU: {self.ctx.catalog.gpu(self.state.current).name}"

@@ -1,0 +1,129 @@
+"""A searchable catalog table: free text, vendor, arch and minimum memory filters.
+
+Welcome uses it to pick the current GPU, Targets to toggle several; the screen
+decides what a selected row means and what the mark column says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.validation import Number
+from textual.widgets import DataTable, Input, Select
+
+from advisor.core.catalog import Catalog, Gpu
+
+
+def fmt(value: float | None, digits: int = 0) -> str:
+    return "-" if value is None else f"{value:,.{digits}f}"
+
+
+def price_cell(catalog: Catalog, gpu_id: str) -> str:
+    price = catalog.default_price(gpu_id)
+    return f"{price.usd_per_hour:.2f} default" if price else "none: quote"
+
+
+class CatalogTable(Vertical):
+    """Filters on top, one row per GPU below; enter or space selects the highlighted row."""
+
+    BINDINGS = [Binding("space", "select_row", "Select", show=False)]
+
+    class Selected(Message):
+        def __init__(self, gpu_id: str) -> None:
+            super().__init__()
+            self.gpu_id = gpu_id
+
+    def __init__(self, catalog: Catalog, mark: Callable[[str], str], mark_title: str,
+                 id: str | None = None) -> None:
+        super().__init__(id=id, classes="catalog-table")
+        self.catalog = catalog
+        self.mark = mark
+        self.mark_title = mark_title
+
+    def compose(self) -> ComposeResult:
+        vendors = sorted({g.vendor for g in self.catalog.gpus})
+        archs = sorted({g.arch for g in self.catalog.gpus})
+        with Horizontal(classes="filters"):
+            yield Input(placeholder="search: h100, mi300, blackwell…", id="search", compact=True)
+            yield Select([(v, v) for v in vendors], prompt="any vendor", id="vendor",
+                         compact=True)
+            yield Select([(a, a) for a in archs], prompt="any arch", id="arch", compact=True)
+            yield Input(placeholder="min GB", id="min-mem", type="number", compact=True,
+                        validators=[Number(minimum=0)], valid_empty=True)
+        table: DataTable[str] = DataTable(cursor_type="row", zebra_stripes=True, id="gpus")
+        table.add_column(self.mark_title, key="mark")
+        for label, key in (("id", "id"), ("name", "name"), ("arch", "arch"), ("GB", "mem"),
+                           ("TB/s", "bw"), ("bf16", "bf16"), ("$/GPU-h", "price")):
+            table.add_column(label, key=key)
+        yield table
+
+    def on_mount(self) -> None:
+        self.refill()
+
+    def visible(self) -> list[Gpu]:
+        query = self.query_one("#search", Input).value
+        vendor = self.query_one("#vendor", Select).value
+        arch = self.query_one("#arch", Select).value
+        min_mem_input = self.query_one("#min-mem", Input)
+        min_mem = float(min_mem_input.value) if min_mem_input.value and min_mem_input.is_valid \
+            else 0.0
+        gpus = self.catalog.match(query)
+        return [g for g in gpus
+                if (vendor is Select.NULL or g.vendor == vendor)
+                and (arch is Select.NULL or g.arch == arch)
+                and (g.memory.gib if g.memory else 0) >= min_mem]
+
+    def refill(self) -> None:
+        table = self.query_one("#gpus", DataTable)
+        keep = self.highlighted()
+        table.clear()
+        for g in self.visible():
+            mem = g.memory
+            table.add_row(self.mark(g.id), g.id, g.name, g.arch,
+                          fmt(mem.gib if mem else None), fmt(mem.bandwidth_tbps if mem else None, 2),
+                          fmt(g.peak_tflops.bf16), price_cell(self.catalog, g.id), key=g.id)
+        if keep is not None and keep in table.rows:
+            table.move_cursor(row=table.get_row_index(keep))
+
+    def refresh_marks(self) -> None:
+        table = self.query_one("#gpus", DataTable)
+        for key in table.rows:
+            assert key.value is not None
+            table.update_cell(key, "mark", self.mark(key.value))
+
+    def highlighted(self) -> str | None:
+        table = self.query_one("#gpus", DataTable)
+        if not table.row_count:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
+        return key.value
+
+    def focus_gpu(self, gpu_id: str) -> None:
+        table = self.query_one("#gpus", DataTable)
+        if gpu_id in table.rows:
+            table.move_cursor(row=table.get_row_index(gpu_id))
+
+    @on(Input.Changed)
+    @on(Select.Changed)
+    def _filter(self) -> None:
+        self.refill()
+
+    @on(Input.Submitted, "#search")
+    def _to_table(self) -> None:
+        self.query_one("#gpus", DataTable).focus()
+
+    @on(DataTable.RowSelected)
+    def _selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        if event.row_key.value is not None:
+            self.post_message(self.Selected(event.row_key.value))
+
+    def action_select_row(self) -> None:
+        gpu_id = self.highlighted()
+        if gpu_id is not None:
+            self.post_message(self.Selected(gpu_id))

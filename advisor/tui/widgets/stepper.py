@@ -1,0 +1,70 @@
+"""The two chrome lines every step shares: where you are, and Back/Next."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.content import Content
+from textual.events import Resize
+from textual.widgets import Button, Label, Static
+
+from advisor.tui.state import STEPS
+
+
+class StepHeader(Static):
+    """A strip of all steps with the current one lit; below 112 columns the names
+    shrink to numbers and the current title is spelled out, so 80 columns never wraps."""
+
+    def __init__(self, step: int, reached: int) -> None:
+        super().__init__(id="step-header")
+        self.step = step
+        self.reached = reached
+
+    def on_mount(self) -> None:
+        self.update(self._render_strip(self.app.size.width))
+
+    def on_resize(self, event: Resize) -> None:
+        self.update(self._render_strip(event.size.width))
+
+    def _render_strip(self, width: int) -> Content:
+        wide = width >= 112
+        parts: list[Content] = [Content.styled(" advisor ", "bold reverse"), Content("  ")]
+        if not wide:
+            parts.append(Content.styled(f"Step {self.step + 1} of {len(STEPS)}: ", "bold"))
+            parts.append(Content.styled(f"{STEPS[self.step][1]}   ", "bold $accent"))
+        for i, (_, name) in enumerate(STEPS):
+            label = f"{i + 1} {name.split()[0]}" if wide else str(i + 1)
+            if i == self.step:
+                style = "bold reverse $accent"
+            elif i <= self.reached:
+                style = "$success"
+            else:
+                style = "dim"
+            parts.append(Content.styled(f" {label} ", style))
+        if wide:
+            parts.append(Content.styled(f"   step {self.step + 1} of {len(STEPS)}", "dim"))
+        return Content("").join(parts)
+
+
+class NavBar(Horizontal):
+    """Back and Next as buttons for mouse users; the same actions as the footer keys."""
+
+    def __init__(self, first: bool, last: bool, next_label: str = "Next") -> None:
+        super().__init__(id="nav")
+        self.first = first
+        self.last = last
+        self.next_label = next_label
+
+    def compose(self) -> ComposeResult:
+        yield Button("◀ Back", id="back", compact=True, disabled=self.first, action="screen.back")
+        yield Label("", id="hint")
+        if not self.last:
+            yield Button(f"{self.next_label} ▶", id="next", compact=True, variant="primary",
+                         action="screen.next")
+
+    def set_hint(self, text: str, ok: bool) -> None:
+        hint = self.query_one("#hint", Label)
+        hint.update(text)
+        hint.set_class(not ok, "-blocked")
+        if not self.last:
+            self.query_one("#next", Button).disabled = not ok

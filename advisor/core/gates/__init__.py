@@ -1,0 +1,1 @@
+"""The two gates that run before any performance projection: dtype and software."""

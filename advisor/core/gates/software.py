@@ -1,0 +1,554 @@
+"""The software gate: does this stack run on that GPU's architecture, and if not, what fixes it?
+
+For torch, every package the workload needs, and torch's own CUDA/ROCm build,
+the catalog's support rows for the target arch decide one of: ok (GA), beta,
+upgrade (a newer version or another build exists), unsupported (no version
+does), or unknown (no data: not a pass). A gate is blocked by any upgrade or
+unsupported finding; `fixable` tells "blocked until you upgrade" apart from
+"blocked, no support exists".
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from advisor.core.catalog import Arch, Catalog, Gpu, Support
+from advisor.core.gates.dtype import canonical_precision
+from advisor.core.stack import (
+    ATTENTION_KERNELS,
+    Stack,
+    cuda_of_tag,
+    is_prerelease,
+    not_past,
+    parse_version,
+    pick_torch_build,
+    release_as_written,
+    rocm_of_tag,
+    try_parse_version,
+    version_at_least,
+)
+
+FindingStatus = Literal["ok", "beta", "upgrade", "unsupported", "unknown"]
+_SEVERITY: dict[str, int] = {"ok": 0, "beta": 1, "unknown": 2, "upgrade": 3, "unsupported": 4}
+
+# Which torch build flavour drives each vendor's GPUs.
+_TARGET_FLAVOUR: dict[str, Literal["cuda", "rocm"]] = {"NVIDIA": "cuda", "AMD": "rocm"}
+_FLAVOURS = ("cuda", "rocm", "cpu", "xpu", "hpu")
+
+WHEEL_INDEX = "https://download.pytorch.org/whl/"
+
+# torch's own words when its wheel lacks the GPU's kernels (torch/cuda/__init__.py, and the
+# CUDA runtime): reference strings #1 and #2.
+NOT_COMPATIBLE = (
+    "{name} with CUDA capability {sm} is not compatible with the current PyTorch installation."
+)
+NO_KERNEL_IMAGE = "CUDA error: no kernel image is available for execution on the device"
+# CUDA 13 userspace needs an r580+ driver (CUDA 13.0 features page).
+CUDA13_DRIVER = "CUDA 13 builds need an R580+ driver"
+
+
+class SoftwareFinding(BaseModel):
+    """One package on one arch: the verdict, the exact fix, and where the facts come from."""
+
+    model_config = ConfigDict(frozen=True)
+
+    package: str
+    installed: str | None
+    required: str | None
+    status: FindingStatus
+    action: str
+    message: str
+    source: list[str]
+    alternatives: list[str] = []
+
+
+class SoftwareGate(BaseModel):
+    """The stack against one GPU.
+
+    `status` is "beta" also when some package has no support data (see
+    `unverified`): it may run, but nobody vouches for it. `fixable` is False
+    once any needed package has no supporting version at all.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    gpu: str
+    arch: str
+    status: Literal["ok", "beta", "blocked"]
+    fixable: bool
+    findings: list[SoftwareFinding]
+    summary: str
+
+    @property
+    def unverified(self) -> list[str]:
+        return [f.package for f in self.findings if f.status == "unknown"]
+
+    @property
+    def actions(self) -> list[str]:
+        return [f.action for f in self.findings if f.action]
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    """How one support row judges the installed version."""
+
+    kind: Literal["ga", "beta", "upgrade", "unsupported"]
+    row: Support
+    floor: str | None  # the version that would satisfy the row, for upgrades
+
+
+def _variant_kind(variant: str | None) -> str:
+    if variant is None:
+        return "base"
+    v = variant.strip().lower()
+    if v in _FLAVOURS:
+        return v
+    if cuda_of_tag(v):
+        return "cuda"
+    if rocm_of_tag(v):
+        return "rocm"
+    return "feature"
+
+
+def applicable_rows(
+    rows: Iterable[Support], flavour: str | None, precision: str | None
+) -> list[Support]:
+    """The rows that speak for this target.
+
+    A variant naming a build flavour (cuda, rocm, cu128, rocm6.3) applies only to
+    the target's flavour. Any other variant names a feature (fp8, mxfp8, nvfp4):
+    those rows win when they match the precision, and otherwise stand in for the
+    package only when it has no general rows.
+    """
+    base, features = [], []
+    for r in rows:
+        kind = _variant_kind(r.variant)
+        if kind == "feature":
+            features.append(r)
+        elif kind == "base" or kind == flavour:
+            base.append(r)
+    if precision:
+        hits = [r for r in features if precision in re.split(r"[^a-z0-9_]+", str(r.variant))]
+        if hits:
+            return hits
+    return base or features
+
+
+def _judge(row: Support, installed: str | None) -> _Outcome:
+    floor = row.min_version if try_parse_version(row.min_version) else None
+    last = row.last_version if row.last_version and try_parse_version(row.last_version) else None
+    if row.status == "unsupported":
+        if last and installed and not_past(installed, last):
+            return _Outcome("ga", row, None)
+        return _Outcome("unsupported", row, None)
+    if installed is None:
+        return _Outcome("upgrade", row, floor)
+    if last and not not_past(installed, last):
+        return _Outcome("unsupported", row, None)
+    if floor and not version_at_least(installed, floor):
+        return _Outcome("upgrade", row, floor)
+    return _Outcome(row.status, row, None)
+
+
+def _floor_key(o: _Outcome) -> tuple[int, tuple[object, ...]]:
+    key = parse_version(o.floor) if o.floor else None
+    return (0, key) if key else (1, ())
+
+
+def _install_action(
+    catalog: Catalog, package: str, installed: str | None, floor: str | None
+) -> str:
+    """ "upgrade flash-attn-4 → ≥4.0.0b5: pip install 'flash-attn-4>=4.0.0b5'"; non-pip
+    packages (the CUDA toolkit, ROCm) get the words without a command."""
+    verb = "upgrade" if installed else "install"
+    target = f" → ≥{floor}" if floor else ""
+    pkg = catalog.packages.get(package)
+    if pkg is not None and pkg.pip_name is None:
+        return f"{verb} {pkg.name}{target}"
+    name = pkg.pip_name if pkg is not None and pkg.pip_name else package
+    command = f"pip install '{name}>={floor}'" if floor else f"pip install {name}"
+    return f"{verb} {package}{target}: {command}"
+
+
+def _is_attention(package: str) -> bool:
+    return package in ATTENTION_KERNELS or package.startswith("torch-sdpa")
+
+
+def _alternatives(catalog: Catalog, package: str, arch: Arch, flavour: str | None) -> list[str]:
+    """Other attention kernels with support on this arch: FA3 on sm_100 -> FA4, cuDNN SDPA."""
+    if not _is_attention(package):
+        return []
+    out = []
+    for pid in catalog.packages:
+        if pid == package or not _is_attention(pid):
+            continue
+        rows = applicable_rows(catalog.support_for(pid, arch.id), flavour, None)
+        usable = [r for r in rows if r.status != "unsupported"]
+        if usable:
+            best = next((r for r in usable if r.status == "ga"), usable[0])
+            since = f" ≥{best.min_version}" if try_parse_version(best.min_version) else ""
+            out.append(f"{pid}{since} ({best.status})")
+    return out
+
+
+def _subject(package: str, row: Support) -> str:
+    """ "transformer-engine mxfp8" when a feature row speaks, else the package."""
+    return f"{package} {row.variant}" if _variant_kind(row.variant) == "feature" else package
+
+
+def _quote(text: str) -> str:
+    return f"'{text}'" if text else ""
+
+
+def _package_finding(
+    package: str,
+    installed: str | None,
+    rows: list[Support],
+    arch: Arch,
+    catalog: Catalog,
+    flavour: str | None,
+) -> SoftwareFinding:
+    """The verdict for one package from its applicable rows: the best reachable outcome wins."""
+    if not rows:
+        return SoftwareFinding(
+            package=package,
+            installed=installed,
+            required=None,
+            status="unknown",
+            action="",
+            message=f"no support data for {package} on {arch.id}",
+            source=[],
+        )
+    outcomes = [_judge(r, installed) for r in rows]
+    by_kind = {k: [o for o in outcomes if o.kind == k] for k in ("ga", "beta", "upgrade")}
+    shown = installed or "not installed"
+    if by_kind["ga"]:
+        o = by_kind["ga"][0]
+        return SoftwareFinding(
+            package=package,
+            installed=installed,
+            required=o.row.min_version or None,
+            status="ok",
+            action="",
+            message=f"{package} {shown} supports {arch.id}",
+            source=list(o.row.source),
+        )
+    ga_later = sorted((o for o in by_kind["upgrade"] if o.row.status == "ga"), key=_floor_key)
+    ga_from = ga_later[0].floor if ga_later else None
+    if by_kind["beta"]:
+        o = by_kind["beta"][0]
+        notes = f" ({o.row.notes})" if o.row.notes else ""
+        ga_note = f"; GA from {ga_from}" if ga_from else ""
+        return SoftwareFinding(
+            package=package,
+            installed=installed,
+            required=o.row.min_version or None,
+            status="beta",
+            action="",
+            message=f"{_subject(package, o.row)} {shown} on {arch.id} is beta{ga_note}{notes}",
+            source=list(o.row.source),
+        )
+    if by_kind["upgrade"]:
+        o = sorted(by_kind["upgrade"], key=_floor_key)[0]
+        tier = "GA" if o.row.status == "ga" else f"beta; GA from {ga_from}" if ga_from else "beta"
+        if installed is None:
+            message = f"{package} is needed but not installed; {arch.id} support is {tier}"
+            if o.floor:
+                message += f" from {o.floor}"
+        else:
+            message = f"{_subject(package, o.row)} {installed} is below {o.floor}, the first "
+            message += f"version that supports {arch.id} ({tier})"
+            if (
+                o.floor
+                and is_prerelease(installed)
+                and not is_prerelease(o.floor)
+                and parse_version(installed)[1] == parse_version(o.floor)[1]
+            ):
+                message += f"; {installed} is a pre-release of {o.floor} (a nightly or NGC build)"
+        if o.row.error:
+            message += f"; older versions fail with {_quote(o.row.error)}"
+        return SoftwareFinding(
+            package=package,
+            installed=installed,
+            required=o.floor,
+            status="upgrade",
+            action=_install_action(catalog, package, installed, o.floor),
+            message=message,
+            source=list(o.row.source),
+        )
+    past = [o.row for o in outcomes if o.row.last_version and try_parse_version(o.row.last_version)]
+    row = past[0] if past and installed else outcomes[0].row
+    subject = _subject(package, row)
+    dropped = bool(past) and installed is not None
+    if dropped:
+        message = f"{subject} dropped {arch.id} after {row.last_version}"
+    else:
+        message = f"{subject} does not support {arch.id}"
+    if row.error:
+        message += f": {_quote(row.error)}"
+    if row.notes:
+        message += f" ({row.notes})"
+    alternatives = _alternatives(catalog, package, arch, flavour)
+    if dropped:
+        action = f"pin {package} to ≤{row.last_version}"
+    elif alternatives:
+        action = f"replace {package}: use " + " or ".join(alternatives)
+    else:
+        action = f"no {subject} version supports {arch.id}"
+    return SoftwareFinding(
+        package=package,
+        installed=installed,
+        required=f"≤{row.last_version}" if dropped else None,
+        status="upgrade" if dropped else "unsupported",
+        action=action,
+        message=message,
+        source=[s for o in outcomes for s in o.row.source],
+        alternatives=alternatives,
+    )
+
+
+@dataclass(frozen=True)
+class _BuildProblem:
+    message: str
+    need: str | None  # CUDA or ROCm version the build must have
+    source: tuple[str, ...]
+    ceiling: str | None = None  # the runtime is too new: the last one that targets the arch
+
+
+def _row_builds(rows: Iterable[Support], flavour: str) -> list[str]:
+    pattern = r"cu\d{2,4}" if flavour == "cuda" else r"rocm\d+(?:\.\d+)*"
+    out = []
+    for r in rows:
+        if r.status == "unsupported":
+            continue
+        for tag in re.findall(pattern, r.build.lower()):
+            runtime = cuda_of_tag(tag) if flavour == "cuda" else rocm_of_tag(tag)
+            if runtime:
+                out.append(runtime)
+    return out
+
+
+def _build_need(
+    torch_rows: list[Support], toolkit_rows: list[Support], flavour: str
+) -> tuple[str | None, tuple[str, ...]]:
+    """The CUDA/ROCm a torch build needs for this arch: the torch rows' builds, else the
+    toolkit's first version (nvcc targets can be newer than what the wheels need:
+    sm_103 runs the wheels' sm_100 cubins)."""
+    builds = _row_builds(torch_rows, flavour)
+    if builds:
+        used = tuple(s for r in torch_rows if r.build for s in r.source)
+        return min(builds, key=parse_version), used
+    floors = [
+        r for r in toolkit_rows if r.status != "unsupported" and try_parse_version(r.min_version)
+    ]
+    if floors:
+        r = min(floors, key=lambda r: parse_version(r.min_version))
+        return r.min_version, tuple(r.source)
+    return None, ()
+
+
+def _build_problem(
+    stack: Stack,
+    gpu: Gpu,
+    arch: Arch,
+    catalog: Catalog,
+    torch_rows: list[Support],
+    target: Literal["cuda", "rocm"],
+) -> _BuildProblem | None:
+    toolkit = "cuda-toolkit" if target == "cuda" else "rocm"
+    toolkit_rows = catalog.support_for(toolkit, arch.id)
+    need, src = _build_need(torch_rows, toolkit_rows, target)
+    desc = stack.describe_torch()
+    have = stack.flavour
+    if have is None:
+        return None
+    if have != target:
+        kind = {"cpu": "a CPU-only", "rocm": "a ROCm", "cuda": "a CUDA", "xpu": "an XPU"}[have]
+        return _BuildProblem(
+            f"torch {desc} is {kind} build: it cannot drive {gpu.name} ({arch.vendor})", need, src
+        )
+    runtime = stack.cuda if target == "cuda" else stack.hip
+    if runtime is None:
+        return None
+    if need and not version_at_least(runtime, need):
+        name = _runtime_name(target)
+        message = f"torch {desc} has no {arch.id} kernels: it needs a {name} {need}+ build"
+        if target == "cuda":
+            warning = NOT_COMPATIBLE.format(name=gpu.name, sm=arch.id)
+            message += f"; torch warns '{warning}' and kernels fail with '{NO_KERNEL_IMAGE}'"
+        return _BuildProblem(message, need, src)
+    for r in toolkit_rows:
+        last = r.last_version
+        if last and try_parse_version(last) and not not_past(runtime, last):
+            return _BuildProblem(
+                f"{_runtime_name(target)} {runtime} dropped {arch.id} (last: {last}): "
+                f"torch {desc} has no kernels for it",
+                None,
+                tuple(r.source),
+                ceiling=last,
+            )
+    return None
+
+
+def _runtime_name(flavour: str) -> str:
+    return "CUDA" if flavour == "cuda" else "ROCm"
+
+
+def _torch_action(
+    stack: Stack, target: Literal["cuda", "rocm"], floor: str | None, need: str | None
+) -> str:
+    """e.g. "upgrade torch 2.6.0+cu126 → ≥2.7 with a CUDA 12.8 build (cu128): pip install ..."."""
+    installed = stack.torch
+    start = floor or (".".join(map(str, release_as_written(installed))) if installed else "2.6")
+    choice = pick_torch_build(start, target, need)
+    verb = "upgrade" if floor or installed is None else "reinstall"
+    desc = stack.describe_torch() if installed else "(not installed)"
+    if choice is None:
+        wanted = f"{_runtime_name(target)} {need}+" if need else _runtime_name(target)
+        return f"{verb} torch {desc} → ≥{start} with a {wanted} build"
+    minor, tag = choice
+    spec = start if release_as_written(start)[:2] == release_as_written(minor)[:2] else minor
+    runtime = cuda_of_tag(tag) or rocm_of_tag(tag) or ""
+    action = (
+        f"{verb} torch {desc} → ≥{spec} with a {_runtime_name(target)} {runtime} build "
+        f"({tag}): pip install 'torch>={spec}' --index-url {WHEEL_INDEX}{tag}"
+    )
+    if target == "cuda" and version_at_least(runtime, "13"):
+        action += f" ({CUDA13_DRIVER})"
+    return action
+
+
+def _torch_finding(
+    stack: Stack, gpu: Gpu, arch: Arch, catalog: Catalog, precision: str | None
+) -> SoftwareFinding:
+    """torch's version verdict merged with its build's: one finding, one fix."""
+    target = _TARGET_FLAVOUR.get(arch.vendor)
+    rows = applicable_rows(catalog.support_for("torch", arch.id), target, precision)
+    base = _package_finding("torch", stack.torch, rows, arch, catalog, target)
+    if target is None:
+        return base
+    problem = _build_problem(stack, gpu, arch, catalog, rows, target)
+    if problem is None:
+        if stack.flavour is None and base.status in ("ok", "beta"):
+            need, _ = _build_need(
+                rows,
+                catalog.support_for("cuda-toolkit" if target == "cuda" else "rocm", arch.id),
+                target,
+            )
+            if need:
+                name = _runtime_name(target)
+                note = f"; build not stated: {arch.id} needs a {name} {need}+ build"
+                return base.model_copy(update={"message": base.message + note})
+        if base.status == "upgrade" and base.required:
+            need, _ = _build_need(rows, [], target)
+            action = _torch_action(stack, target, base.required, need)
+            return base.model_copy(update={"action": action})
+        return base
+    status: FindingStatus = "unsupported" if base.status == "unsupported" else "upgrade"
+    floor = base.required if base.status == "upgrade" else None
+    if status == "unsupported":
+        action = base.action
+    elif problem.ceiling:
+        older = f"{_runtime_name(target)} ≤{problem.ceiling}"
+        action = f"reinstall torch {stack.describe_torch()} with a {older} build"
+    else:
+        action = _torch_action(stack, target, floor, problem.need)
+    message = problem.message
+    if base.status not in ("ok", "beta"):
+        message = f"{base.message}; {problem.message}"
+    return base.model_copy(
+        update={
+            "status": status,
+            "action": action,
+            "message": message,
+            "source": list(dict.fromkeys([*base.source, *problem.source])),
+        }
+    )
+
+
+def _unknown_package(package: str, installed: str | None, catalog: Catalog) -> SoftwareFinding:
+    close = difflib.get_close_matches(package, list(catalog.packages), n=2, cutoff=0.6)
+    hint = f" (did you mean {', '.join(close)}?)" if close else ""
+    return SoftwareFinding(
+        package=package,
+        installed=installed,
+        required=None,
+        status="unknown",
+        action="",
+        message=f"{package} is not in the catalog{hint}: no support data",
+        source=[],
+    )
+
+
+def _summary(
+    gpu: Gpu, arch: Arch, status: str, fixable: bool, findings: list[SoftwareFinding]
+) -> str:
+    where = f"{gpu.name} ({arch.id})"
+
+    def names(*kinds: str) -> str:
+        return ", ".join(f.package for f in findings if f.status in kinds)
+
+    if status == "blocked" and fixable:
+        return f"blocked on {where} until you upgrade: {names('upgrade')}"
+    if status == "blocked":
+        text = f"blocked on {where}: no supporting version of {names('unsupported')}"
+        alts = [a for f in findings for a in f.alternatives]
+        return text + (f"; alternatives: {', '.join(alts)}" if alts else "")
+    if status == "beta":
+        parts = []
+        if names("beta"):
+            parts.append(f"beta support for {names('beta')}")
+        if names("unknown"):
+            parts.append(f"no support data for {names('unknown')}")
+        return f"runs on {where} with {' and '.join(parts)}"
+    shown = ", ".join(f"{f.package} {f.installed}" for f in findings)
+    return f"supported on {where}: {shown}"
+
+
+def check_software(
+    stack: Stack, gpu: Gpu, catalog: Catalog, *, precision: str | None = None
+) -> SoftwareGate:
+    """Judge torch (always), its build, and every needed package against the GPU's arch.
+
+    `precision` selects feature-specific rows (Transformer Engine's mxfp8 on
+    sm_120 is refused while its fp8 is GA).
+    """
+    arch = catalog.arch_of(gpu)
+    target = _TARGET_FLAVOUR.get(arch.vendor)
+    p = canonical_precision(precision) if precision else None
+    findings = [_torch_finding(stack, gpu, arch, catalog, p)]
+    for package in stack.needs:
+        if package == "torch":
+            continue
+        installed = stack.version_of(package)
+        if package not in catalog.packages:
+            findings.append(_unknown_package(package, installed, catalog))
+            continue
+        rows = applicable_rows(catalog.support_for(package, arch.id), target, p)
+        findings.append(_package_finding(package, installed, rows, arch, catalog, target))
+    worst = max(_SEVERITY[f.status] for f in findings)
+    status: Literal["ok", "beta", "blocked"] = (
+        "blocked" if worst >= _SEVERITY["upgrade"] else "beta" if worst > 0 else "ok"
+    )
+    fixable = all(f.status != "unsupported" for f in findings)
+    return SoftwareGate(
+        gpu=gpu.id,
+        arch=arch.id,
+        status=status,
+        fixable=fixable,
+        findings=findings,
+        summary=_summary(gpu, arch, status, fixable, findings),
+    )
+
+
+def gate_all(
+    stack: Stack, gpus: Iterable[Gpu], catalog: Catalog, *, precision: str | None = None
+) -> dict[str, SoftwareGate]:
+    """Every GPU's gate, keyed by GPU id, for the TUI's overview table."""
+    return {g.id: check_software(stack, g, catalog, precision=precision) for g in gpus}

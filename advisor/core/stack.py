@@ -1,0 +1,294 @@
+"""The software stack a workload runs on, and version comparison.
+
+A stack is either detected on this box (`advisor.detect`) or declared by the
+user; the software gate compares it with the catalog's support rows. Versions
+are compared PEP 440-style without importing `packaging`, so the pure core
+stays dependency-light: "2.7.0+cu128" == "2.7", "4.0.0b22" < "4.0.0", and
+"2.10.0.dev20250916" < "2.10.0".
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, field_validator, model_validator
+
+# pip distributions of attention kernels: FA2, FA3 and FA4 are separate packages
+# (FA4 installs into the flash_attn namespace but has no FA2 API: transformers #44559).
+ATTENTION_KERNELS: tuple[str, ...] = ("flash-attn", "flash-attn-3", "flash-attn-4")
+
+# Accelerator builds of the official torch wheels per release, stable and experimental
+# (pytorch/pytorch RELEASE.md matrix, as quoted in PRs #164471, #175253, #182849).
+# The index URL of a build is https://download.pytorch.org/whl/<tag>.
+TORCH_WHEEL_BUILDS: dict[str, tuple[str, ...]] = {
+    "2.6": ("cu118", "cu124", "cu126", "rocm6.2.4"),
+    "2.7": ("cu118", "cu126", "cu128", "rocm6.3"),
+    "2.8": ("cu126", "cu128", "cu129", "rocm6.4"),
+    "2.9": ("cu126", "cu128", "cu130", "rocm6.4"),
+    "2.10": ("cu126", "cu128", "cu130", "rocm7.1"),
+    "2.11": ("cu126", "cu128", "cu130", "rocm7.2"),
+    "2.12": ("cu126", "cu130", "cu132", "rocm7.2"),
+    "2.13": ("cu126", "cu130", "cu132", "rocm7.2"),
+}
+
+_VERSION = re.compile(
+    r"""
+    v?
+    (?:(?P<epoch>\d+)!)?
+    (?P<release>\d+(?:\.\d+)*)
+    (?:[-_.]?(?P<pre_l>alpha|beta|preview|pre|rc|a|b|c)[-_.]?(?P<pre_n>\d+)?)?
+    (?P<post>-(?P<post_n1>\d+)|[-_.]?(?:post|rev|r)[-_.]?(?P<post_n2>\d+)?)?
+    (?P<dev>[-_.]?dev[-_.]?(?P<dev_n>\d+)?)?
+    (?:\+(?P<local>[a-z0-9]+(?:[-_.][a-z0-9]+)*))?
+    """,
+    re.VERBOSE,
+)
+_PRE_RANK = {"a": 0, "alpha": 0, "b": 1, "beta": 1, "c": 2, "rc": 2, "pre": 2, "preview": 2}
+
+VersionKey = tuple[int, tuple[int, ...], tuple[int, int], int, tuple[int, int]]
+
+
+def parse_version(text: str) -> VersionKey:
+    """A sort key for a PEP 440-ish version; local labels (+cu128) are ignored.
+
+    The key is (epoch, release, pre, post, dev), every part of a fixed type so
+    any two keys compare. Trailing zeros are dropped so "2.7" == "2.7.0".
+    A dev release sorts below every pre-release of the same release, and
+    pre-releases below the release itself, as PEP 440 orders them.
+    """
+    m = _VERSION.fullmatch(text.strip().lower())
+    if m is None:
+        raise ValueError(f"not a version: {text!r}")
+    release = tuple(int(p) for p in m["release"].split("."))
+    while len(release) > 1 and release[-1] == 0:
+        release = release[:-1]
+    has_post, has_dev = m["post"] is not None, m["dev"] is not None
+    if m["pre_l"]:
+        pre = (_PRE_RANK[m["pre_l"]], int(m["pre_n"] or 0))
+    elif has_dev and not has_post:
+        pre = (-1, 0)
+    else:
+        pre = (3, 0)
+    post = int(m["post_n1"] or m["post_n2"] or 0) if has_post else -1
+    dev = (0, int(m["dev_n"] or 0)) if has_dev else (1, 0)
+    return (int(m["epoch"] or 0), release, pre, post, dev)
+
+
+def try_parse_version(text: str) -> VersionKey | None:
+    """The key of the first whitespace-separated token, or None.
+
+    Catalog fields sometimes carry prose ("2.13 (cu126 wheels only)",
+    "source build (hopper/)"); those count as versions only when they start
+    with one.
+    """
+    token = text.strip().split(" ", 1)[0] if text.strip() else ""
+    try:
+        return parse_version(token) if token else None
+    except ValueError:
+        return None
+
+
+def version_at_least(installed: str, required: str) -> bool:
+    """True when `installed` satisfies a `>= required` floor; a blank floor always does."""
+    if not required.strip():
+        return True
+    return parse_version(installed) >= parse_version(required)
+
+
+def is_prerelease(text: str) -> bool:
+    """An alpha/beta/rc or dev build, e.g. NGC's "2.7.0a0+7c8ec84" or a nightly."""
+    _, _, pre, _, dev = parse_version(text)
+    return pre[0] < 3 or dev[0] == 0
+
+
+def release_as_written(text: str) -> tuple[int, ...]:
+    """The dotted numbers as written, zeros kept: "13.0" -> (13, 0), for "up to" bounds."""
+    m = re.match(r"\s*v?(?:\d+!)?(\d+(?:\.\d+)*)", text)
+    if m is None:
+        raise ValueError(f"not a version: {text!r}")
+    return tuple(int(p) for p in m[1].split("."))
+
+
+def not_past(installed: str, last: str) -> bool:
+    """True when `installed` is still within the `last` series: 12.9.1 is within 12.9."""
+    bound = release_as_written(last)
+    mine = release_as_written(installed) + (0,) * len(bound)
+    return mine[: len(bound)] <= bound
+
+
+def pick_torch_build(
+    floor: str, flavour: Literal["cuda", "rocm"], need: str | None
+) -> tuple[str, str] | None:
+    """(torch release, wheel tag) of the first official build at or after `floor`
+    whose CUDA/ROCm is at least `need`; None past the table's end."""
+    start = release_as_written(floor)[:2]
+    for minor, tags in TORCH_WHEEL_BUILDS.items():
+        if release_as_written(minor) < start:
+            continue
+        for tag in tags:
+            runtime = cuda_of_tag(tag) if flavour == "cuda" else rocm_of_tag(tag)
+            if runtime and (need is None or version_at_least(runtime, need)):
+                return minor, tag
+    return None
+
+
+def local_label(text: str) -> str | None:
+    """The part after '+': "cu128" in "2.7.1+cu128"."""
+    return text.partition("+")[2] or None
+
+
+def cuda_tag(cuda: str) -> str:
+    """CUDA "12.8" -> wheel tag "cu128"."""
+    parts = cuda.split(".")
+    return f"cu{int(parts[0])}{int(parts[1]) if len(parts) > 1 else 0}"
+
+
+def cuda_of_tag(tag: str) -> str | None:
+    """Wheel tag "cu128" -> "12.8", "cu92" -> "9.2"; None for anything else."""
+    m = re.fullmatch(r"cu(\d{2,4})", tag.strip().lower())
+    if m is None:
+        return None
+    digits = m[1]
+    major_len = 1 if len(digits) == 2 else 2
+    return f"{int(digits[:major_len])}.{int(digits[major_len:])}"
+
+
+def rocm_of_tag(tag: str) -> str | None:
+    """Wheel tag "rocm6.3" -> "6.3"; None for anything else."""
+    m = re.fullmatch(r"rocm(\d+(?:\.\d+)*)", tag.strip().lower())
+    return m[1] if m else None
+
+
+_BUILD = re.compile(r"cu\d{2,4}|rocm\d+(?:\.\d+)*|cpu|xpu")
+_PACKAGE_ID = re.compile(r"[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?")
+
+
+def normalize_package(name: str) -> str:
+    """PEP 503 style: "Flash_Attn" -> "flash-attn", to match catalog package ids."""
+    return re.sub(r"[-_.]+", "-", name.strip()).lower()
+
+
+def default_needs(packages: dict[str, str]) -> list[str]:
+    """torch, plus whichever attention kernels are installed: what most workloads rely on."""
+    return ["torch", *(k for k in ATTENTION_KERNELS if k in packages)]
+
+
+class Stack(BaseModel):
+    """What the workload runs on: package versions and the torch build.
+
+    `torch_build`, `cuda` and `hip` fill each other in when one is known
+    ("2.7.1+cu128" gives cu128 and 12.8), so a declared stack can be terse.
+    `needs` defaults to torch plus the installed attention kernels.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    source: Literal["detected", "declared"]
+    packages: dict[str, str]
+    torch_build: str | None = None
+    cuda: str | None = None
+    hip: str | None = None
+    driver: str | None = None
+    needs: list[str] = []
+
+    @model_validator(mode="before")
+    @classmethod
+    def _fill(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        data = dict(data)
+        packages = data.get("packages")
+        if isinstance(packages, dict):
+            packages = {normalize_package(str(k)): v for k, v in packages.items()}
+            data["packages"] = packages
+            if "needs" not in data:
+                data["needs"] = default_needs(packages)
+        torch = packages.get("torch") if isinstance(packages, dict) else None
+        build = data.get("torch_build")
+        if build is None and isinstance(torch, str):
+            label = local_label(torch)
+            if label and _BUILD.fullmatch(label.lower()):
+                build = label.lower()
+        if build is None and data.get("cuda"):
+            build = cuda_tag(str(data["cuda"]))
+        if build is None and data.get("hip"):
+            build = "rocm" + ".".join(str(data["hip"]).split(".")[:2])
+        if isinstance(build, str):
+            build = build.strip().lower()
+            data["torch_build"] = build
+            if data.get("cuda") is None and cuda_of_tag(build):
+                data["cuda"] = cuda_of_tag(build)
+            if data.get("hip") is None and rocm_of_tag(build):
+                data["hip"] = rocm_of_tag(build)
+        return data
+
+    @field_validator("packages")
+    @classmethod
+    def _versions_parse(cls, v: dict[str, str]) -> dict[str, str]:
+        for name, version in v.items():
+            if not _PACKAGE_ID.fullmatch(name):
+                raise ValueError(f"package id {name!r} is not a valid name")
+            try:
+                parse_version(version)
+            except ValueError:
+                raise ValueError(f"{name} version {version!r} is not a version") from None
+        return v
+
+    @field_validator("torch_build")
+    @classmethod
+    def _build_form(cls, v: str | None) -> str | None:
+        if v is not None and not _BUILD.fullmatch(v):
+            raise ValueError(f"torch build {v!r} is not one of cuNNN, rocmX.Y, cpu, xpu")
+        return v
+
+    @field_validator("cuda", "hip", "driver")
+    @classmethod
+    def _runtime_parses(cls, v: str | None) -> str | None:
+        if v is not None and try_parse_version(v) is None:
+            raise ValueError(f"{v!r} is not a version")
+        return v
+
+    @field_validator("needs")
+    @classmethod
+    def _needs_ids(cls, v: list[str]) -> list[str]:
+        return list(dict.fromkeys(normalize_package(n) for n in v))
+
+    @model_validator(mode="after")
+    def _build_agrees(self) -> Stack:
+        b = self.torch_build
+        if b and self.cuda and cuda_of_tag(b) and cuda_tag(self.cuda) != b:
+            raise ValueError(f"torch build {self.torch_build} disagrees with cuda {self.cuda}")
+        return self
+
+    @property
+    def flavour(self) -> Literal["cuda", "rocm", "cpu", "xpu"] | None:
+        """Which accelerator runtime the torch build targets; None when not stated."""
+        b = self.torch_build
+        if b is None:
+            return None
+        if b.startswith("cu"):
+            return "cuda"
+        if b.startswith("rocm"):
+            return "rocm"
+        return "cpu" if b == "cpu" else "xpu"
+
+    @property
+    def torch(self) -> str | None:
+        return self.packages.get("torch")
+
+    def version_of(self, package: str) -> str | None:
+        """Installed version; torch's built-in backends (torch-sdpa-*) carry torch's version."""
+        pkg = normalize_package(package)
+        if pkg in self.packages:
+            return self.packages[pkg]
+        if pkg.startswith("torch-"):
+            return self.torch
+        return None
+
+    def describe_torch(self) -> str:
+        """ "2.6.0+cu126" style, adding the build when the version lacks it."""
+        t = self.torch or "?"
+        if self.torch_build and local_label(t) is None:
+            return f"{t}+{self.torch_build}"
+        return t

@@ -19,10 +19,11 @@ from advisor.core.catalog import Catalog
 from advisor.tui.hardware import Hardware
 from advisor.tui.runner import ProbeRunner
 from advisor.tui.screens.base import StepScreen
+from advisor.tui.screens.targets import TargetsScreen
 from advisor.tui.screens.welcome import WelcomeScreen
 from advisor.tui.state import STEPS, Context, WizardState
 
-SCREENS: tuple[type[StepScreen], ...] = (WelcomeScreen,)
+SCREENS: tuple[type[StepScreen], ...] = (WelcomeScreen, WelcomeScreen, TargetsScreen)
 
 
 class AdvisorApp(App[None]):

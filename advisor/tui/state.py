@@ -39,7 +39,8 @@ class WizardState:
     targets: list[str] = field(default_factory=list)
     quotes: dict[str, float] = field(default_factory=dict)
     """$/GPU-hour the user typed; GPUs absent here use the catalog default."""
-    electricity_usd_per_kwh: float = 0.12
+    electricity_usd_per_kwh: float | None = None
+    """None: the default electricity price, shown as a default."""
     power_cap_kw: float | None = None
     excluded: dict[str, str] = field(default_factory=dict)
     """Targets a gate took out, with the gate's one-line reason."""
@@ -54,6 +55,10 @@ class WizardState:
     @property
     def active_targets(self) -> list[str]:
         return [t for t in self.targets if t not in self.excluded]
+
+    def gpus_for_pricing(self) -> list[str]:
+        """Every GPU the user may quote a price for, gated out or not."""
+        return [g for g in [self.current, *self.targets] if g]
 
     def gpus(self) -> list[str]:
         """Current GPU first, then the targets still in play."""

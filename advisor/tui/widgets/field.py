@@ -1,0 +1,40 @@
+"""One form row: label, input, and a note that turns into the error while input is invalid."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.widgets import Input, Label
+
+
+class FormField(Horizontal):
+    """Errors show inline, on the row that caused them, as the user types."""
+
+    def __init__(self, label: str, field: Input | None = None, note: str = "",
+                 id: str | None = None) -> None:
+        super().__init__(id=id, classes="form-field")
+        self.label = label
+        self.field = field
+        self.note = note
+
+    def compose(self) -> ComposeResult:
+        yield Label(self.label, classes="field-label")
+        if self.field is not None:
+            yield self.field
+        yield Label(self.note, classes="field-note", markup=True)
+
+    def set_note(self, note: str) -> None:
+        self.note = note
+        if not self.has_class("-invalid"):
+            self.query_one(".field-note", Label).update(note)
+
+    def show_error(self, error: str | None) -> None:
+        self.set_class(error is not None, "-invalid")
+        self.query_one(".field-note", Label).update(error if error is not None else self.note)
+
+    @on(Input.Changed)
+    def _validate(self, event: Input.Changed) -> None:
+        result = event.validation_result
+        errors = result.failure_descriptions if result and not result.is_valid else []
+        self.show_error(errors[0] if errors else None)

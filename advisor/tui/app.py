@@ -19,11 +19,12 @@ from advisor.core.catalog import Catalog
 from advisor.tui.hardware import Hardware
 from advisor.tui.runner import ProbeRunner
 from advisor.tui.screens.base import StepScreen
+from advisor.tui.screens.gates import DtypeScreen, SoftwareScreen
 from advisor.tui.screens.targets import TargetsScreen
 from advisor.tui.screens.welcome import WelcomeScreen
 from advisor.tui.state import STEPS, Context, WizardState
 
-SCREENS: tuple[type[StepScreen], ...] = (WelcomeScreen, WelcomeScreen, TargetsScreen)
+SCREENS: tuple[type[StepScreen], ...] = (WelcomeScreen, WelcomeScreen, TargetsScreen, DtypeScreen, SoftwareScreen)
 
 
 class AdvisorApp(App[None]):

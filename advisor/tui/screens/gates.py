@@ -1,0 +1,97 @@
+"""Steps 4 and 5: the dtype and software gates, one shared layout.
+
+A table with one row per GPU and the full story of the highlighted one below.
+Failing targets are dropped when the user goes on; if none is left, Next is
+blocked and the hint says to go back.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import DataTable, Static
+
+from advisor.tui.gating import GateName, GateRow, apply_gates, dtype_rows, precision_of, software_rows
+from advisor.tui.screens.base import StepScreen
+
+PLAIN = {"pass": "✔ pass", "beta": "◐ beta", "fail": "✘ fail"}
+COLOUR = {"pass": "success", "beta": "warning", "fail": "error"}
+MARK = {k: f"[${COLOUR[k]}]{v}[/]" for k, v in PLAIN.items()}
+
+
+class GateScreen(StepScreen):
+    GATE: ClassVar[GateName]
+
+    def rows(self) -> list[GateRow]:
+        raise NotImplementedError
+
+    def question(self) -> str:
+        raise NotImplementedError
+
+    def compose_body(self) -> ComposeResult:
+        self.gate_rows = {r.gpu: r for r in self.rows()}
+        yield Static(self.question(), classes="prompt", markup=True)
+        table: DataTable[str] = DataTable(cursor_type="row", id="gate")
+        table.add_columns("GPU", "arch", "result", "why")
+        colours = self.app.theme_variables
+        for r in self.gate_rows.values():
+            verdict = Text(PLAIN[r.verdict], style=f"bold {colours[COLOUR[r.verdict]]}")
+            table.add_row(Text(f"{r.gpu} (now)" if r.now else r.gpu), Text(r.arch), verdict,
+                          Text(r.summary), key=r.gpu)
+        yield table
+        with VerticalScroll(id="details"):
+            yield Static("", id="detail-text", markup=True)
+
+    def on_mount(self) -> None:
+        apply_gates(self.ctx, self.GATE)
+        self.query_one("#gate", DataTable).focus()
+        self._show(next(iter(self.gate_rows)))
+        super().on_mount()
+
+    @on(DataTable.RowHighlighted, "#gate")
+    def _highlight(self, event: DataTable.RowHighlighted) -> None:
+        if event.row_key.value is not None:
+            self._show(event.row_key.value)
+
+    def _show(self, gpu_id: str) -> None:
+        row = self.gate_rows[gpu_id]
+        self.query_one("#detail-text", Static).update(
+            f"[b]{row.gpu}[/b] {MARK[row.verdict]}\n" + "\n".join(row.details))
+
+    def ready(self) -> tuple[bool, str]:
+        left = self.state.active_targets
+        out = [g for g in self.state.targets if g not in left]
+        if not left:
+            return False, "no target passes: go back and change the targets or the recipe"
+        if out:
+            return True, f"Next drops {', '.join(out)}"
+        return True, "every target passes"
+
+
+class DtypeScreen(GateScreen):
+    STEP = 3
+    GATE = "dtype"
+
+    def rows(self) -> list[GateRow]:
+        return dtype_rows(self.ctx)
+
+    def question(self) -> str:
+        return (f"Can each GPU execute [b]{precision_of(self.ctx)}[/b] in hardware? A missing "
+                "format makes a GPU incapable, not slow.")
+
+
+class SoftwareScreen(GateScreen):
+    STEP = 4
+    GATE = "software"
+
+    def rows(self) -> list[GateRow]:
+        return software_rows(self.ctx)
+
+    def question(self) -> str:
+        return ("Does your stack support each GPU's architecture? [$success]pass[/] is GA, "
+                "[$warning]beta[/] runs without a vendor promise, [$error]fail[/] needs the "
+                "fix shown below.")

@@ -1,0 +1,189 @@
+"""The effective catalog: the shipped TOML with any pulled team catalog and price sheet on top.
+
+Pulled data is stored as an overlay (the entries as pulled), not as merged copies of the
+shipped files, so upgrading advisor still brings new shipped GPUs and corrections while
+the team's entries keep winning. Merging is entry by entry, by key:
+
+    [[gpu]], [[arch]], [[package]]   by id
+    [[support]]                      by (package, arch, variant)
+    [[price]]                        by (gpu, label)
+
+A pulled entry replaces the shipped entry with the same key whole (fields are not mixed),
+and new keys are added; nothing shipped is deleted, so a team sheet with three GPUs keeps
+the other thirty-odd. A pulled price marked `default` becomes the one default for its GPU.
+The catalog overlay is applied first, then the price sheet.
+
+Reading is offline and cheap: with nothing pulled this is exactly `load_catalog()`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Literal
+
+import tomlkit
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from advisor.core.catalog import (
+    CATALOG_FILES,
+    Catalog,
+    build_catalog,
+    load_catalog,
+    parse_toml,
+    read_shipped_texts,
+)
+from advisor.core.errors import InputError
+from advisor.core.loaders import parse_json, read_text, validation_error
+from advisor.paths import pulled_dir
+
+PullKind = Literal["catalog", "prices"]
+PULL_KINDS: tuple[PullKind, ...] = ("catalog", "prices")  # also the order overlays apply in
+
+CACHE_SCHEMA = "advisor.pulled"
+CACHE_VERSION = 1
+
+# Top-level array of tables -> the shipped file it belongs to, and its merge key.
+TABLE_FILE: Mapping[str, str] = {
+    "gpu": "gpus.toml",
+    "arch": "archs.toml",
+    "package": "software.toml",
+    "support": "software.toml",
+    "price": "prices.toml",
+}
+TABLE_KEY: Mapping[str, tuple[str, ...]] = {
+    "gpu": ("id",),
+    "arch": ("id",),
+    "package": ("id",),
+    "support": ("package", "arch", "variant"),
+    "price": ("gpu", "label"),
+}
+
+Entries = dict[str, list[dict[str, Any]]]
+
+
+class PulledCache(BaseModel):
+    """One pulled document: its entries and the HTTP metadata for conditional requests.
+
+    Metadata and entries share one file, so one atomic rename keeps them consistent:
+    an ETag can never describe entries other than the ones stored beside it.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    schema_: Literal["advisor.pulled"] = Field(alias="schema")
+    version: Literal[1]
+    kind: PullKind
+    url: str
+    etag: str | None = None
+    last_modified: str | None = None
+    fetched_at: datetime = Field(description="when these entries were downloaded")
+    checked_at: datetime = Field(description="last time the server confirmed them (200 or 304)")
+    sha256: str
+    entries: Entries
+
+    @field_validator("entries")
+    @classmethod
+    def _known_tables(cls, v: Entries) -> Entries:
+        for table in v:
+            if table not in TABLE_FILE:
+                raise ValueError(f"unknown table {table!r}")
+        return v
+
+    def to_json(self) -> str:
+        return json.dumps(self.model_dump(mode="json", by_alias=True), indent=2) + "\n"
+
+
+def cache_path(kind: PullKind) -> Path:
+    return pulled_dir() / f"{kind}.json"
+
+
+def read_pulled(kind: PullKind) -> PulledCache | None:
+    """The cached pull of this kind, None if there is none; a damaged cache is an InputError."""
+    path = cache_path(kind)
+    if not path.exists():
+        return None
+    file = str(path)
+    try:
+        cache = PulledCache.model_validate(parse_json(read_text(path), file))
+    except ValidationError as exc:
+        raise validation_error(exc, file) from None
+    if cache.kind != kind:
+        raise InputError("cache holds the wrong kind of pull", file=file, field="kind",
+                         value=cache.kind)
+    return cache
+
+
+def entry_key(table: str, entry: Mapping[str, Any]) -> tuple[Any, ...]:
+    return tuple(entry.get(k) for k in TABLE_KEY[table])
+
+
+def without_nulls(value: Any) -> Any:
+    """JSON null means "not given"; TOML has no null, so the key is dropped."""
+    if isinstance(value, dict):
+        return {k: without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [without_nulls(v) for v in value if v is not None]
+    return value
+
+
+def _merge_table(base: list[dict[str, Any]], table: str, pulled: list[dict[str, Any]]) -> None:
+    index = {entry_key(table, e): i for i, e in enumerate(base)}
+    for entry in pulled:
+        if table == "price" and entry.get("default"):
+            for other in base:
+                if other.get("gpu") == entry.get("gpu"):
+                    other["default"] = False
+        key = entry_key(table, entry)
+        if key in index:
+            base[index[key]] = without_nulls(entry)
+        else:
+            index[key] = len(base)
+            base.append(without_nulls(entry))
+
+
+def build_effective(overlays: Sequence[tuple[str, Entries]]) -> Catalog:
+    """The shipped catalog with each (label, entries) overlay merged in order, validated.
+
+    Errors name the file as "<label> over catalog/<file>", so a bad pulled entry points at
+    where it came from rather than at the shipped file.
+    """
+    texts = read_shipped_texts()
+    origin = {f: f"catalog/{f}" for f in CATALOG_FILES}
+    docs: dict[str, dict[str, Any]] = {}
+    for label, entries in overlays:
+        for table, items in entries.items():
+            if not items:
+                continue
+            file = TABLE_FILE[table]
+            if file not in docs:
+                docs[file] = parse_toml(texts[file], origin[file])
+            _merge_table(docs[file].setdefault(table, []), table, items)
+            origin[file] = f"{label} over catalog/{file}"
+    for file, doc in docs.items():
+        texts[file] = tomlkit.dumps(doc)
+    return build_catalog(texts, origin)
+
+
+def effective_catalog() -> Catalog:
+    """What every command should use: shipped data plus whatever the team pulled."""
+    overlays = [(str(cache_path(kind)), c.entries) for kind in PULL_KINDS
+                if (c := read_pulled(kind)) is not None]
+    return build_effective(overlays) if overlays else load_catalog()
+
+
+def shipped_catalog_version() -> str:
+    """A short digest of the shipped catalog files: two reports agree on it iff the data did."""
+    digest = hashlib.sha256()
+    for name, text in sorted(read_shipped_texts().items()):
+        digest.update(name.encode())
+        digest.update(text.encode())
+    return digest.hexdigest()[:12]
+
+
+def pulled_sources() -> list[PulledCache]:
+    """The pulls the effective catalog includes, for provenance in reports."""
+    return [c for kind in PULL_KINDS if (c := read_pulled(kind)) is not None]

@@ -1,0 +1,150 @@
+"""Imported probe records, one per catalog GPU, and the stack-drift check between them.
+
+A record measured on a rented box is copied here (`advisor probe import FILE`) so later
+decisions can use it offline. Records compared in one decision should come from the same
+software: in one published comparison, stack drift alone (torch, CUDA, kernels) moved
+the result by +16-23%, more than many GPU upgrades are worth. So every import compares
+the new record's stack with the records already stored, and says so loudly when they differ.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from advisor.core.atomic import write_atomic
+from advisor.core.catalog import Catalog
+from advisor.core.errors import InputError
+from advisor.core.loaders import decode_text, parse_json, read_bytes
+from advisor.core.probe_record import ProbeRecord, load_probe_record, parse_probe_record
+from advisor.core.stack import try_parse_version
+from advisor.paths import probes_dir
+
+# Versions that change measured speed. CUDA-side and ROCm-side libraries are only
+# compared between records of the same device kind: an H100 and an MI300X differ in
+# them by nature, not by drift.
+COMMON_FIELDS = ("torch", "flash_attn", "transformer_engine")
+KIND_FIELDS: Mapping[str, tuple[str, ...]] = {
+    "cuda": ("cuda", "cudnn", "nccl"),
+    "rocm": ("hip", "nccl"),
+}
+DRIFT_NOTE = (
+    "Figures measured on different software compare the software as much as the GPUs: "
+    "in one published comparison, stack drift alone moved the result by +16-23%. "
+    "Re-run the probes with the same torch, CUDA/ROCm and kernel versions on both boxes."
+)
+
+
+@dataclass(frozen=True)
+class Drift:
+    """One version that differs between records, keyed by the record's label."""
+
+    field: str
+    values: Mapping[str, str | None]
+
+    def line(self) -> str:
+        shown = ", ".join(f"{v or 'not installed'} ({k})" for k, v in self.values.items())
+        return f"{self.field}: {shown}"
+
+
+def _same_version(a: str | None, b: str | None) -> bool:
+    if a is None or b is None:
+        return a is b
+    ka, kb = try_parse_version(a), try_parse_version(b)
+    return ka == kb if ka is not None and kb is not None else a.strip() == b.strip()
+
+
+def stack_drift(records: Mapping[str, ProbeRecord]) -> list[Drift]:
+    """Every stack version on which these records disagree (none for fewer than two)."""
+    if len(records) < 2:
+        return []
+    kinds = {r.stamp.device.kind for r in records.values()}
+    fields = COMMON_FIELDS + (KIND_FIELDS.get(kinds.pop(), ()) if len(kinds) == 1 else ())
+    drifts = []
+    for name in fields:
+        values = {label: getattr(r.stamp.versions, name) for label, r in records.items()}
+        first = next(iter(values.values()))
+        if not all(_same_version(first, v) for v in values.values()):
+            drifts.append(Drift(name, values))
+    return drifts
+
+
+def drift_warning(drifts: list[Drift]) -> str:
+    """The loud multi-line warning printed whenever compared records drift."""
+    lines = ["WARNING: STACK DRIFT between probe records:"]
+    lines += [f"  {d.line()}" for d in drifts]
+    lines.append(DRIFT_NOTE)
+    return "\n".join(lines)
+
+
+def stored_path(gpu_id: str) -> Path:
+    return probes_dir() / f"{gpu_id}.json"
+
+
+def stored_probes() -> dict[str, ProbeRecord]:
+    """Every imported record, by catalog id; a damaged file is an InputError naming it."""
+    folder = probes_dir()
+    if not folder.is_dir():
+        return {}
+    return {p.stem: load_probe_record(p) for p in sorted(folder.glob("*.json"))}
+
+
+@dataclass(frozen=True)
+class Imported:
+    gpu_id: str
+    path: Path
+    record: ProbeRecord
+    replaced: ProbeRecord | None
+    drift: list[Drift] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        s = self.record.stamp
+        torch = s.versions.torch or "no torch"
+        head = (f"imported probe record for {self.gpu_id}: {s.device.name} on {s.hostname}, "
+                f"{s.date}, torch {torch}; stored in {self.path}")
+        if self.replaced is not None:
+            head += f" (replaced the record from {self.replaced.stamp.date})"
+        return "\n".join([head, *(f"note: {n}" for n in self.notes)])
+
+
+def import_probe(file: str | Path, catalog: Catalog, gpu: str | None = None) -> Imported:
+    """Validate a record from another box, file it under its catalog id, check stack drift."""
+    data = read_bytes(file)
+    record = parse_probe_record(parse_json(decode_text(data, str(file)), str(file)), str(file))
+    device = record.stamp.device
+    notes = []
+    if device.kind == "cpu":
+        raise InputError("record was measured on the CPU, not an accelerator; nothing to import",
+                         file=str(file), field="stamp.device.kind", value=device.kind)
+    if gpu is not None:
+        gpu_id = catalog.gpu(gpu).id
+        if device.catalog_id and device.catalog_id != gpu_id:
+            notes.append(f"filed as {gpu_id}, though the record says {device.catalog_id}")
+    elif device.catalog_id:
+        try:
+            gpu_id = catalog.gpu(device.catalog_id).id
+        except InputError as exc:
+            raise InputError(f"{exc.message}; pass --gpu ID", file=str(file),
+                             field="stamp.device.catalog_id", value=device.catalog_id) from None
+    else:
+        why = f" ({device.catalog_note})" if device.catalog_note else ""
+        raise InputError(f"record names no catalog GPU for {device.name!r}{why}; pass --gpu ID",
+                         file=str(file), field="stamp.device.catalog_id", value=None,
+                         has_value=True)
+    if not record.complete or record.interrupted:
+        notes.append("the record is incomplete (the probe run was interrupted); "
+                     "missing figures fall back to the catalog")
+
+    others = stored_probes()
+    replaced = others.pop(gpu_id, None)
+    compared = {f"new {gpu_id}": record}
+    if replaced is not None:
+        compared[f"previous {gpu_id}"] = replaced
+    compared.update(others)
+    drift = stack_drift(compared)
+
+    path = stored_path(gpu_id)
+    write_atomic(path, data)  # the bytes that were validated, extra fields and all
+    return Imported(gpu_id, path, record, replaced, drift, notes)

@@ -1,0 +1,432 @@
+"""Catalog and price-sheet pulls against a real HTTP server on 127.0.0.1.
+
+Each failure mode (timeout, 404, 500, truncated body, invalid or oversized content,
+redirects, 304) must leave the previous cache byte-for-byte as it was.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import httpx
+import pytest
+import tomlkit
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from advisor.catalog_store import cache_path, effective_catalog, read_pulled
+from advisor.core.catalog import load_catalog
+from advisor.core.errors import InputError
+from advisor.sync import (
+    FetchError,
+    FetchPolicy,
+    parse_catalog_doc,
+    parse_price_sheet,
+    pull,
+)
+
+FAST = FetchPolicy(timeout_s=0.3, total_s=3.0, retries=1, backoff_s=0.01,
+                   max_bytes=64 * 1024, allow_http=True)
+
+PRICE_CSV = (
+    b"gpu,usd_per_hour,label,source,retrieved\n"
+    b"h100-sxm,2.10,reserved 1-yr,finance Q3 sheet; vendor quote 17,2026-01-15\n"
+    b"H200 SXM,3.05,,,\n"
+)
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    body: bytes = b""
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0  # before the status line: a stalled server
+    send_only: int | None = None  # declare len(body) but send this many bytes, then hang up
+    chunked: bool = False  # no Content-Length: the cap must hold while streaming
+
+
+Route = Callable[[int, dict[str, str]], Reply]  # (hit number, request headers) -> reply
+
+
+class Server:
+    """A stdlib HTTP server in a thread on an ephemeral port; stops itself after 30 s."""
+
+    def __init__(self) -> None:
+        self.routes: dict[str, Route] = {}
+        self.seen: list[tuple[str, dict[str, str]]] = []
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                outer.seen.append((self.path, headers))
+                hits = sum(1 for p, _ in outer.seen if p == self.path)
+                route = outer.routes.get(self.path)
+                reply = route(hits, headers) if route else Reply(404, b"not here")
+                time.sleep(reply.delay)
+                # the client may hang up first, as it should past a cap or a timeout
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    self._send(reply)
+
+            def _send(self, reply: Reply) -> None:
+                self.send_response(reply.status)
+                for k, v in reply.headers.items():
+                    self.send_header(k, v)
+                self.send_header("Connection", "close")
+                if reply.chunked:
+                    self.send_header("Transfer-Encoding", "chunked")
+                    self.end_headers()
+                    for i in range(0, len(reply.body), 4096):
+                        piece = reply.body[i : i + 4096]
+                        self.wfile.write(f"{len(piece):x}\r\n".encode() + piece + b"\r\n")
+                    self.wfile.write(b"0\r\n\r\n")
+                    return
+                if reply.status != 304:
+                    self.send_header("Content-Length", str(len(reply.body)))
+                self.end_headers()
+                self.wfile.write(reply.body[: reply.send_only])
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, args=(0.02,), daemon=True)
+        self.watchdog = threading.Timer(30, self.httpd.shutdown)
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}{path}"
+
+    def serve(self, path: str, reply: Reply | Route) -> str:
+        self.routes[path] = reply if callable(reply) else (lambda n, h: reply)
+        return self.url(path)
+
+    def hits(self, path: str) -> list[dict[str, str]]:
+        return [h for p, h in self.seen if p == path]
+
+
+@pytest.fixture
+def server() -> Iterator[Server]:
+    srv = Server()
+    srv.thread.start()
+    srv.watchdog.start()
+    yield srv
+    srv.watchdog.cancel()
+    srv.httpd.shutdown()
+    srv.httpd.server_close()
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("ADVISOR_HOME", str(tmp_path / "home"))
+    return tmp_path / "home"
+
+
+def _good_pull(server: Server) -> bytes:
+    """A first, valid price pull; returns the cache bytes that later failures must keep."""
+    pull("prices", server.serve("/good.csv", Reply(body=PRICE_CSV)), FAST)
+    return cache_path("prices").read_bytes()
+
+
+def _team_catalog() -> str:
+    shipped = load_catalog()
+    new = shipped.gpu("h100-sxm").model_dump(mode="json", exclude_none=True)
+    new.update(id="team-h100-oc", name="Team H100, overclocked", aliases=[])
+    l4 = shipped.gpu("l4").model_dump(mode="json", exclude_none=True)
+    l4["name"] = "NVIDIA L4 (team-verified)"
+    return tomlkit.dumps({"gpu": [new, l4]})
+
+
+# --- merging ----------------------------------------------------------------------------------
+
+
+def test_price_sheet_becomes_the_labelled_default(server: Server) -> None:
+    shipped = load_catalog()
+    url = server.serve("/prices.csv", Reply(body=PRICE_CSV))
+    outcome = pull("prices", url, FAST)
+    assert outcome.changed and "pulled 2 price" in outcome.summary()
+    cat = effective_catalog()
+    h100 = cat.default_price("h100-sxm")
+    assert h100 is not None and h100.usd_per_hour == 2.10 and h100.label == "reserved 1-yr"
+    assert h100.source == [f"team price sheet {url}", "finance Q3 sheet", "vendor quote 17"]
+    assert str(h100.retrieved) == "2026-01-15"
+    h200 = cat.default_price("h200-sxm")
+    assert h200 is not None and h200.usd_per_hour == 3.05 and h200.label == "team price sheet"
+    # the shipped figures stay as non-default alternatives; unnamed GPUs keep theirs
+    assert len(cat.prices_for("h100-sxm")) == len(shipped.prices_for("h100-sxm")) + 1
+    assert cat.default_price("b200-sxm") == shipped.default_price("b200-sxm")
+    assert len(cat.gpus) == len(shipped.gpus)
+
+
+def test_catalog_merges_entry_by_entry(server: Server) -> None:
+    shipped = load_catalog()
+    outcome = pull("catalog", server.serve("/team.toml", Reply(body=_team_catalog().encode())),
+                   FAST)
+    assert outcome.changed
+    cat = effective_catalog()
+    assert len(cat.gpus) == len(shipped.gpus) + 1
+    assert cat.gpu("team-h100-oc").name == "Team H100, overclocked"
+    assert cat.gpu("l4").name == "NVIDIA L4 (team-verified)"
+    assert cat.gpu("b200-sxm") == shipped.gpu("b200-sxm")
+
+
+def test_price_sheet_may_price_a_gpu_from_the_pulled_catalog(server: Server) -> None:
+    pull("catalog", server.serve("/team.toml", Reply(body=_team_catalog().encode())), FAST)
+    sheet = b'[[price]]\ngpu = "team-h100-oc"\nusd_per_hour = 1.5\nsource = "ops wiki"\n'
+    pull("prices", server.serve("/p.toml", Reply(body=sheet)), FAST)
+    price = effective_catalog().default_price("team-h100-oc")
+    assert price is not None and price.usd_per_hour == 1.5 and price.source[-1] == "ops wiki"
+
+
+def test_merged_result_is_validated_before_caching(server: Server) -> None:
+    bad = _team_catalog().replace('arch = "sm_90"', 'arch = "sm_999"', 1)
+    url = server.serve("/bad.toml", Reply(body=bad.encode()))
+    with pytest.raises(InputError) as exc:
+        pull("catalog", url, FAST)
+    line = exc.value.one_line()
+    assert url in line and "over catalog/gpus.toml" in line and "sm_999" in line
+    assert not cache_path("catalog").exists()
+
+
+def test_offline_use_never_touches_the_network(server: Server, monkeypatch) -> None:
+    _good_pull(server)
+
+    def no_network(*args: object, **kwargs: object) -> None:
+        raise AssertionError("network used")
+
+    monkeypatch.setattr(httpx, "Client", no_network)
+    cat = effective_catalog()
+    assert cat.default_price("h100-sxm").usd_per_hour == 2.10  # type: ignore[union-attr]
+
+
+def test_no_pull_means_the_shipped_catalog() -> None:
+    assert effective_catalog() == load_catalog()
+
+
+def test_damaged_cache_is_one_line_and_a_pull_repairs_it(server: Server) -> None:
+    path = cache_path("prices")
+    path.parent.mkdir(parents=True)
+    path.write_text('{"schema": "advisor.pulled", "version": 7}')
+    with pytest.raises(InputError) as exc:
+        effective_catalog()
+    assert str(path) in exc.value.one_line() and "version" in exc.value.one_line()
+    pull("prices", server.serve("/p.csv", Reply(body=PRICE_CSV)), FAST)
+    assert effective_catalog().default_price("h100-sxm").usd_per_hour == 2.10  # type: ignore[union-attr]
+
+
+# --- transport failures leave the previous cache untouched ------------------------------------
+
+
+def test_plain_http_needs_allow_http(server: Server) -> None:
+    url = server.serve("/p.csv", Reply(body=PRICE_CSV))
+    strict = FetchPolicy(allow_http=False)
+    with pytest.raises(FetchError, match="--allow-http"):
+        pull("prices", url, strict)
+    for other in ("file:///etc/passwd", "ftp://127.0.0.1/p.csv"):
+        with pytest.raises(FetchError, match="only https"):
+            pull("prices", other, FAST)
+    assert server.seen == []
+
+
+def test_404_fails_at_once(server: Server) -> None:
+    before = _good_pull(server)
+    with pytest.raises(FetchError) as exc:
+        pull("prices", server.url("/missing.csv"), FAST)
+    assert "HTTP 404" in exc.value.one_line() and "/missing.csv" in exc.value.one_line()
+    assert len(server.hits("/missing.csv")) == 1
+    assert cache_path("prices").read_bytes() == before
+
+
+def test_500_is_retried_with_exponential_backoff(server: Server) -> None:
+    before = _good_pull(server)
+    url = server.serve("/flaky.csv", Reply(500, b"oops"))
+    waits: list[float] = []
+    policy = FetchPolicy(retries=2, backoff_s=0.25, allow_http=True)
+    with pytest.raises(FetchError, match=r"HTTP 500 .*after 3 attempts"):
+        pull("prices", url, policy, sleep=waits.append)
+    assert waits == [0.25, 0.5]
+    assert len(server.hits("/flaky.csv")) == 3
+    assert cache_path("prices").read_bytes() == before
+
+
+def test_a_transient_failure_then_success(server: Server) -> None:
+    url = server.serve("/once.csv", lambda n, h: Reply(503) if n == 1 else Reply(body=PRICE_CSV))
+    assert pull("prices", url, FAST).changed
+    assert len(server.hits("/once.csv")) == 2
+
+
+def test_timeout(server: Server) -> None:
+    before = _good_pull(server)
+    url = server.serve("/slow.csv", Reply(body=PRICE_CSV, delay=0.8))
+    started = time.monotonic()
+    with pytest.raises(FetchError, match=r"timed out after 0.3 s \(after 2 attempts\)"):
+        pull("prices", url, FAST)
+    assert time.monotonic() - started < 2.0
+    assert cache_path("prices").read_bytes() == before
+
+
+def test_truncated_body(server: Server) -> None:
+    before = _good_pull(server)
+    url = server.serve("/cut.csv", Reply(body=PRICE_CSV, send_only=20))
+    with pytest.raises(FetchError, match="closed early"):
+        pull("prices", url, FAST)
+    assert cache_path("prices").read_bytes() == before
+
+
+@pytest.mark.parametrize("chunked", [False, True], ids=["declared", "streamed"])
+def test_oversized_body(server: Server, chunked: bool) -> None:
+    before = _good_pull(server)
+    big = PRICE_CSV + b"#" * (FAST.max_bytes + 1)
+    url = server.serve("/big.csv", Reply(body=big, chunked=chunked))
+    with pytest.raises(FetchError, match="byte cap"):
+        pull("prices", url, FAST)
+    assert len(server.hits("/big.csv")) == 1  # a cap is not transient: no retry
+    assert cache_path("prices").read_bytes() == before
+
+
+@pytest.mark.parametrize(("body", "needles"), [
+    (b"gpu,usd_per_hour\nh100-sxm,-5\n", ["line 2", "usd_per_hour", "-5"]),
+    (b"gpu,usd_per_hour,colour\nh100-sxm,2,red\n", ["line 1", "unknown column", "colour"]),
+    (b"gpu,usd_per_hour\nh1000-sxm,2\n", ["line 2", "unknown GPU id", "h1000-sxm", "did you mean"]),
+    (b"gpu,usd_per_hour\nh100-sxm,2\nh100-sxm,3\n", ["line 3", "second price", "line 2"]),
+    (b"gpu,usd_per_hour\nh100-sxm,2,extra\n", ["line 2", "expected 2 cells"]),
+    (b"\xff\xfe\x00garbage", ["not UTF-8"]),
+])
+def test_invalid_content_leaves_the_cache(server: Server, body: bytes, needles: list[str]) -> None:
+    before = _good_pull(server)
+    url = server.serve("/bad.csv", Reply(body=body))
+    with pytest.raises(InputError) as exc:
+        pull("prices", url, FAST)
+    assert not isinstance(exc.value, FetchError)
+    line = exc.value.one_line()
+    assert url in line and "\n" not in line
+    for needle in needles:
+        assert needle in line, (needle, line)
+    assert cache_path("prices").read_bytes() == before
+
+
+def test_redirect_is_followed_and_the_asked_url_kept(server: Server) -> None:
+    target = server.serve("/v2/prices.csv", Reply(body=PRICE_CSV))
+    url = server.serve("/prices", Reply(302, headers={"Location": "/v2/prices.csv"}))
+    outcome = pull("prices", url, FAST)
+    assert outcome.changed and outcome.cache.url == url
+    assert len(server.hits("/v2/prices.csv")) == 1 and target.endswith(".csv")
+
+
+def test_redirects_are_bounded_and_checked(server: Server) -> None:
+    loop = server.serve("/loop", Reply(302, headers={"Location": "/loop"}))
+    with pytest.raises(FetchError, match="more than 5 redirects"):
+        pull("prices", loop, FAST)
+    escape = server.serve("/escape", Reply(302, headers={"Location": "file:///etc/passwd"}))
+    with pytest.raises(FetchError, match="only https"):
+        pull("prices", escape, FAST)
+
+
+def test_etag_and_last_modified_give_a_304(server: Server) -> None:
+    stamp = "Wed, 21 Oct 2026 07:28:00 GMT"
+
+    def sheet(n: int, headers: dict[str, str]) -> Reply:
+        if headers.get("if-none-match") == '"v1"':
+            return Reply(304, headers={"ETag": '"v1"'})
+        return Reply(body=PRICE_CSV, headers={"ETag": '"v1"', "Last-Modified": stamp})
+
+    url = server.serve("/etag.csv", sheet)
+    first = pull("prices", url, FAST)
+    assert first.cache.etag == '"v1"' and first.cache.last_modified == stamp
+    second = pull("prices", url, FAST)
+    assert not second.changed and "unchanged since" in second.summary()
+    assert second.cache.entries == first.cache.entries
+    assert second.cache.checked_at >= first.cache.checked_at
+    sent = server.hits("/etag.csv")
+    assert "if-none-match" not in sent[0]
+    assert sent[1]["if-none-match"] == '"v1"' and sent[1]["if-modified-since"] == stamp
+    # a different URL is a different resource: no conditional headers
+    pull("prices", server.serve("/other.csv", Reply(body=PRICE_CSV)), FAST)
+    assert "if-none-match" not in server.hits("/other.csv")[0]
+
+
+def test_same_bytes_without_etag_count_as_unchanged(server: Server) -> None:
+    url = server.serve("/p.csv", Reply(body=PRICE_CSV))
+    assert pull("prices", url, FAST).changed
+    assert not pull("prices", url, FAST).changed
+
+
+def test_a_304_to_an_unconditional_request_is_refused(server: Server) -> None:
+    with pytest.raises(FetchError, match="unconditional"):
+        pull("prices", server.serve("/odd.csv", Reply(304)), FAST)
+    assert read_pulled("prices") is None
+
+
+# --- parsing ----------------------------------------------------------------------------------
+
+
+def test_sheet_formats_agree() -> None:
+    cat = load_catalog()
+    day = load_catalog().prices[0].retrieved
+    csv_sheet = parse_price_sheet("gpu,usd_per_hour\nh100-sxm,2.5\n", "u", "csv", cat, day)
+    toml_sheet = parse_price_sheet('[[price]]\ngpu = "h100-sxm"\nusd_per_hour = 2.5\n', "u",
+                                   "toml", cat, day)
+    json_sheet = parse_price_sheet('{"price": [{"gpu": "h100-sxm", "usd_per_hour": 2.5}]}', "u",
+                                   "json", cat, day)
+    assert csv_sheet == toml_sheet == json_sheet
+    assert csv_sheet["price"][0]["retrieved"] == day.isoformat()
+
+
+@pytest.mark.parametrize(("text", "fmt", "needle"), [
+    ("gpu,usd_per_hour\n", "csv", "catalog is TOML or JSON"),
+    ('[[gpus]]\nid = "x"\n', "toml", "unknown table"),
+    ('{"gpu": {"id": "x"}}', "json", "expected an array of tables"),
+    ("[1, 2]", "json", "expected a table"),
+    ('[[gpu]]\nid = "Bad Id"\n', "toml", "Bad Id"),
+])
+def test_catalog_doc_errors(text: str, fmt, needle: str) -> None:
+    with pytest.raises(InputError, match=needle):
+        parse_catalog_doc(text, "team.toml", fmt)
+
+
+def test_duplicate_entries_in_a_team_catalog_are_refused() -> None:
+    doc = _team_catalog()
+    twice = doc + doc[doc.index("[[gpu]]", 1):]
+    with pytest.raises(InputError, match="duplicate"):
+        parse_catalog_doc(twice, "team.toml", "toml")
+
+
+_FORMATS = st.sampled_from(["toml", "json", "csv"])
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.text(max_size=300), fmt=_FORMATS)
+def test_garbage_sheets_and_catalogs_give_one_line(text: str, fmt) -> None:
+    cat = load_catalog()
+    for parse in (lambda: parse_price_sheet(text, "sheet", fmt, cat, cat.prices[0].retrieved),
+                  lambda: parse_catalog_doc(text, "team", fmt)):
+        try:
+            parse()
+        except InputError as exc:
+            assert "\n" not in exc.one_line()
+
+
+@settings(max_examples=100, deadline=None)
+@given(rows=st.lists(st.lists(st.sampled_from(["h100-sxm", "l4", "2.5", "-1", "", "x,y", '"',
+                                                "2026-01-01", "nan", "1e9"]),
+                              min_size=1, max_size=5), max_size=5),
+       header=st.sampled_from(["gpu,usd_per_hour", "gpu,usd_per_hour,label,source,retrieved",
+                               "usd_per_hour,gpu,retrieved"]))
+def test_near_miss_csv_sheets_give_one_line(rows: list[list[str]], header: str) -> None:
+    text = "\n".join([header, *(",".join(r) for r in rows)])
+    cat = load_catalog()
+    try:
+        sheet = parse_price_sheet(text, "sheet.csv", "csv", cat, cat.prices[0].retrieved)
+    except InputError as exc:
+        assert "sheet.csv" in exc.one_line() and "\n" not in exc.one_line()
+    else:
+        assert all(p["default"] and p["source"][0] == "team price sheet sheet.csv"
+                   for p in sheet["price"])

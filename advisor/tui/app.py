@@ -16,15 +16,19 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from advisor.core.catalog import Catalog
+from advisor.tui.gating import apply_gates
 from advisor.tui.hardware import Hardware
 from advisor.tui.runner import ProbeRunner
 from advisor.tui.screens.base import StepScreen
 from advisor.tui.screens.gates import DtypeScreen, SoftwareScreen
+from advisor.tui.screens.probes import ProbesScreen
 from advisor.tui.screens.targets import TargetsScreen
 from advisor.tui.screens.welcome import WelcomeScreen
 from advisor.tui.state import STEPS, Context, WizardState
 
-SCREENS: tuple[type[StepScreen], ...] = (WelcomeScreen, WelcomeScreen, TargetsScreen, DtypeScreen, SoftwareScreen)
+SCREENS: tuple[type[StepScreen], ...] = (
+    WelcomeScreen, WelcomeScreen, TargetsScreen, DtypeScreen, SoftwareScreen, ProbesScreen,
+)
 
 
 class AdvisorApp(App[None]):
@@ -59,6 +63,8 @@ class AdvisorApp(App[None]):
     def goto(self, step: int) -> None:
         """Show a step, built fresh from the state; the one way screens change."""
         self.state.reached = max(self.state.reached, step)
+        if step > SoftwareScreen.STEP:
+            apply_gates(self.ctx, "software")
         screen = SCREENS[step](self.ctx)
         if isinstance(self.screen, StepScreen):
             self.switch_screen(screen)

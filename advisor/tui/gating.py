@@ -34,8 +34,7 @@ class GateRow:
 
 def stack_of(ctx: Context) -> Stack:
     """The detected stack, or an empty declared one so the gate says what is missing."""
-    stack = ctx.hardware.stack
-    return stack if isinstance(stack, Stack) else Stack(source="declared", packages={})
+    return ctx.hardware.stack or Stack(source="declared", packages={})
 
 
 def precision_of(ctx: Context) -> str:

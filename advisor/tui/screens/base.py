@@ -11,11 +11,15 @@ from typing import TYPE_CHECKING, ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container
+from textual.events import Resize
 from textual.screen import Screen
 from textual.widgets import Footer
 
 from advisor.tui.state import STEPS, Context
 from advisor.tui.widgets.stepper import NavBar, StepHeader
+
+NARROW = 110
+"""Below this many columns, side-by-side panels stack (80×24 must stay usable)."""
 
 if TYPE_CHECKING:
     from advisor.tui.app import AdvisorApp
@@ -54,7 +58,11 @@ class StepScreen(Screen[None]):
         yield from ()
 
     def on_mount(self) -> None:
+        self.set_class(self.app.size.width < NARROW, "-narrow")
         self.refresh_nav()
+
+    def on_resize(self, event: Resize) -> None:
+        self.set_class(event.size.width < NARROW, "-narrow")
 
     def ready(self) -> tuple[bool, str]:
         """(may go on, what to tell the user): the hint beside the Next button."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.events import Resize
 from textual.validation import Number
 from textual.widgets import Input, Label
 
@@ -49,11 +48,7 @@ class TargetsScreen(StepScreen):
     def on_mount(self) -> None:
         self._rebuild_prices()
         self.query_one("#gpus").focus()
-        self.set_class(self.app.size.width < 110, "-narrow")
         super().on_mount()
-
-    def on_resize(self, event: Resize) -> None:
-        self.set_class(event.size.width < 110, "-narrow")
 
     def _mark(self, gpu_id: str) -> str:
         if gpu_id == self.state.current:

@@ -94,17 +94,20 @@ class Fetched:
 
 
 def check_url(url: str, allow_http: bool) -> None:
-    """https always; plain http only when asked for; nothing else (file:, ftp:) ever."""
+    """https always; plain http only when asked for; nothing else (file:, ftp:) ever.
+
+    A refused URL is the user's input, so it is an InputError (exit 2), not a FetchError.
+    """
     try:
         scheme = httpx.URL(url).scheme
     except httpx.InvalidURL as exc:
-        raise FetchError(f"not a valid URL ({exc})", value=url) from None
+        raise InputError(f"not a valid URL ({exc})", value=url) from None
     if scheme == "https" or (scheme == "http" and allow_http):
         return
     if scheme == "http":
-        raise FetchError("plain http refused; use https, or pass --allow-http to accept it",
+        raise InputError("plain http refused; use https, or pass --allow-http to accept it",
                          value=url)
-    raise FetchError("only https URLs can be pulled", value=url)
+    raise InputError("only https URLs can be pulled", value=url)
 
 
 def fetch(

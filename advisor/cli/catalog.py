@@ -1,4 +1,5 @@
-"""`advisor catalog`: browse the GPU catalog and the source behind every figure."""
+"""`advisor catalog`: browse the GPU catalog and the source behind every figure, or pull the
+team's own catalog over it."""
 
 from __future__ import annotations
 
@@ -6,13 +7,23 @@ import argparse
 import json
 from typing import Any
 
-from advisor.core.catalog import Catalog, Gpu, Sourced, load_catalog
+from advisor.cli.prices import PULL_HELP, add_pull_options, run_pull
+from advisor.core.catalog import Catalog, Gpu, Sourced
 from advisor.core.errors import InputError
 from advisor.textfmt import fmt_num, render_table
 
+CATALOG_PULL_HELP = """\
+A team catalog is TOML or JSON with any of the shipped tables: [[gpu]], [[arch]],
+[[package]], [[support]], [[price]]. It is merged entry by entry: gpu, arch and
+package by id, support by (package, arch, variant), price by (gpu, label). A
+pulled entry replaces the shipped one with the same key, new keys are added and
+nothing shipped is removed. A pulled price with default = true becomes its GPU's
+default.
+"""
+
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("catalog", help="list and inspect the GPU catalog")
+    p = sub.add_parser("catalog", help="list and inspect the GPU catalog, or pull a team one")
     csub = p.add_subparsers(dest="catalog_command", metavar="SUBCOMMAND", required=True)
 
     lst = csub.add_parser("list", help="one line per accelerator, with its sources")
@@ -25,6 +36,15 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     show.add_argument("gpu", help="catalog id; loose: `h100` shows every H100 variant")
     show.add_argument("--json", action="store_true", help="machine-readable output")
     show.set_defaults(handler=cmd_show)
+
+    pull = csub.add_parser(
+        "pull", help="fetch a team catalog (TOML or JSON) and merge it over the shipped one",
+        description=CATALOG_PULL_HELP + "\n" + PULL_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_pull_options(pull)
+    pull.set_defaults(handler=lambda args: run_pull("catalog", args))
+
 
 
 def _filtered(catalog: Catalog, query: str, vendor: str | None) -> list[Gpu]:
@@ -56,7 +76,9 @@ def _source_count(g: Gpu) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    catalog = load_catalog()
+    from advisor.catalog_store import effective_catalog
+
+    catalog = effective_catalog()
     gpus = _filtered(catalog, args.query, args.vendor)
     if args.json:
         print(json.dumps([g.model_dump(mode="json") for g in gpus], indent=2))
@@ -150,7 +172,9 @@ def describe(g: Gpu, catalog: Catalog) -> str:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    catalog = load_catalog()
+    from advisor.catalog_store import effective_catalog
+
+    catalog = effective_catalog()
     gpus = catalog.match(args.gpu)
     if not gpus:
         catalog.gpu(args.gpu)  # raises with suggestions

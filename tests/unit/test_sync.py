@@ -228,10 +228,10 @@ def test_damaged_cache_is_one_line_and_a_pull_repairs_it(server: Server) -> None
 def test_plain_http_needs_allow_http(server: Server) -> None:
     url = server.serve("/p.csv", Reply(body=PRICE_CSV))
     strict = FetchPolicy(allow_http=False)
-    with pytest.raises(FetchError, match="--allow-http"):
+    with pytest.raises(InputError, match="--allow-http"):
         pull("prices", url, strict)
     for other in ("file:///etc/passwd", "ftp://127.0.0.1/p.csv"):
-        with pytest.raises(FetchError, match="only https"):
+        with pytest.raises(InputError, match="only https"):
             pull("prices", other, FAST)
     assert server.seen == []
 
@@ -326,7 +326,7 @@ def test_redirects_are_bounded_and_checked(server: Server) -> None:
     with pytest.raises(FetchError, match="more than 5 redirects"):
         pull("prices", loop, FAST)
     escape = server.serve("/escape", Reply(302, headers={"Location": "file:///etc/passwd"}))
-    with pytest.raises(FetchError, match="only https"):
+    with pytest.raises(InputError, match="only https"):
         pull("prices", escape, FAST)
 
 

@@ -1,0 +1,148 @@
+"""Importing probe records from other boxes, and the loud stack-drift warning."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from advisor.core.catalog import load_catalog
+from advisor.core.errors import InputError
+from advisor.core.probe_record import parse_probe_record
+from advisor.probe_store import drift_warning, import_probe, stack_drift, stored_probes
+
+
+@pytest.fixture(autouse=True)
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("ADVISOR_HOME", str(tmp_path / "home"))
+    return tmp_path / "home"
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog()
+
+
+def record(catalog_id: str | None = "h100-sxm", kind: str = "cuda", **versions: Any) -> dict:
+    stack = {"python": "3.11.9", "torch": "2.7.1+cu128", "cuda": "12.8", "cudnn": "9.7.1",
+             "flash_attn": "2.7.4"}
+    if kind == "rocm":
+        stack = {"python": "3.11.9", "torch": "2.7.1+rocm6.3", "hip": "6.3"}
+    stack.update(versions)
+    return {
+        "schema": "advisor.probe-record", "version": 1, "complete": True, "interrupted": False,
+        "stamp": {
+            "hostname": f"box-{catalog_id}", "date": "2026-03-01T10:00:00Z",
+            "device": {"kind": kind, "name": f"GPU {catalog_id}", "count": 8,
+                       "catalog_id": catalog_id},
+            "versions": {k: v for k, v in stack.items() if v is not None},
+        },
+        "matmul": [{"status": "ok", "dtype": "bf16", "mode": "quick", "mamf_tflops": 700.0}],
+        "written_by_a_newer_probe": "kept as-is",
+    }
+
+
+def write(tmp_path: Path, name: str, data: dict) -> Path:
+    path = tmp_path / name
+    path.write_text(json.dumps(data, indent=1))
+    return path
+
+
+def test_import_files_the_record_under_its_catalog_id(tmp_path, home, catalog) -> None:
+    src = write(tmp_path, "r.json", record())
+    done = import_probe(src, catalog)
+    assert done.gpu_id == "h100-sxm" and done.replaced is None and done.drift == []
+    assert done.path == home / "probes" / "h100-sxm.json"
+    assert done.path.read_bytes() == src.read_bytes()  # stored exactly as measured
+    assert stored_probes()["h100-sxm"].mamf("bf16") == 700.0
+    assert "h100-sxm" in done.summary() and "torch 2.7.1+cu128" in done.summary()
+
+
+def test_stack_drift_is_found_and_loud(tmp_path, catalog) -> None:
+    import_probe(write(tmp_path, "a.json", record("h200-sxm")), catalog)
+    done = import_probe(write(tmp_path, "b.json", record("b200-sxm", torch="2.4.0+cu124",
+                                                         cuda="12.4", flash_attn=None)),
+                        catalog)
+    fields = {d.field: dict(d.values) for d in done.drift}
+    assert set(fields) == {"torch", "cuda", "flash_attn"}
+    assert fields["flash_attn"] == {"new b200-sxm": None, "h200-sxm": "2.7.4"}
+    text = drift_warning(done.drift)
+    assert text.startswith("WARNING: STACK DRIFT")
+    assert "2.4.0+cu124 (new b200-sxm), 2.7.1+cu128 (h200-sxm)" in text
+    assert "not installed (new b200-sxm)" in text and "+16-23%" in text
+
+
+def test_equal_versions_written_differently_are_not_drift() -> None:
+    a = parse_probe_record(record("h100-sxm"), "a")
+    b = parse_probe_record(record("b200-sxm", torch="2.7.1", cuda="12.8.0"), "b")
+    assert stack_drift({"a": a, "b": b}) == []
+    assert stack_drift({"a": a}) == []
+
+
+def test_vendor_libraries_compare_only_within_a_vendor() -> None:
+    nv = parse_probe_record(record("h100-sxm"), "nv")
+    amd = parse_probe_record(record("mi300x", kind="rocm", torch="2.7.1"), "amd")
+    drift = stack_drift({"nv": nv, "amd": amd})
+    assert [d.field for d in drift] == ["flash_attn"]  # not cuda, hip, cudnn
+
+
+def test_reimport_replaces_and_compares_with_the_previous(tmp_path, catalog) -> None:
+    import_probe(write(tmp_path, "old.json", record()), catalog)
+    done = import_probe(write(tmp_path, "new.json", record(cudnn="9.8.0")), catalog)
+    assert done.replaced is not None and "replaced the record" in done.summary()
+    assert [d.field for d in done.drift] == ["cudnn"]
+    assert list(stored_probes()) == ["h100-sxm"]
+
+
+def test_catalog_id_override_and_refusals(tmp_path, home, catalog) -> None:
+    anon = write(tmp_path, "anon.json", record(None))
+    with pytest.raises(InputError) as exc:
+        import_probe(anon, catalog)
+    assert "pass --gpu" in exc.value.one_line() and "stamp.device.catalog_id" in str(exc.value)
+    with pytest.raises(InputError, match="ambiguous"):
+        import_probe(anon, catalog, gpu="sxm")
+    assert import_probe(anon, catalog, gpu="H100-SXM").gpu_id == "h100-sxm"
+
+    relabel = import_probe(write(tmp_path, "r.json", record("h200-sxm")), catalog, gpu="h100-sxm")
+    assert "though the record says h200-sxm" in relabel.summary()
+
+    with pytest.raises(InputError, match="did you mean"):
+        import_probe(write(tmp_path, "typo.json", record("h100-sxn")), catalog)
+    with pytest.raises(InputError, match="CPU"):
+        import_probe(write(tmp_path, "cpu.json", record("h100-sxm", kind="cpu")), catalog)
+    incomplete = {**record("b200-sxm"), "complete": False, "interrupted": True}
+    assert "incomplete" in import_probe(write(tmp_path, "i.json", incomplete), catalog).summary()
+    assert sorted(p.name for p in (home / "probes").iterdir()) == ["b200-sxm.json",
+                                                                    "h100-sxm.json"]
+
+
+def test_damaged_store_names_the_file(home) -> None:
+    (home / "probes").mkdir(parents=True)
+    (home / "probes" / "l4.json").write_text("{")
+    with pytest.raises(InputError) as exc:
+        stored_probes()
+    assert "l4.json" in exc.value.one_line() and "not valid JSON" in exc.value.one_line()
+
+
+@settings(max_examples=80, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.one_of(
+    st.binary(max_size=200),
+    st.text(max_size=200).map(str.encode),
+    st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=10),
+                 lambda kids: st.lists(kids, max_size=3)
+                 | st.dictionaries(st.text(max_size=8), kids, max_size=3),
+                 max_leaves=10).map(lambda v: json.dumps(v).encode()),
+))
+def test_garbage_records_give_one_line_and_store_nothing(tmp_path, home, catalog,
+                                                         data: bytes) -> None:
+    src = tmp_path / "garbage.json"
+    src.write_bytes(data)
+    with pytest.raises(InputError) as exc:
+        import_probe(src, catalog)
+    assert "garbage.json" in exc.value.one_line() and "\n" not in exc.value.one_line()
+    assert not (home / "probes").exists()

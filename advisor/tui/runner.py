@@ -1,36 +1,22 @@
 """The probe runner seam: the wizard talks to this protocol, never to torch.
 
-`ProbeScreen` calls `run()` from a thread worker. Runners report each step
-through `on_progress` and poll `should_stop` between steps, so a cancel keeps
-what was measured so far. `FakeProbeRunner` is deterministic (tests and
-screenshots); `PackageProbeRunner` imports the real `probes` package lazily.
+`ProbesScreen` calls `run()` from a thread worker. Runners report each stage
+through `on_progress` and poll `should_stop` between measurements, so a cancel
+keeps what was measured so far. `FakeProbeRunner` is deterministic (tests and
+screenshots); `PackageProbeRunner` wraps the `probes` package, imported only
+when a run starts.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
-from advisor.core.probe_record import (
-    AttentionResult,
-    BandwidthResult,
-    Device,
-    MatmulResult,
-    ProbeRecord,
-    Stamp,
-    Versions,
-)
+from advisor.core.probe_record import ProbeRecord, parse_probe_record
 
 ProbeMode = Literal["quick", "full"]
-
-
-@dataclass(frozen=True)
-class ProbePlan:
-    mode: ProbeMode
-    dtypes: tuple[str, ...] = ("bf16",)
-    seq_lens: tuple[int, ...] = (4096,)
-    head_dim: int = 128
 
 
 @dataclass(frozen=True)
@@ -46,11 +32,12 @@ class ProbeRow:
 
 @dataclass(frozen=True)
 class ProbeProgress:
-    probe: str
-    done: int
-    total: int
+    stage: str
+    fraction: float
+    """Of the whole run, 0..1."""
     message: str
-    row: ProbeRow | None = None
+    rows: tuple[ProbeRow, ...] = ()
+    """Results that became available with this update."""
 
 
 ProgressCallback = Callable[[ProbeProgress], None]
@@ -58,84 +45,119 @@ StopFlag = Callable[[], bool]
 
 
 class ProbeRunner(Protocol):
-    def probes(self, plan: ProbePlan) -> tuple[str, ...]:
-        """The probe names, in run order, so the screen can list them before they start."""
-        ...
-
-    def run(self, plan: ProbePlan, on_progress: ProgressCallback, should_stop: StopFlag) -> ProbeRecord:
-        """Run the plan; return the record so far (marked interrupted) if told to stop."""
+    def run(self, mode: ProbeMode, on_progress: ProgressCallback,
+            should_stop: StopFlag) -> ProbeRecord:
+        """Run the suite; if told to stop, return the record so far (marked interrupted)."""
         ...
 
 
 def rows_of(record: ProbeRecord) -> list[ProbeRow]:
-    """A record's figures as table rows: used for imported records and finished runs alike."""
+    """A record's figures as table rows: for imported records and live runs alike."""
     rows = [ProbeRow("matmul", f"MAMF {m.dtype}", m.mamf_tflops, "TFLOPS", m.status)
             for m in record.matmul]
-    rows += [ProbeRow("attention", f"{a.backend} s={a.seq_len} {a.direction}", a.tflops_median,
-                      "TFLOPS", a.status) for a in record.attention]
+    rows += [ProbeRow("attention", f"{a.backend} s={a.seq_len} d={a.head_dim} {a.direction}",
+                      a.tflops_median, "TFLOPS", a.status) for a in record.attention]
     rows += [ProbeRow("bandwidth", f"copy {b.kind}", b.gbps_median, "GB/s", b.status)
              for b in record.bandwidth]
     return rows
 
 
-class FakeProbeRunner:
-    """Canned, deterministic figures for tests and screenshots; `pause_at` simulates a slow step.
+class PackageProbeRunner:
+    """The real suite (`probes.runner.run_suite`); torch loads in the worker thread, not at
+    startup. New results are read from each checkpoint so the table fills stage by stage."""
 
-    `gate`, when given, is waited on before each step: a test sets it to let the
-    run advance, and can cancel in the middle with results already posted.
+    def run(self, mode: ProbeMode, on_progress: ProgressCallback,
+            should_stop: StopFlag) -> ProbeRecord:
+        from probes.plan import SuiteConfig
+        from probes.runner import Progress, run_suite
+
+        shown = 0
+        last = ProbeProgress("starting", 0.0, "loading torch")
+        on_progress(last)
+
+        def progress(p: Progress) -> None:
+            nonlocal last
+            last = ProbeProgress(p.stage, p.fraction, p.message)
+            on_progress(last)
+
+        def checkpoint(record: dict[str, Any]) -> None:
+            nonlocal shown
+            rows = rows_of(parse_probe_record(record, "probe run"))
+            on_progress(ProbeProgress(last.stage, last.fraction, last.message,
+                                      tuple(rows[shown:])))
+            shown = len(rows)
+
+        class Flag:
+            def is_set(self) -> bool:
+                return should_stop()
+
+        record = run_suite(SuiteConfig(preset=mode), progress, Flag(), checkpoint)
+        return parse_probe_record(record, "probe run")
+
+
+class FakeProbeRunner:
+    """Canned, deterministic figures for tests and screenshots.
+
+    `hold_at`, when set, makes the run wait before that step until `release()`
+    (or a stop), so a test can cancel in the middle with results already shown.
     """
 
     def __init__(self, device: str = "NVIDIA H100 80GB HBM3", kind: str = "cuda",
-                 step_delay: float = 0.0, gate: Callable[[int], None] | None = None) -> None:
+                 hold_at: int | None = None) -> None:
         self.device = device
         self.kind = kind
-        self.step_delay = step_delay
-        self.gate = gate
+        self.hold_at = hold_at
+        self.released = threading.Event()
+        self.holding = threading.Event()
 
-    def probes(self, plan: ProbePlan) -> tuple[str, ...]:
-        return ("matmul", "attention", "bandwidth")
+    def release(self) -> None:
+        self.released.set()
 
-    def _steps(self, plan: ProbePlan) -> list[tuple[str, ProbeRow, object]]:
-        steps: list[tuple[str, ProbeRow, object]] = []
-        for i, dtype in enumerate(plan.dtypes):
-            tf = 720.0 / (1 + i) if self.kind == "cuda" else 1.2
-            steps.append(("matmul", ProbeRow("matmul", f"MAMF {dtype}", tf, "TFLOPS"),
-                          MatmulResult(status="ok", dtype=dtype, mode="quick" if plan.mode == "quick"
-                                       else "exhaustive", mamf_tflops=tf, median_tflops=tf * 0.97)))
-        for s in plan.seq_lens:
-            tf = (410.0 + s / 512) if self.kind == "cuda" else 0.4
-            steps.append(("attention", ProbeRow("attention", f"sdpa s={s} fwd_bwd", tf, "TFLOPS"),
-                          AttentionResult(status="ok", backend="sdpa", seq_len=s,
-                                          head_dim=plan.head_dim, heads=32, kv_heads=8, batch=1,
-                                          causal=True, direction="fwd_bwd", tflops_median=tf)))
-        gbps = 2900.0 if self.kind == "cuda" else 18.0
+    def _steps(self, mode: ProbeMode) -> list[tuple[str, ProbeRow, dict[str, Any]]]:
+        gpu = self.kind == "cuda"
+        dtypes = ("bf16", "fp8") if mode == "full" else ("bf16",)
+        steps = []
+        for i, dtype in enumerate(dtypes):
+            tf = (720.0 * (1 + i)) if gpu else 1.2
+            steps.append((f"matmul {dtype}", ProbeRow("matmul", f"MAMF {dtype}", tf, "TFLOPS"),
+                          {"matmul": {"status": "ok", "dtype": dtype, "mode": "quick",
+                                      "mamf_tflops": tf, "median_tflops": tf * 0.97}}))
+        for s in (1024, 4096, 16384):
+            tf = (380.0 + s / 256) if gpu else 0.4
+            steps.append(("attention", ProbeRow("attention", f"sdpa s={s} d=128 fwd_bwd", tf,
+                                                "TFLOPS"),
+                          {"attention": {"status": "ok", "backend": "sdpa", "seq_len": s,
+                                         "head_dim": 128, "heads": 16, "kv_heads": 16,
+                                         "batch": 1, "causal": True, "direction": "fwd_bwd",
+                                         "tflops_median": tf}}))
+        gbps = 2900.0 if gpu else 18.0
         steps.append(("bandwidth", ProbeRow("bandwidth", "copy d2d", gbps, "GB/s"),
-                      BandwidthResult(status="ok", kind="d2d", bytes=1 << 30, gbps_median=gbps)))
+                      {"bandwidth": {"status": "ok", "kind": "d2d", "bytes": 1 << 30,
+                                     "gbps_median": gbps}}))
         return steps
 
-    def run(self, plan: ProbePlan, on_progress: ProgressCallback, should_stop: StopFlag) -> ProbeRecord:
-        import time
-
-        steps = self._steps(plan)
-        done: list[object] = []
-        for i, (probe, row, result) in enumerate(steps):
-            if self.gate is not None:
-                self.gate(i)
+    def run(self, mode: ProbeMode, on_progress: ProgressCallback,
+            should_stop: StopFlag) -> ProbeRecord:
+        steps = self._steps(mode)
+        record: dict[str, Any] = {
+            "schema": "advisor.probe-record", "version": 1, "complete": False,
+            "interrupted": False, "matmul": [], "attention": [], "bandwidth": [],
+            "stamp": {"hostname": "fake-box", "date": "2026-01-01T00:00:00Z",
+                      "device": {"kind": self.kind, "name": self.device, "count": 1},
+                      "versions": {"python": "3.11", "torch": "2.13.0"}},
+        }
+        done = 0
+        for i, (stage, row, result) in enumerate(steps):
+            if i == self.hold_at:
+                self.holding.set()
+                while not (self.released.wait(0.01) or should_stop()):
+                    pass
             if should_stop():
                 break
-            if self.step_delay:
-                time.sleep(self.step_delay)
-            done.append(result)
-            on_progress(ProbeProgress(probe, i + 1, len(steps), row.what, row))
-        return ProbeRecord.model_validate({
-            "schema": "advisor.probe-record",
-            "version": 1,
-            "complete": len(done) == len(steps),
-            "interrupted": len(done) < len(steps),
-            "stamp": Stamp(hostname="fake-box", date="2026-01-01T00:00:00Z",
-                           device=Device(kind=self.kind, name=self.device, count=1),  # type: ignore[arg-type]
-                           versions=Versions(python="3.11", torch="2.13.0")),
-            "matmul": [r for r in done if isinstance(r, MatmulResult)],
-            "attention": [r for r in done if isinstance(r, AttentionResult)],
-            "bandwidth": [r for r in done if isinstance(r, BandwidthResult)],
-        })
+            for kind, entry in result.items():
+                record[kind].append(entry)
+            done += 1
+            on_progress(ProbeProgress(stage, done / len(steps), row.what, (row,)))
+        record["complete"] = done == len(steps)
+        record["interrupted"] = not record["complete"]
+        return parse_probe_record(record, "fake probe run")

@@ -21,7 +21,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from advisor.core.errors import InputError
 from advisor.core.probe_record import ProbeRecord, load_probe_record
-from advisor.tui.runner import ProbeMode, ProbePlan, ProbeProgress, rows_of
+from advisor.tui.runner import ProbeMode, ProbeProgress, rows_of
 from advisor.tui.screens.base import StepScreen
 
 CHOICES = (
@@ -147,52 +147,49 @@ class ProbesScreen(StepScreen):
                 self.notify("Choose a quick or full run first.", severity="warning")
             return
         mode: ProbeMode = "quick" if self.choice == "quick" else "full"
-        workload = self.state.workload
-        plan = ProbePlan(mode=mode, dtypes=("bf16",) + (("fp8",) if workload.get("precision")
-                                                         == "fp8" else ()),
-                         seq_lens=tuple(workload.get("seq_lens", (4096,))))
-        status = self.query_one("#probe-status", DataTable)
-        status.clear()
-        for name in self.ctx.runner.probes(plan):
-            status.add_row(name, "waiting", key=name)
+        self.query_one("#probe-status", DataTable).clear()
         self.query_one("#probe-results", DataTable).clear()
-        self.query_one("#progress", ProgressBar).update(total=None, progress=0)
+        self.query_one("#progress", ProgressBar).update(total=100, progress=0)
         self.stop.clear()
         self.running = True
         self.state.probe_source = None
         self.query_one("#probe-message", Label).update(f"running {mode} probes… ^x cancels")
         self.refresh_nav()
-        self._run(plan)
+        self._run(mode)
 
     @work(thread=True, exclusive=True, group="probes", exit_on_error=False,
           description="probes")
-    def _run(self, plan: ProbePlan) -> None:
+    def _run(self, mode: ProbeMode) -> None:
         worker = get_current_worker()
         record = self.ctx.runner.run(
-            plan, lambda p: self.post_message(ProbeUpdate(p)),
+            mode, lambda p: self.post_message(ProbeUpdate(p)),
             lambda: self.stop.is_set() or worker.is_cancelled)
         self.post_message(ProbeDone(record, self.stop.is_set()))
 
     def on_probe_update(self, message: ProbeUpdate) -> None:
+        """A new stage marks the previous ones done; rows go straight into the results."""
         p = message.progress
-        self.query_one("#progress", ProgressBar).update(total=p.total, progress=p.done)
+        self.query_one("#progress", ProgressBar).update(progress=round(p.fraction * 100))
         status = self.query_one("#probe-status", DataTable)
         for key in status.rows:
-            if key.value == p.probe:
-                status.update_cell(key, "status", f"running: {p.message}", update_width=True)
-        if p.row is not None:
-            self.query_one("#probe-results", DataTable).add_row(
-                p.row.probe, p.row.what, _value(p.row.value), p.row.unit)
+            if key.value != p.stage:
+                status.update_cell(key, "status", "done", update_width=True)
+        text = f"running: {p.message}" if p.message else "running"
+        if p.stage in status.rows:
+            status.update_cell(p.stage, "status", text, update_width=True)
+        else:
+            status.add_row(p.stage, text, key=p.stage)
+        results = self.query_one("#probe-results", DataTable)
+        for row in p.rows:
+            results.add_row(row.probe, row.what, _value(row.value), row.unit)
 
     def on_probe_done(self, message: ProbeDone) -> None:
         self.running = False
         record = message.record
         status = self.query_one("#probe-status", DataTable)
-        measured = {r.probe for r in rows_of(record)}
-        for key in status.rows:
-            done = key.value in measured
-            text = "done" if done and not record.interrupted else (
-                "partial" if done else ("cancelled" if message.cancelled else "not run"))
+        last = list(status.rows)[-1:] if status.rows else []
+        for key in last:
+            text = "stopped" if message.cancelled else "done"
             status.update_cell(key, "status", text, update_width=True)
         n = len(rows_of(record))
         note = (f"{self.choice} run cancelled: kept the {n} result{'s' if n != 1 else ''} "

@@ -303,7 +303,13 @@ def match_gpu(catalog: Catalog, gpu: DetectedGpu) -> tuple[str | None, str]:
     def names(g: Gpu) -> list[str]:
         return [g.id, g.name, *g.aliases]
 
-    exact = [g for g in pool if any(_tokens(n) == want for n in names(g))]
+    def fits(g: Gpu) -> bool:
+        """Memory within 10% of the catalog's, or nothing to compare."""
+        if not gpu.memory_mib or g.memory is None:
+            return True
+        return abs(g.memory.gib - gpu.memory_mib / 1024) <= 0.1 * g.memory.gib
+
+    exact = [g for g in pool if any(_tokens(n) == want for n in names(g)) and fits(g)]
     if len(exact) == 1:
         return exact[0].id, f"name {gpu.name!r} matches"
 
@@ -316,10 +322,8 @@ def match_gpu(catalog: Catalog, gpu: DetectedGpu) -> tuple[str | None, str]:
     scored = [(score(g), g) for g in pool]
     best = max((s for s, _ in scored), default=0)
     top = [g for s, g in scored if s == best and s > 0]
-    if len(top) > 1 and gpu.memory_mib:
-        gib = gpu.memory_mib / 1024
-        close = [g for g in top if g.memory and abs(g.memory.gib - gib) <= 0.1 * g.memory.gib]
-        top = close or top
+    if len(top) > 1:
+        top = [g for g in top if fits(g)] or top
     if len(top) == 1:
         return top[0].id, f"best match for {gpu.name!r}"
     if top:

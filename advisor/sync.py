@@ -59,6 +59,10 @@ SHEET_LABEL = "team price sheet"
 TABLE_MODEL: Mapping[str, type[BaseModel]] = {
     "gpu": Gpu, "arch": Arch, "package": Package, "support": Support, "price": Price,
 }
+TABLE_NOUN: Mapping[str, str] = {
+    "gpu": "GPU", "arch": "architecture", "package": "package", "support": "support row",
+    "price": "price",
+}
 RETRY_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 
 
@@ -301,7 +305,8 @@ class PullOutcome:
     cache: PulledCache
 
     def summary(self) -> str:
-        counts = ", ".join(f"{len(v)} {k}" for k, v in self.cache.entries.items() if v)
+        counts = ", ".join(f"{len(v)} {TABLE_NOUN[k]}{'' if len(v) == 1 else 's'}"
+                           for k, v in self.cache.entries.items() if v)
         where = cache_path(self.kind)
         if not self.changed:
             return (f"{self.kind}: unchanged since {self.cache.fetched_at:%Y-%m-%d %H:%M} UTC "

@@ -10,6 +10,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
+from advisor.core.errors import InputError
 from advisor.core.loaders import FORMATS
 
 if TYPE_CHECKING:
@@ -52,7 +53,12 @@ def add_pull_options(p: argparse.ArgumentParser) -> None:
 def run_pull(kind: PullKind, args: argparse.Namespace) -> int:
     from advisor.sync import FetchError, FetchPolicy, pull
 
-    policy = FetchPolicy(timeout_s=args.timeout, retries=max(0, args.retries),
+    if not args.timeout > 0:
+        raise InputError("must be a positive number of seconds", field="--timeout",
+                         value=args.timeout)
+    if args.retries < 0:
+        raise InputError("must be 0 or more", field="--retries", value=args.retries)
+    policy = FetchPolicy(timeout_s=args.timeout, retries=args.retries,
                          allow_http=args.allow_http)
     try:
         outcome = pull(kind, args.url, policy, args.format)

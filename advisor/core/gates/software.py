@@ -116,6 +116,10 @@ def _variant_kind(variant: str | None) -> str:
     return "feature"
 
 
+def _words(variant: str | None) -> list[str]:
+    return re.split(r"[^a-z0-9_]+", (variant or "").lower())
+
+
 def applicable_rows(
     rows: Iterable[Support], flavour: str | None, precision: str | None
 ) -> list[Support]:
@@ -134,7 +138,7 @@ def applicable_rows(
         elif kind == "base" or kind == flavour:
             base.append(r)
     if precision:
-        hits = [r for r in features if precision in re.split(r"[^a-z0-9_]+", str(r.variant))]
+        hits = [r for r in features if precision in _words(r.variant)]
         if hits:
             return hits
     return base or features

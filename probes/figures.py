@@ -56,7 +56,9 @@ def parse_gpus(doc: dict[str, Any]) -> list[CatalogGpu]:
             continue
         peaks = {k: v for k, x in _table(raw.get("peak_tflops")).items() if (v := _number(x))}
         mamf = {
-            k: v for k, x in _table(raw.get("mamf")).items() if (v := _number(_table(x).get("tflops")))
+            k: v
+            for k, x in _table(raw.get("mamf")).items()
+            if (v := _number(_table(x).get("tflops")))
         }
         tbps = _number(_table(raw.get("memory")).get("bandwidth_tbps"))
         link = _table(raw.get("interconnect"))
@@ -106,9 +108,7 @@ def _id_model(gpu: CatalogGpu) -> str:
     return gpu.id.split("-", 1)[0]
 
 
-def match_name(
-    device_name: str, capability: str | None, gpus: list[CatalogGpu]
-) -> CatalogMatch:
+def match_name(device_name: str, capability: str | None, gpus: list[CatalogGpu]) -> CatalogMatch:
     """Match a torch device name, e.g. "NVIDIA H100 80GB HBM3", to one catalog entry."""
 
     def compatible(g: CatalogGpu) -> bool:

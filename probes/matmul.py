@@ -52,7 +52,10 @@ class MatmulProfile:
 # `0 16384 1024`, 3,375 shapes, 50 warm-up + 100 timed iterations, 30 s warm-up).
 GPU_PROFILE = MatmulProfile(
     space=SearchSpace(
-        lo=256, hi=16384, step=256, coarse=(1024, 2048, 4096, 6144, 8192, 12288, 16384),
+        lo=256,
+        hi=16384,
+        step=256,
+        coarse=(1024, 2048, 4096, 6144, 8192, 12288, 16384),
         refine_delta=1024,
     ),
     grid=(0, 16384, 1024),
@@ -79,7 +82,9 @@ def profile_for(device: Device) -> MatmulProfile:
     return GPU_PROFILE if device.is_gpu else SMALL_PROFILE
 
 
-def fp8_format(device: Device, capability: str | None, gcn_arch: str | None) -> tuple[str | None, str]:
+def fp8_format(
+    device: Device, capability: str | None, gcn_arch: str | None
+) -> tuple[str | None, str]:
     """The torch fp8 dtype name for this device, or None; and why."""
     if device.kind == "cuda":
         if capability is None:
@@ -101,7 +106,9 @@ def fp8_format(device: Device, capability: str | None, gcn_arch: str | None) -> 
     )
 
 
-def dtype_support(device: Device, dtype: str, capability: str | None, gcn_arch: str | None) -> str | None:
+def dtype_support(
+    device: Device, dtype: str, capability: str | None, gcn_arch: str | None
+) -> str | None:
     """Why `dtype` cannot be probed on this device, or None when it can."""
     import torch
 
@@ -122,8 +129,10 @@ def is_oom(exc: BaseException) -> bool:
     import torch
 
     text = str(exc).lower()
-    return isinstance(exc, torch.cuda.OutOfMemoryError) or "out of memory" in text or (
-        "can't allocate memory" in text
+    return (
+        isinstance(exc, torch.cuda.OutOfMemoryError)
+        or "out of memory" in text
+        or ("can't allocate memory" in text)
     )
 
 
@@ -203,7 +212,11 @@ class MatmulBench:
 
 
 def verdict(
-    median_tflops: float, dtype: str, gpu: CatalogGpu | None, device: Device, catalog_note: str | None
+    median_tflops: float,
+    dtype: str,
+    gpu: CatalogGpu | None,
+    device: Device,
+    catalog_note: str | None,
 ) -> str:
     """Is the measured MAMF plausible for this GPU? Compared with the published MAMF (a mean)."""
     if gpu is None:
@@ -301,8 +314,12 @@ def run_matmul(
         with float32_precision(dtype):
             bench = MatmulBench(device, dtype, entry.get("torch_dtype"))
             result = search(
-                bench, profile or profile_for(device), exhaustive=exhaustive,
-                budget_s=budget_s, should_stop=should_stop, report=report,
+                bench,
+                profile or profile_for(device),
+                exhaustive=exhaustive,
+                budget_s=budget_s,
+                should_stop=should_stop,
+                report=report,
             )
     except Exception as exc:
         first = (str(exc).strip().splitlines() or [""])[0][:300]
@@ -312,8 +329,10 @@ def run_matmul(
     entry["seconds"] = round(time.perf_counter() - t0, 3)
     entry["shapes_tried"] = result.shapes_tried
     if result.best is None or result.best_shape is None:
-        why = "stopped before any shape was measured" if result.stopped else "no shape fit in memory"
-        entry.update(status="failed" if not result.stopped else "skipped", reason=why)
+        if result.stopped:
+            entry.update(status="skipped", reason="stopped before any shape was measured")
+        else:
+            entry.update(status="failed", reason="no shape fit in memory")
         return entry
     entry.update(
         status="ok",

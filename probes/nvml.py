@@ -79,8 +79,8 @@ def power_limit_w(nvml: ModuleType, h: Any) -> float | None:
 
 
 def _throttle_mask(nvml: ModuleType, h: Any) -> int:
-    for name in ("nvmlDeviceGetCurrentClocksEventReasons", "nvmlDeviceGetCurrentClocksThrottleReasons"):
-        fn = getattr(nvml, name, None)
+    for name in ("EventReasons", "ThrottleReasons"):  # the newer NVML name first
+        fn = getattr(nvml, f"nvmlDeviceGetCurrentClocks{name}", None)
         if fn is not None:
             try:
                 return int(fn(h))

@@ -79,7 +79,8 @@ def gpu_identity(device: Device) -> dict[str, Any]:
         uuid = getattr(torch.cuda.get_device_properties(i), "uuid", None)
         if uuid is not None:
             text = str(uuid)
-            uuids.append(text if text.startswith("GPU-") or device.kind == "rocm" else f"GPU-{text}")
+            nvidia_style = device.kind == "cuda" and not text.startswith("GPU-")
+            uuids.append(f"GPU-{text}" if nvidia_style else text)
     props = torch.cuda.get_device_properties(device.index)
     gcn = getattr(props, "gcnArchName", None) if device.kind == "rocm" else None
     return {
@@ -116,9 +117,13 @@ def versions(device: Device, nvml_module: ModuleType | None) -> dict[str, str | 
 
 
 def collect_stamp(
-    device: Device, match: CatalogMatch, nvml_module: ModuleType | None, nvml_reason: str | None
+    device: Device,
+    identity: dict[str, Any],
+    match: CatalogMatch,
+    nvml_module: ModuleType | None,
+    nvml_reason: str | None,
 ) -> dict[str, Any]:
-    identity = gpu_identity(device)
+    """`identity` comes from gpu_identity(); the catalog match needs it first."""
     clocks: dict[str, float | None] = {}
     power = None
     clocks_note = None

@@ -51,6 +51,8 @@ class Versions(_Model):
     nccl: str | None = None
     driver: str | None = None
     flash_attn: str | None = None
+    flash_attn_3: str | None = None
+    flash_attn_cute: str | None = None
     transformer_engine: str | None = None
 
 
@@ -62,6 +64,7 @@ class Stamp(_Model):
     device: Device
     versions: Versions
     clocks: dict[str, float | None] = Field(default_factory=dict)
+    clocks_note: str | None = None
     power_limit_w: float | None = None
 
 
@@ -72,6 +75,7 @@ class _Measurement(_Model):
 
 class MatmulResult(_Measurement):
     dtype: str
+    torch_dtype: str | None = Field(default=None, description="fp8 only: float8_e4m3fn or ...fnuz")
     mode: Literal["quick", "exhaustive"]
     mamf_tflops: float | None = Field(
         default=None, description="fastest iteration at the best shape (mamf-finder's 'max')"
@@ -100,6 +104,7 @@ class AttentionResult(_Measurement):
     direction: Direction
     tflops_median: float | None = None
     tflops_max: float | None = None
+    ms_median: float | None = None
 
 
 class BandwidthResult(_Measurement):
@@ -163,6 +168,7 @@ class ProbeRecord(_Model):
     stamp: Stamp
     conventions: dict[str, str] = Field(default_factory=dict)
     settings: dict[str, Any] = Field(default_factory=dict)
+    notes: list[str] = Field(default_factory=list)
     matmul: list[MatmulResult] = Field(default_factory=list)
     attention: list[AttentionResult] = Field(default_factory=list)
     bandwidth: list[BandwidthResult] = Field(default_factory=list)

@@ -24,10 +24,11 @@ from advisor.tui.screens.gates import DtypeScreen, SoftwareScreen
 from advisor.tui.screens.probes import ProbesScreen
 from advisor.tui.screens.targets import TargetsScreen
 from advisor.tui.screens.welcome import WelcomeScreen
+from advisor.tui.screens.workload import WorkloadScreen
 from advisor.tui.state import STEPS, Context, WizardState
 
 SCREENS: tuple[type[StepScreen], ...] = (
-    WelcomeScreen, WelcomeScreen, TargetsScreen, DtypeScreen, SoftwareScreen, ProbesScreen,
+    WelcomeScreen, WorkloadScreen, TargetsScreen, DtypeScreen, SoftwareScreen, ProbesScreen,
 )
 
 

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.validation import ValidationResult, Validator
+from textual.widget import Widget
 from textual.widgets import Input, Label
 
 
 class FormField(Horizontal):
     """Errors show inline, on the row that caused them, as the user types."""
 
-    def __init__(self, label: str, field: Input | None = None, note: str = "",
+    def __init__(self, label: str, field: Widget | None = None, note: str = "",
                  id: str | None = None) -> None:
         super().__init__(id=id, classes="form-field")
         self.label = label
@@ -38,3 +42,18 @@ class FormField(Horizontal):
         result = event.validation_result
         errors = result.failure_descriptions if result and not result.is_valid else []
         self.show_error(errors[0] if errors else None)
+
+
+class Parsed(Validator):
+    """Valid when `parse` accepts the text; its ValueError message is the inline error."""
+
+    def __init__(self, parse: Callable[[str], object]) -> None:
+        super().__init__()
+        self.parse = parse
+
+    def validate(self, value: str) -> ValidationResult:
+        try:
+            self.parse(value)
+        except ValueError as exc:
+            return self.failure(str(exc))
+        return self.success()

@@ -1,0 +1,48 @@
+"""Parsing what people type into the workload form: "4k, 32k" and "1.5T".
+
+Pure functions, so the validators the inputs use and the tests share one
+definition. Each raises ValueError with the message the form shows inline.
+"""
+
+from __future__ import annotations
+
+import re
+
+_SUFFIX = {"": 1, "k": 10**3, "m": 10**6, "b": 10**9, "g": 10**9, "t": 10**12}
+
+
+def parse_count(text: str, *, binary_k: bool = False) -> int:
+    """ "8192", "8k", "1.5B", "2T" -> an int; k means 1024 when `binary_k` (sequence lengths)."""
+    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([kmbgt]?)\s*", text.lower().replace(",", "")
+                     .replace("_", ""))
+    if m is None:
+        raise ValueError(f"{text.strip() or 'blank'}: expected a number like 8k or 1.5B")
+    scale = 1024 if binary_k and m[2] == "k" else _SUFFIX[m[2]]
+    value = float(m[1]) * scale
+    if value != int(value):
+        raise ValueError(f"{text.strip()}: not a whole number")
+    return int(value)
+
+
+def parse_seq_lens(text: str, low: int = 16, high: int = 4 * 1024 * 1024) -> tuple[int, ...]:
+    """A comma/space separated list of sequence lengths, sorted and de-duplicated."""
+    parts = [p for p in re.split(r"[,\s]+", text.strip()) if p]
+    if not parts:
+        raise ValueError("give at least one sequence length, e.g. 4k, 32k")
+    values = sorted({parse_count(p, binary_k=True) for p in parts})
+    for v in values:
+        if not low <= v <= high:
+            raise ValueError(f"{v}: sequence lengths run from {low} to {high:,}")
+    return tuple(values)
+
+
+def format_count(value: float) -> str:
+    """The inverse for display: 10_000_000_000 -> "10B"."""
+    for suffix, scale in (("T", 10**12), ("B", 10**9), ("M", 10**6), ("k", 10**3)):
+        if value >= scale and (value / scale) == round(value / scale, 2):
+            return f"{value / scale:g}{suffix}"
+    return f"{value:g}"
+
+
+def format_seq_lens(values: tuple[int, ...]) -> str:
+    return ", ".join(f"{v // 1024}k" if v % 1024 == 0 and v >= 1024 else str(v) for v in values)

@@ -167,7 +167,9 @@ def collectives_command(args: Any) -> int:
             for s in (args.sizes or (gpu_sizes if device.is_gpu else "64K,1M,4M")).split(",")
         ]
         identity = gpu_identity(device)
-        match = match_device(device, identity["capability"], args.catalog_id)
+        match = match_device(
+            device, identity["capability"], identity["memory_gib"], args.catalog_id
+        )
     except ValueError as exc:
         print(f"probes collectives: error: {exc}", file=sys.stderr)
         return 2

@@ -26,6 +26,7 @@ class CatalogGpu:
     name: str
     aliases: tuple[str, ...] = ()
     compute_capability: str | None = None
+    memory_gib: float | None = None
     peak_tflops: dict[str, float] = field(default_factory=dict)
     mamf_tflops: dict[str, float] = field(default_factory=dict)
     memory_gbps: float | None = None
@@ -60,7 +61,8 @@ def parse_gpus(doc: dict[str, Any]) -> list[CatalogGpu]:
             for k, x in _table(raw.get("mamf")).items()
             if (v := _number(_table(x).get("tflops")))
         }
-        tbps = _number(_table(raw.get("memory")).get("bandwidth_tbps"))
+        memory = _table(raw.get("memory"))
+        tbps = _number(memory.get("bandwidth_tbps"))
         link = _table(raw.get("interconnect"))
         gbps = _number(link.get("gbps"))
         if gbps is not None and link.get("direction") == "bidirectional":
@@ -73,6 +75,7 @@ def parse_gpus(doc: dict[str, Any]) -> list[CatalogGpu]:
                 name=str(raw.get("name", raw["id"])),
                 aliases=tuple(a for a in aliases if isinstance(a, str)),
                 compute_capability=cc if isinstance(cc, str) else None,
+                memory_gib=_number(memory.get("gib")),
                 peak_tflops=peaks,
                 mamf_tflops=mamf,
                 memory_gbps=tbps * 1000 if tbps is not None else None,
@@ -108,11 +111,27 @@ def _id_model(gpu: CatalogGpu) -> str:
     return gpu.id.split("-", 1)[0]
 
 
-def match_name(device_name: str, capability: str | None, gpus: list[CatalogGpu]) -> CatalogMatch:
-    """Match a torch device name, e.g. "NVIDIA H100 80GB HBM3", to one catalog entry."""
+# Vendors label capacity in GB and torch reports GiB less reserved memory (an "80GB" H100
+# shows 79.6, a "141GB" H200 139.8); a wider gap is a different SKU (A100 40GB vs 80GB).
+MEMORY_TOLERANCE = 0.12
+
+
+def match_name(
+    device_name: str,
+    capability: str | None,
+    gpus: list[CatalogGpu],
+    memory_gib: float | None = None,
+) -> CatalogMatch:
+    """Match a torch device name, e.g. "NVIDIA H100 80GB HBM3", to one catalog entry.
+
+    An entry must agree on compute capability and memory size when both are known."""
 
     def compatible(g: CatalogGpu) -> bool:
-        return capability is None or g.compute_capability in (None, capability)
+        if capability is not None and g.compute_capability not in (None, capability):
+            return False
+        if memory_gib is None or g.memory_gib is None:
+            return True
+        return abs(memory_gib - g.memory_gib) <= MEMORY_TOLERANCE * g.memory_gib
 
     key = _norm(device_name)
     exact = [g for g in gpus if key in {_norm(s) for s in (g.id, g.name, *g.aliases)}]
@@ -137,6 +156,7 @@ def match_name(device_name: str, capability: str | None, gpus: list[CatalogGpu])
 def match_device(
     device: Device,
     capability: str | None,
+    memory_gib: float | None = None,
     override: str | None = None,
     catalog: tuple[list[CatalogGpu], str | None] | None = None,
 ) -> CatalogMatch:
@@ -153,4 +173,4 @@ def match_device(
         if not chosen:
             raise ValueError(f"unknown --catalog-id {override!r}")
         return CatalogMatch(chosen[0], f"chosen with --catalog-id {override}")
-    return match_name(device.name, capability, gpus)
+    return match_name(device.name, capability, gpus, memory_gib)

@@ -207,7 +207,7 @@ def prepare(config: SuiteConfig) -> tuple[Context, dict[str, Any], Any, str | No
     """Detect the device, match the catalog, plan, stamp; also opens NVML on NVIDIA."""
     device = detect(config.device)
     identity = gpu_identity(device)
-    match = match_device(device, identity["capability"], config.catalog_id)
+    match = match_device(device, identity["capability"], identity["memory_gib"], config.catalog_id)
     plan = plan_suite(config, device)
     if device.kind == "cuda":
         nvml_module, nvml_reason = nvml.open_nvml()

@@ -69,11 +69,11 @@ def _driver_from_files() -> str | None:
 
 
 def gpu_identity(device: Device) -> dict[str, Any]:
-    """UUIDs of every visible GPU, and the compute capability or gcnArchName of the first."""
+    """UUIDs of every visible GPU; compute capability or gcnArchName and memory of the first."""
     import torch
 
     if not device.is_gpu:
-        return {"uuids": [], "capability": None, "gcn_arch": None}
+        return {"uuids": [], "capability": None, "gcn_arch": None, "memory_gib": None}
     uuids = []
     for i in range(device.count):
         uuid = getattr(torch.cuda.get_device_properties(i), "uuid", None)
@@ -87,6 +87,7 @@ def gpu_identity(device: Device) -> dict[str, Any]:
         "uuids": uuids,
         "capability": None if gcn else f"{props.major}.{props.minor}",
         "gcn_arch": gcn.split(":")[0] if gcn else None,
+        "memory_gib": round(props.total_memory / 2**30, 2),
     }
 
 

@@ -36,6 +36,7 @@ class Device(_Model):
     uuids: list[str] = Field(default_factory=list)
     capability: str | None = None
     gcn_arch: str | None = None
+    memory_gib: float | None = Field(default=None, description="as torch reports it (GiB)")
     catalog_id: str | None = None
     catalog_note: str | None = Field(
         default=None, description="why catalog_id is null, or how it was chosen"

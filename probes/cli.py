@@ -212,11 +212,11 @@ def run_command(
     except ValueError as exc:
         print(f"{prog}: error: {exc}", file=sys.stderr)
         return EXIT_INPUT_ERROR
-    if check is not None:
-        check(record)
     if args.out:
         write(record, args.out)
         print(f"{prog}: record written to {args.out}", file=sys.stderr)
+    if check is not None:
+        check(record)
     if args.json:
         print(json.dumps(record, indent=2, ensure_ascii=False))
     else:

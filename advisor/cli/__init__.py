@@ -17,7 +17,7 @@ from advisor import __version__
 from advisor.core.errors import EXIT_INPUT_ERROR, InputError
 
 # Subcommand modules, in the order `advisor --help` lists them.
-COMMAND_MODULES: tuple[str, ...] = ("catalog", "prices")
+COMMAND_MODULES: tuple[str, ...] = ("catalog", "prices", "probe")
 
 
 def build_parser() -> argparse.ArgumentParser:

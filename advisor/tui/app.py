@@ -90,3 +90,19 @@ class AdvisorApp(App[None]):
             if i <= self.state.reached and i != self.step:
                 yield SystemCommand(f"Go to step {i + 1}: {title}", "Jump to a step you have "
                                     "already reached", lambda i=i: self.goto(i))
+
+
+def run_app(resume: Path | None = None) -> int:
+    """`advisor` with no subcommand: load the catalog and this box, then run the wizard.
+
+    Bad input (a broken catalog overlay, an unreadable report) raises InputError
+    before the screen is taken over, so the CLI prints it as one line.
+    """
+    from advisor.catalog_store import effective_catalog
+    from advisor.tui.hardware import detect_hardware
+    from advisor.tui.runner import PackageProbeRunner
+
+    catalog = effective_catalog()
+    app = AdvisorApp(catalog, detect_hardware(catalog), PackageProbeRunner())
+    app.run()
+    return app.return_code or 0

@@ -58,7 +58,8 @@ def detect_hardware(catalog: Catalog) -> Hardware:
 
 def stack_lines(stack: Stack) -> tuple[tuple[str, str | None], ...]:
     """torch with its build, the CUDA/ROCm runtime, then every kernel the gates care about."""
-    lines: list[tuple[str, str | None]] = [("torch", stack.describe_torch() if stack.torch else None)]
+    torch = stack.describe_torch() if stack.torch else None
+    lines: list[tuple[str, str | None]] = [("torch", torch)]
     if stack.cuda:
         lines.append(("CUDA", stack.cuda))
     if stack.hip:

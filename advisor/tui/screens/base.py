@@ -50,7 +50,7 @@ class StepScreen(Screen[None]):
         yield StepHeader(self.STEP, self.state.reached)
         with Container(id="body"):
             yield from self.compose_body()
-        yield NavBar(first=self.STEP == 0, last=self.STEP == len(STEPS) - 1,
+        yield NavBar(first=self.STEP == 0, last=len(STEPS) - 1 == self.STEP,
                      next_label=self.NEXT_LABEL)
         yield Footer()
 
@@ -77,7 +77,7 @@ class StepScreen(Screen[None]):
         if action == "back":
             return self.STEP > 0
         if action == "next":
-            if self.STEP == len(STEPS) - 1:
+            if len(STEPS) - 1 == self.STEP:
                 return False
             return True if self.ready()[0] else None
         return True

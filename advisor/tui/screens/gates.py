@@ -15,7 +15,14 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import DataTable, Static
 
-from advisor.tui.gating import GateName, GateRow, apply_gates, dtype_rows, precision_of, software_rows
+from advisor.tui.gating import (
+    GateName,
+    GateRow,
+    apply_gates,
+    dtype_rows,
+    precision_of,
+    software_rows,
+)
 from advisor.tui.screens.base import StepScreen
 
 PLAIN = {"pass": "✔ pass", "beta": "◐ beta", "fail": "✘ fail"}
@@ -35,7 +42,7 @@ class GateScreen(StepScreen):
     def compose_body(self) -> ComposeResult:
         self.gate_rows = {r.gpu: r for r in self.rows()}
         yield Static(self.question(), classes="prompt", markup=True)
-        table: DataTable[str] = DataTable(cursor_type="row", id="gate")
+        table: DataTable[Text] = DataTable(cursor_type="row", id="gate")
         table.add_columns("GPU", "arch", "result", "why")
         colours = self.app.theme_variables
         for r in self.gate_rows.values():

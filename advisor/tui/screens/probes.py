@@ -10,6 +10,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -45,7 +46,7 @@ class ProbeDone(Message):
 
 class ProbesScreen(StepScreen):
     STEP = 5
-    BINDINGS = [
+    BINDINGS: ClassVar = [
         Binding("ctrl+r", "run", "Run probes", key_display="^r"),
         Binding("ctrl+x", "cancel", "Cancel run", key_display="^x"),
     ]
@@ -162,9 +163,12 @@ class ProbesScreen(StepScreen):
     def _run(self, mode: ProbeMode) -> None:
         worker = get_current_worker()
         record = self.ctx.runner.run(
-            mode, lambda p: self.post_message(ProbeUpdate(p)),
-            lambda: self.stop.is_set() or worker.is_cancelled)
+            mode, self._post_progress, lambda: self.stop.is_set() or worker.is_cancelled)
         self.post_message(ProbeDone(record, self.stop.is_set()))
+
+    def _post_progress(self, progress: ProbeProgress) -> None:
+        """Called from the worker thread; post_message is the thread-safe way in."""
+        self.post_message(ProbeUpdate(progress))
 
     def on_probe_update(self, message: ProbeUpdate) -> None:
         """A new stage marks the previous ones done; rows go straight into the results."""

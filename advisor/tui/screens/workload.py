@@ -3,6 +3,7 @@ parallelism, GPU count and token budget, each validated inline as it is typed.""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from textual import on
@@ -24,6 +25,8 @@ RECIPES = tuple((p, p) for p in ("bf16", "fp16", "fp8", "mxfp8", "nvfp4", "mxfp4
 DIMS = (("layers", "layers", 1, 1024), ("hidden", "hidden size", 64, 65536),
         ("heads", "attention heads", 1, 1024), ("kv_heads", "KV heads", 1, 1024),
         ("ffn", "FFN size", 64, 262144), ("vocab", "vocabulary", 256, 1_048_576))
+PARSERS: dict[str, Callable[[str], object]] = {"seq_lens": parse_seq_lens,
+                                               "token_budget": parse_count}
 CUSTOM = "custom"
 DEFAULTS: dict[str, Any] = {
     "mode": "pretrain", "preset": CUSTOM, "layers": 32, "hidden": 4096, "heads": 32,
@@ -109,7 +112,7 @@ class WorkloadScreen(StepScreen):
     def _typed(self, event: Input.Changed) -> None:
         key = event.input.id
         if key and event.validation_result and event.validation_result.is_valid:
-            parse = {"seq_lens": parse_seq_lens, "token_budget": parse_count}.get(key, int)
+            parse: Callable[[str], object] = PARSERS.get(key, int)
             self.state.workload[key] = parse(event.value)
         self.refresh_nav()
 

@@ -7,6 +7,7 @@ decides what a selected row means and what the mark column says.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import ClassVar
 
 from textual import on
 from textual.app import ComposeResult
@@ -31,7 +32,7 @@ def price_cell(catalog: Catalog, gpu_id: str) -> str:
 class CatalogTable(Vertical):
     """Filters on top, one row per GPU below; enter or space selects the highlighted row."""
 
-    BINDINGS = [Binding("space", "select_row", "Select", show=False)]
+    BINDINGS: ClassVar = [Binding("space", "select_row", "Select", show=False)]
 
     class Selected(Message):
         def __init__(self, gpu_id: str) -> None:
@@ -65,7 +66,7 @@ class CatalogTable(Vertical):
     def on_mount(self) -> None:
         self.refill()
 
-    def visible(self) -> list[Gpu]:
+    def shown_gpus(self) -> list[Gpu]:
         query = self.query_one("#search", Input).value
         vendor = self.query_one("#vendor", Select).value
         arch = self.query_one("#arch", Select).value
@@ -82,11 +83,11 @@ class CatalogTable(Vertical):
         table = self.query_one("#gpus", DataTable)
         keep = self.highlighted()
         table.clear()
-        for g in self.visible():
+        for g in self.shown_gpus():
             mem = g.memory
-            table.add_row(self.mark(g.id), g.id, g.name, g.arch,
-                          fmt(mem.gib if mem else None), fmt(mem.bandwidth_tbps if mem else None, 2),
-                          fmt(g.peak_tflops.bf16), price_cell(self.catalog, g.id), key=g.id)
+            table.add_row(self.mark(g.id), g.id, g.name, g.arch, fmt(mem.gib if mem else None),
+                          fmt(mem.bandwidth_tbps if mem else None, 2), fmt(g.peak_tflops.bf16),
+                          price_cell(self.catalog, g.id), key=g.id)
         if keep is not None and keep in table.rows:
             table.move_cursor(row=table.get_row_index(keep))
 

@@ -1,0 +1,75 @@
+"""Fixtures for the wizard: a frozen catalog, a GPU box and a CPU box, a fake probe runner.
+
+Nothing here touches nvidia-smi, torch or the user's data folders, and the
+catalog is a small copy in tests/tui/catalog, so snapshots only move when the
+TUI does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from advisor.core.catalog import CATALOG_FILES, Catalog, build_catalog
+from advisor.tui import demo
+from advisor.tui.app import AdvisorApp
+from advisor.tui.hardware import Hardware
+from advisor.tui.runner import FakeProbeRunner, ProbeRunner
+from advisor.tui.state import WizardState
+
+HERE = Path(__file__).parent
+
+
+@pytest.fixture(scope="session")
+def catalog() -> Catalog:
+    folder = HERE / "catalog"
+    return build_catalog({f: (folder / f).read_text(encoding="utf-8") for f in CATALOG_FILES})
+
+
+@pytest.fixture
+def gpu_box() -> Hardware:
+    return demo.gpu_box()
+
+
+@pytest.fixture
+def cpu_box() -> Hardware:
+    return demo.cpu_box()
+
+
+@pytest.fixture
+def make_app(catalog: Catalog, gpu_box: Hardware, tmp_path: Path) -> Callable[..., AdvisorApp]:
+    """A fresh app per call: GPU box and fake runner unless told otherwise."""
+
+    def make(hardware: Hardware | None = None, runner: ProbeRunner | None = None,
+             state: WizardState | None = None, start: int = 0) -> AdvisorApp:
+        app = AdvisorApp(catalog, hardware or gpu_box, runner or FakeProbeRunner(),
+                         state=state, start=start, screenshot_dir=tmp_path)
+        app.theme = "textual-dark"
+        app.animation_level = "none"
+        return app
+
+    return make
+
+
+@pytest.fixture
+def ready_state() -> Callable[..., WizardState]:
+    """Answers as they stand after Targets: H100 today, B200 and MI300X as targets."""
+
+    def state(**overrides: Any) -> WizardState:
+        values: dict[str, Any] = {"current": "h100-sxm", "targets": ["b200-sxm", "mi300x"],
+                                  "reached": 2}
+        values.update(overrides)
+        return WizardState(**values)
+
+    return state
+
+
+@pytest.fixture(autouse=True)
+def _no_blink(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A blinking cursor makes snapshots depend on timing."""
+    from textual.widgets import Input
+
+    monkeypatch.setattr(Input, "cursor_blink", False)

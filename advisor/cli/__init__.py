@@ -12,6 +12,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from advisor import __version__
 from advisor.core.errors import EXIT_INPUT_ERROR, InputError
@@ -29,6 +30,8 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     parser.add_argument("--version", action="version", version=f"advisor {__version__}")
+    parser.add_argument("--resume", metavar="REPORT", type=Path, default=None,
+                        help="open the wizard on a saved report.toml, at its verdict")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(f"advisor.cli.{name}").register(sub)
@@ -60,6 +63,6 @@ def run_wizard(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_INPUT_ERROR
-    print("advisor: the interactive wizard is not built yet; see `advisor --help`.",
-          file=sys.stderr)
-    return 1
+    from advisor.tui.app import run_app  # Textual loads only for the wizard
+
+    return run_app(resume=args.resume)

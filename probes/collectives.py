@@ -35,7 +35,7 @@ def bus_bandwidth(algbw: float, world_size: int) -> float:
 
 def parse_size(text: str) -> int:
     """'64K', '16M', '1G' (binary units) or plain bytes."""
-    m = re.fullmatch(r"\s*(\d+)\s*([KMG]?)i?B?\s*", text.upper())
+    m = re.fullmatch(r"\s*(\d+)\s*([KMG]?)I?B?\s*", text.upper())
     if not m:
         raise ValueError(f"not a size: {text!r} (use e.g. 64K, 16M, 1G)")
     return int(m.group(1)) * _UNITS[m.group(2)]

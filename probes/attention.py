@@ -10,6 +10,7 @@ of whatever the dispatcher picked.
 from __future__ import annotations
 
 import itertools
+import statistics
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
@@ -17,7 +18,7 @@ from typing import Any
 
 from probes.device import Device
 from probes.matmul import is_oom
-from probes.timing import Effort, Timer, rate
+from probes.timing import Effort, Timer, rate, sig
 
 DIRECTIONS = ("fwd", "fwd_bwd")
 
@@ -257,9 +258,9 @@ def measure_case(
         r = rate(case.flops / 1e12, seconds)
         entry.update(
             status="ok",
-            tflops_median=round(r.median, 4),
-            tflops_max=round(r.max, 4),
-            ms_median=round(case.flops / 1e12 / r.median * 1e3, 4),
+            tflops_median=sig(r.median),
+            tflops_max=sig(r.max),
+            ms_median=sig(statistics.median(seconds) * 1e3),
         )
         return entry
     failed = _entry(family, case, dtype)

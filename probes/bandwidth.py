@@ -13,7 +13,7 @@ from typing import Any
 from probes.device import Device
 from probes.figures import CatalogGpu
 from probes.matmul import is_oom
-from probes.timing import Effort, Timer, rate
+from probes.timing import Effort, Timer, rate, sig
 
 KINDS = ("d2d", "h2d", "d2h")
 
@@ -73,11 +73,11 @@ def measure_copy(
         entry.update(status="failed", reason=why)
         return entry
     r = rate(entry["bytes"] / 1e9, seconds)
-    entry.update(status="ok", gbps_median=round(r.median, 3), gbps_max=round(r.max, 3))
+    entry.update(status="ok", gbps_median=sig(r.median), gbps_max=sig(r.max))
     if kind != "d2d":
         entry["note"] = "the catalog gives no host-link figure"
     elif gpu is not None and gpu.memory_gbps:
-        entry.update(catalog_gbps=gpu.memory_gbps, fraction=round(r.median / gpu.memory_gbps, 4))
+        entry.update(catalog_gbps=gpu.memory_gbps, fraction=sig(r.median / gpu.memory_gbps, 4))
     else:
         entry["note"] = catalog_note or "no catalog figure"
     return entry

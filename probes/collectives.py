@@ -24,6 +24,7 @@ from typing import Any
 
 from probes.device import Device, synchronize
 from probes.figures import CatalogGpu
+from probes.timing import sig
 
 _UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30}
 
@@ -127,12 +128,12 @@ def all_reduce_sweep(
         busbw = bus_bandwidth(algbw, topo.world_size)
         entry.update(
             status="ok",
-            algbw_gbps=round(algbw, 3),
-            busbw_gbps=round(busbw, 3),
-            busbw_gbps_max=round(bus_bandwidth(nbytes / min(per_iter) / 1e9, topo.world_size), 3),
+            algbw_gbps=sig(algbw),
+            busbw_gbps=sig(busbw),
+            busbw_gbps_max=sig(bus_bandwidth(nbytes / min(per_iter) / 1e9, topo.world_size)),
         )
         if link:
-            entry.update(catalog_gbps=link, fraction=round(busbw / link, 4))
+            entry.update(catalog_gbps=link, fraction=sig(busbw / link, 4))
         del src, buf
     return entries
 

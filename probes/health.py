@@ -15,7 +15,7 @@ from typing import Any
 from probes.device import Device
 from probes.matmul import MatmulBench, float32_precision
 from probes.search import Shape
-from probes.timing import Effort
+from probes.timing import Effort, sig
 
 # Spread above which a node is worth a closer look: published 8-GPU nodes vary by ~5%.
 SPREAD_WARNING = 0.05
@@ -59,8 +59,8 @@ def measure_all(
             return
         results[slot].update(
             status="ok",
-            tflops_median=round(sample.median_tflops, 4),
-            tflops_max=round(sample.max_tflops, 4),
+            tflops_median=sig(sample.median_tflops),
+            tflops_max=sig(sample.max_tflops),
         )
 
     with float32_precision(dtype):

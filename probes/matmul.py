@@ -30,7 +30,7 @@ from probes.search import (
     mamf_grid,
     matmul_flops,
 )
-from probes.timing import Effort, Timer, rate
+from probes.timing import Effort, Timer, rate, sig
 
 MATMUL_DTYPES = ("bf16", "fp16", "tf32", "fp32", "fp8")
 
@@ -197,7 +197,13 @@ class MatmulBench:
         """Keep the device busy so clocks and temperature settle before measuring."""
         if seconds <= 0:
             return
-        op, _ = self._operands(shape)
+        try:
+            op, _ = self._operands(shape)
+        except RuntimeError as exc:
+            if not is_oom(exc):
+                raise
+            self._release()
+            return  # the search skips shapes that do not fit; warm-up is best effort
         end = time.perf_counter() + seconds
         while time.perf_counter() < end:
             for _ in range(10):
@@ -337,12 +343,12 @@ def run_matmul(
     entry.update(
         status="ok",
         reason="stopped before the search finished" if result.stopped else None,
-        mamf_tflops=round(result.best.max_tflops, 4),
-        median_tflops=round(result.best.median_tflops, 4),
+        mamf_tflops=sig(result.best.max_tflops),
+        median_tflops=sig(result.best.median_tflops),
         best_shape=list(result.best_shape),
     )
     peak = entry["catalog_peak_tflops"]
     if peak:
-        entry["efficiency"] = round(result.best.max_tflops / peak, 4)
+        entry["efficiency"] = sig(result.best.max_tflops / peak, 4)
     entry["verdict"] = verdict(result.best.median_tflops, dtype, gpu, device, catalog_note)
     return entry

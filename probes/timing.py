@@ -53,6 +53,11 @@ def rate(work: float, seconds: Sequence[float]) -> Rate:
     )
 
 
+def sig(value: float, digits: int = 5) -> float:
+    """Round to significant digits: CPU figures are tiny, GPU figures large."""
+    return float(f"{value:.{digits}g}")
+
+
 def flush_bytes_for(device: Device) -> int:
     return GPU_FLUSH_BYTES if device.is_gpu else CPU_FLUSH_BYTES
 

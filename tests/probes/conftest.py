@@ -26,9 +26,7 @@ def cpu() -> Device:
 @pytest.fixture
 def tiny_config() -> SuiteConfig:
     """The whole suite at toy sizes: a few seconds on two cores."""
-    return SuiteConfig(
-        preset="quick", device="cpu", budget_s=0.3, seq_lens=(64,), head_dims=(32,)
-    )
+    return SuiteConfig(preset="quick", device="cpu", budget_s=0.3, seq_lens=(64,), head_dims=(32,))
 
 
 def wave_model(shape: Shape) -> float:

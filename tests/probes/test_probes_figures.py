@@ -11,18 +11,33 @@ from probes.matmul import verdict
 DOC = {
     "gpu": [
         {
-            "id": "h100-sxm", "name": "NVIDIA H100 SXM 80GB", "compute_capability": "9.0",
-            "aliases": ["H100 80GB HBM3"], "peak_tflops": {"bf16": 989.0, "fp8": 1979.0},
+            "id": "h100-sxm",
+            "name": "NVIDIA H100 SXM 80GB",
+            "compute_capability": "9.0",
+            "aliases": ["H100 80GB HBM3"],
+            "peak_tflops": {"bf16": 989.0, "fp8": 1979.0},
             "mamf": {"bf16": {"tflops": 794.5, "shape": "2048x2048x13312"}},
             "memory": {"gib": 80, "bandwidth_tbps": 3.35},
             "interconnect": {"gbps": 900, "direction": "bidirectional"},
         },
-        {"id": "h100-pcie", "name": "NVIDIA H100 PCIe 80GB", "compute_capability": "9.0",
-         "memory": {"gib": 80, "bandwidth_tbps": 2.0}},
-        {"id": "h100-nvl", "name": "NVIDIA H100 NVL 94GB", "compute_capability": "9.0",
-         "memory": {"gib": 94}},
-        {"id": "a100-sxm", "name": "NVIDIA A100 SXM 80GB", "compute_capability": "8.0",
-         "memory": {"gib": 80}},
+        {
+            "id": "h100-pcie",
+            "name": "NVIDIA H100 PCIe 80GB",
+            "compute_capability": "9.0",
+            "memory": {"gib": 80, "bandwidth_tbps": 2.0},
+        },
+        {
+            "id": "h100-nvl",
+            "name": "NVIDIA H100 NVL 94GB",
+            "compute_capability": "9.0",
+            "memory": {"gib": 94},
+        },
+        {
+            "id": "a100-sxm",
+            "name": "NVIDIA A100 SXM 80GB",
+            "compute_capability": "8.0",
+            "memory": {"gib": 80},
+        },
         {"id": "gh200-144g", "name": "NVIDIA GH200 (HBM3e)", "compute_capability": "9.0"},
         {"id": "gh200-96g", "name": "NVIDIA GH200 (HBM3)", "compute_capability": "9.0"},
         {"id": "mi300x", "name": "AMD Instinct MI300X", "peak_tflops": {"bf16": "not a number"}},
@@ -66,7 +81,10 @@ def test_matching_is_conservative(name, cc, mem, expected):
 
 def test_cpu_and_mps_never_get_catalog_figures():
     catalog = (GPUS, None)
-    assert match_device(Device("cpu", "x", 1), None, catalog=catalog).note == "no catalog figure for CPU"
+    assert (
+        match_device(Device("cpu", "x", 1), None, catalog=catalog).note
+        == "no catalog figure for CPU"
+    )
     assert match_device(Device("mps", "x", 1), None, catalog=catalog).gpu is None
 
 

@@ -50,7 +50,9 @@ def test_sizes_and_topology():
     assert parse_size("1GiB") == 2**30 and parse_size("4096") == 4096
     with pytest.raises(ValueError):
         parse_size("lots")
-    topo = topology_from_env({"RANK": "3", "WORLD_SIZE": "16", "LOCAL_RANK": "3", "LOCAL_WORLD_SIZE": "8"})
+    topo = topology_from_env(
+        {"RANK": "3", "WORLD_SIZE": "16", "LOCAL_RANK": "3", "LOCAL_WORLD_SIZE": "8"}
+    )
     assert topo == Topology(3, 16, 3, 8) and topo.nodes == 2
     with pytest.raises(ValueError, match="torchrun"):
         topology_from_env({})

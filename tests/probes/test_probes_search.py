@@ -90,8 +90,12 @@ def test_exhaustive_reports_progress_and_stops(fake_device, wave):
     dev = fake_device(wave)
     seen = []
     result = exhaustive_search(
-        dev.measure, grid_shapes([256, 512]), Effort(1, 2), clock=dev.clock,
-        report=lambda f, msg: seen.append((f, msg)), should_stop=lambda: len(seen) >= 3,
+        dev.measure,
+        grid_shapes([256, 512]),
+        Effort(1, 2),
+        clock=dev.clock,
+        report=lambda f, msg: seen.append((f, msg)),
+        should_stop=lambda: len(seen) >= 3,
     )
     assert result.stopped and result.shapes_tried == 3
     assert [round(f, 3) for f, _ in seen] == [0.125, 0.25, 0.375]

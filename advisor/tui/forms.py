@@ -1,12 +1,23 @@
-"""Parsing what people type into the workload form: "4k, 32k" and "1.5T".
+"""Parsing what people type into the workload form ("4k, 32k", "1.5T") and turning
+the form into the engine's `Workload`.
 
-Pure functions, so the validators the inputs use and the tests share one
-definition. Each raises ValueError with the message the form shows inline.
+No widgets here: the inputs' validators and the tests share these definitions.
+Each raises ValueError with the message the form shows inline.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from advisor.core.presets import PRESETS
+from advisor.core.workload import ModelSpec, Workload
+
+CUSTOM = "custom"
+DIM_KEYS = ("layers", "hidden", "heads", "kv_heads", "ffn", "vocab")
 
 _SUFFIX = {"": 1, "k": 10**3, "m": 10**6, "b": 10**9, "g": 10**9, "t": 10**12}
 
@@ -16,7 +27,7 @@ def parse_count(text: str, *, binary_k: bool = False) -> int:
     m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]+)?)\s*([kmbgt]?)\s*", text.lower().replace(",", "")
                      .replace("_", ""))
     if m is None:
-        raise ValueError(f"{text.strip() or 'blank'}: expected a number like 8k or 1.5B")
+        raise ValueError(f"{text.strip() or 'blank'}: expected e.g. 8k or 1.5B")
     scale = 1024 if binary_k and m[2] == "k" else _SUFFIX[m[2]]
     value = float(m[1]) * scale
     if value != int(value):
@@ -46,3 +57,28 @@ def format_count(value: float) -> str:
 
 def format_seq_lens(values: tuple[int, ...]) -> str:
     return ", ".join(f"{v // 1024}k" if v % 1024 == 0 and v >= 1024 else str(v) for v in values)
+
+
+def build_workload(form: Mapping[str, Any]) -> Workload:
+    """The engine's Workload from the form's fields; ValueError carries the first problem.
+
+    Cross-field rules (GPUs a multiple of tp, ZeRO only when training, packing
+    shorter than the shortest sequence) are the Workload model's own, so the
+    form shows exactly what a headless run would reject.
+    """
+    if form["preset"] == CUSTOM:
+        model = ModelSpec(**{k: form[k] for k in DIM_KEYS})
+    else:
+        model = PRESETS[form["preset"]]
+    try:
+        return Workload(
+            mode=form["mode"], model=model, seq_lens=list(form["seq_lens"]),
+            micro_batch=form["micro_batch"],
+            packed_doc_len=form["doc_len"] if form["packing"] else None,
+            precision=form["precision"], zero_stage=form["zero_stage"], tp=form["tp"],
+            checkpointing=form["checkpointing"], gpus=form["gpus"],
+            token_budget=form["token_budget"],
+        )
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        raise ValueError(str(err["msg"]).removeprefix("Value error, ")) from None

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from probes.device import Device
-from probes.matmul import is_oom
+from probes.errors import describe
 from probes.timing import Effort, Timer, rate, sig
 
 DIRECTIONS = ("fwd", "fwd_bwd")
@@ -222,13 +222,6 @@ def _entry(backend: str, case: AttentionCase, dtype: str) -> dict[str, Any]:
     }
 
 
-def _reason(exc: BaseException) -> str:
-    if is_oom(exc):
-        return "out of memory"
-    first = (str(exc).strip().splitlines() or [""])[0]
-    return f"{type(exc).__name__}: {first}"[:300]
-
-
 def measure_case(
     family: str,
     candidates: list[Backend],
@@ -251,7 +244,7 @@ def measure_case(
                 op()  # a kernel that cannot take this case fails here, untimed
                 seconds = timer.run(op, effort)
         except RuntimeError as exc:
-            errors.append(f"{backend.name}: {_reason(exc)}")
+            errors.append(f"{backend.name}: {describe(exc)}")
             if device.is_gpu:
                 torch.cuda.empty_cache()
             continue

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from typing import Any
 
 from probes.device import Device
+from probes.errors import describe
 from probes.figures import CatalogGpu
-from probes.matmul import is_oom
 from probes.timing import Effort, Timer, rate, sig
 
 KINDS = ("d2d", "h2d", "d2h")
@@ -68,9 +68,7 @@ def measure_copy(
     try:
         seconds = timer.run(_copy_op(kind, device, nbytes), effort)
     except RuntimeError as exc:
-        first = (str(exc).strip().splitlines() or [""])[0]
-        why = "out of memory" if is_oom(exc) else f"{type(exc).__name__}: {first}"[:300]
-        entry.update(status="failed", reason=why)
+        entry.update(status="failed", reason=describe(exc))
         return entry
     r = rate(entry["bytes"] / 1e9, seconds)
     entry.update(status="ok", gbps_median=sig(r.median), gbps_max=sig(r.max))

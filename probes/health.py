@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from probes.device import Device
+from probes.errors import describe
 from probes.matmul import MatmulBench, float32_precision
 from probes.search import Shape
 from probes.timing import Effort, sig
@@ -42,7 +43,7 @@ def measure_all(
             bench = MatmulBench(device, dtype, fp8_name)
             bench.measure(shape, Effort(0, 1))  # allocate and compile before the common start
         except Exception as exc:
-            results[slot]["reason"] = f"{type(exc).__name__}: {exc}"[:300]
+            results[slot]["reason"] = describe(exc)
             start.abort()
             return
         try:
@@ -52,7 +53,7 @@ def measure_all(
             results[slot]["reason"] = "another GPU failed to start"
             return
         except Exception as exc:
-            results[slot]["reason"] = f"{type(exc).__name__}: {exc}"[:300]
+            results[slot]["reason"] = describe(exc)
             return
         if sample is None:
             results[slot]["reason"] = "out of memory"

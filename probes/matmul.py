@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from probes.device import Device, synchronize
+from probes.errors import describe, is_oom
 from probes.figures import CatalogGpu
 from probes.search import (
     AdaptivePlan,
@@ -123,17 +124,6 @@ def dtype_support(
         if not hasattr(torch, "_scaled_mm") or not hasattr(torch, name):
             return f"torch {torch.__version__} has no torch._scaled_mm or torch.{name}"
     return None
-
-
-def is_oom(exc: BaseException) -> bool:
-    import torch
-
-    text = str(exc).lower()
-    return (
-        isinstance(exc, torch.cuda.OutOfMemoryError)
-        or "out of memory" in text
-        or ("can't allocate memory" in text)
-    )
 
 
 @contextmanager
@@ -328,8 +318,7 @@ def run_matmul(
                 report=report,
             )
     except Exception as exc:
-        first = (str(exc).strip().splitlines() or [""])[0][:300]
-        entry.update(status="failed", reason=f"{type(exc).__name__}: {first}")
+        entry.update(status="failed", reason=describe(exc))
         entry["seconds"] = round(time.perf_counter() - t0, 3)
         return entry
     entry["seconds"] = round(time.perf_counter() - t0, 3)

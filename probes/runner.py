@@ -22,6 +22,7 @@ from probes import nvml
 from probes.attention import run_attention
 from probes.bandwidth import run_bandwidth
 from probes.device import Device, detect
+from probes.errors import describe
 from probes.figures import CatalogMatch, match_device
 from probes.health import run_health, throttle_warnings
 from probes.matmul import run_matmul
@@ -252,7 +253,10 @@ def run_suite(
                     if progress is not None:
                         progress(Progress(name, message, min(1.0, (base + fraction * w) / total)))
 
-                run(record, report, stop_flag)
+                try:
+                    run(record, report, stop_flag)
+                except Exception as exc:  # a bug in one probe must not lose the others
+                    record["notes"].append(f"{name} failed: {describe(exc)}")
                 done += weight
                 record["seconds_total"] = round(time.perf_counter() - t0, 3)
                 if checkpoint is not None:

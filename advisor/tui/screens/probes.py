@@ -69,11 +69,12 @@ class ProbesScreen(StepScreen):
         yield ProgressBar(show_eta=False, id="progress")
         with Horizontal(id="probe-tables"):
             status: DataTable[str] = DataTable(id="probe-status", cursor_type="none")
-            status.add_column("probe", key="probe")
-            status.add_column("status", key="status")
+            status.add_column("stage", key="stage", width=12)
+            status.add_column("status", key="status", width=22)
             yield status
             results: DataTable[str] = DataTable(id="probe-results", cursor_type="none")
-            results.add_columns("probe", "measured", "value", "unit")
+            for label, width in (("probe", 9), ("measured", 28), ("value", 9), ("unit", 6)):
+                results.add_column(label, width=width)
             yield results
         yield Label("", id="probe-message")
 
@@ -177,10 +178,10 @@ class ProbesScreen(StepScreen):
         status = self.query_one("#probe-status", DataTable)
         for key in status.rows:
             if key.value != p.stage:
-                status.update_cell(key, "status", "done", update_width=True)
+                status.update_cell(key, "status", "done")
         text = f"running: {p.message}" if p.message else "running"
         if p.stage in status.rows:
-            status.update_cell(p.stage, "status", text, update_width=True)
+            status.update_cell(p.stage, "status", text)
         else:
             status.add_row(p.stage, text, key=p.stage)
         results = self.query_one("#probe-results", DataTable)
@@ -194,7 +195,7 @@ class ProbesScreen(StepScreen):
         last = list(status.rows)[-1:] if status.rows else []
         for key in last:
             text = "stopped" if message.cancelled else "done"
-            status.update_cell(key, "status", text, update_width=True)
+            status.update_cell(key, "status", text)
         n = len(rows_of(record))
         note = (f"{self.choice} run cancelled: kept the {n} result{'s' if n != 1 else ''} "
                 "measured so far" if message.cancelled

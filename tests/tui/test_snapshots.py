@@ -1,0 +1,58 @@
+"""One snapshot per step at 120×40, on the happy path with the frozen catalog and fake runner.
+
+Update only after reading snapshot_report.html: `pytest tests/tui --snapshot-update`.
+"""
+
+from __future__ import annotations
+
+from textual.pilot import Pilot
+
+SIZE = (120, 40)
+
+
+async def settle(pilot: Pilot[None]) -> None:
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def test_welcome_gpu_box(snap_compare, make_app):
+    assert snap_compare(make_app(), terminal_size=SIZE, run_before=settle)
+
+
+def test_welcome_cpu_box(snap_compare, make_app, cpu_box):
+    assert snap_compare(make_app(hardware=cpu_box), terminal_size=SIZE, run_before=settle)
+
+
+def test_workload(snap_compare, make_app, ready_state):
+    assert snap_compare(make_app(state=ready_state(), start=1), terminal_size=SIZE,
+                        run_before=settle)
+
+
+def test_targets(snap_compare, make_app, ready_state):
+    state = ready_state(quotes={"b200-sxm": 4.5})
+    assert snap_compare(make_app(state=state, start=2), terminal_size=SIZE, run_before=settle)
+
+
+def test_dtype_gate(snap_compare, make_app, ready_state):
+    state = ready_state(targets=["b200-sxm", "mi300x", "v100-sxm2"], workload={"precision": "fp8"})
+    assert snap_compare(make_app(state=state, start=3), terminal_size=SIZE, run_before=settle)
+
+
+def test_software_gate(snap_compare, make_app, ready_state):
+    async def highlight_b200(pilot: Pilot[None]) -> None:
+        await settle(pilot)
+        await pilot.press("down")
+
+    assert snap_compare(make_app(state=ready_state(), start=4), terminal_size=SIZE,
+                        run_before=highlight_b200)
+
+
+def test_probes_after_run(snap_compare, make_app, ready_state):
+    async def run_probes(pilot: Pilot[None]) -> None:
+        await settle(pilot)
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+
+    assert snap_compare(make_app(state=ready_state(), start=5), terminal_size=SIZE,
+                        run_before=run_probes)

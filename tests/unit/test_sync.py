@@ -17,7 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 import tomlkit
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from advisor.catalog_store import cache_path, effective_catalog, read_pulled
@@ -402,10 +402,15 @@ def test_duplicate_entries_in_a_team_catalog_are_refused() -> None:
 _FORMATS = st.sampled_from(["toml", "json", "csv"])
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.fixture(scope="module")
+def shipped():
+    return load_catalog()
+
+
+@settings(max_examples=150, deadline=None)
 @given(text=st.text(max_size=300), fmt=_FORMATS)
-def test_garbage_sheets_and_catalogs_give_one_line(text: str, fmt) -> None:
-    cat = load_catalog()
+def test_garbage_sheets_and_catalogs_give_one_line(shipped, text: str, fmt) -> None:
+    cat = shipped
     for parse in (lambda: parse_price_sheet(text, "sheet", fmt, cat, cat.prices[0].retrieved),
                   lambda: parse_catalog_doc(text, "team", fmt)):
         try:
@@ -420,9 +425,9 @@ def test_garbage_sheets_and_catalogs_give_one_line(text: str, fmt) -> None:
                               min_size=1, max_size=5), max_size=5),
        header=st.sampled_from(["gpu,usd_per_hour", "gpu,usd_per_hour,label,source,retrieved",
                                "usd_per_hour,gpu,retrieved"]))
-def test_near_miss_csv_sheets_give_one_line(rows: list[list[str]], header: str) -> None:
+def test_near_miss_csv_sheets_give_one_line(shipped, rows: list[list[str]], header: str) -> None:
     text = "\n".join([header, *(",".join(r) for r in rows)])
-    cat = load_catalog()
+    cat = shipped
     try:
         sheet = parse_price_sheet(text, "sheet.csv", "csv", cat, cat.prices[0].retrieved)
     except InputError as exc:

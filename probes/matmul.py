@@ -196,8 +196,7 @@ class MatmulBench:
             return  # the search skips shapes that do not fit; warm-up is best effort
         end = time.perf_counter() + seconds
         while time.perf_counter() < end:
-            for _ in range(10):
-                op()
+            op()
             synchronize(self.device)
 
     def _release(self) -> None:

@@ -194,7 +194,8 @@ def adaptive_search(
 
     coarse = sorted(grid_shapes(space.coarse), key=matmul_flops, reverse=True)
     for shape in coarse:
-        if not can_spend(plan.coarse_share * budget):
+        # However small the budget, keep going until one shape has run: a result beats none.
+        if book.stop_requested() or (book.samples and not can_spend(plan.coarse_share * budget)):
             break
         screen(shape)
 

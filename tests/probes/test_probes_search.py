@@ -100,3 +100,10 @@ def test_exhaustive_reports_progress_and_stops(fake_device, wave):
     assert result.stopped and result.shapes_tried == 3
     assert [round(f, 3) for f, _ in seen] == [0.125, 0.25, 0.375]
     assert "TFLOPS" in seen[0][1] and "best" in seen[0][1]
+
+
+def test_a_zero_budget_still_measures_one_shape(fake_device, wave):
+    dev = fake_device(wave)
+    result = adaptive_search(dev.measure, gpu_plan(0.0), clock=dev.clock)
+    assert result.best_shape == (16384, 16384, 16384)  # the largest coarse shape goes first
+    assert dev.calls == 2  # screened, then confirmed

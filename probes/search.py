@@ -190,7 +190,7 @@ def adaptive_search(
         return not book.stop_requested() and book.elapsed() + confirm_reserve() < limit
 
     def screen(shape: Shape) -> Sample | None:
-        return book.screen(shape, plan.screen, book.elapsed() / budget)
+        return book.screen(shape, plan.screen, book.elapsed() / budget if budget > 0 else 1.0)
 
     coarse = sorted(grid_shapes(space.coarse), key=matmul_flops, reverse=True)
     for shape in coarse:

@@ -57,7 +57,10 @@ def test_advisor_probe_json_is_a_valid_record(tmp_path, capsys):
 
 
 def test_help_does_not_import_torch():
-    code = "import sys; from probes.__main__ import build_parser; build_parser(); print('torch' in sys.modules)"
+    code = (
+        "import sys; from probes.__main__ import build_parser; build_parser(); "
+        "print('torch' in sys.modules)"
+    )
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )

@@ -1,0 +1,64 @@
+"""Answers: everything `decide()` needs, in a shape that reads from and writes to TOML.
+
+The wizard fills one of these screen by screen; a headless run reads it from
+answers.toml; a report embeds it so the decision can be re-run. Figures the
+user did not give (electricity price, GPU prices) fall back to defaults, and
+the decision marks them as defaults.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from advisor.core.errors import InputError
+from advisor.core.stack import Stack
+from advisor.core.workload import Workload
+
+DEFAULT_ELECTRICITY_USD_PER_KWH = 0.12
+
+
+class Answers(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    current: str = Field(min_length=1, description="catalog id of the GPU the workload runs on now")
+    targets: list[str] = Field(min_length=1, description="catalog ids to compare against")
+    workload: Workload
+    prices: dict[str, float] = Field(
+        default_factory=dict, description="quoted $/GPU-hour by catalog id; others use defaults"
+    )
+    electricity_usd_per_kwh: float = Field(default=DEFAULT_ELECTRICITY_USD_PER_KWH, ge=0, le=5)
+    power_cap_kw: float | None = Field(default=None, gt=0, description="rack power budget")
+    stack: Stack | None = None
+    time_premium: float = Field(
+        default=0.10, ge=0, le=10,
+        description="extra $/token still worth paying to finish sooner (0.10 = 10%)",
+    )
+
+    @model_validator(mode="after")
+    def _prices_positive(self) -> Answers:
+        for gpu, usd in self.prices.items():
+            if not usd > 0:
+                raise ValueError(f"price for {gpu} must be positive, got {usd}")
+        return self
+
+    @property
+    def electricity_is_default(self) -> bool:
+        return "electricity_usd_per_kwh" not in self.model_fields_set
+
+
+def parse_answers(data: Any, file: str = "answers") -> Answers:
+    """Validate decoded answers (e.g. from answers.toml); errors are one InputError line."""
+    try:
+        return Answers.model_validate(data)
+    except ValidationError as exc:
+        err = exc.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"])
+        value = err.get("input")
+        if isinstance(value, dict | list):
+            value = None
+        raise InputError(
+            err["msg"].removeprefix("Value error, "), file=file, field=loc or None, value=value,
+            has_value=value is not None,
+        ) from None

@@ -1,0 +1,201 @@
+"""The verdict for one target: upgrade, upgrade-for-time, hold, blocked-by-gate or capability.
+
+Order matters. A target that cannot execute the recipe (dtype) or whose
+software is refused is blocked, whatever its speed. A target that runs what
+the current GPU cannot run at all is a capability upgrade, whatever its price.
+Otherwise money decides: cheaper per token is an upgrade; dearer but faster,
+within the premium the user accepts for time, is an upgrade for time; the
+rest is hold. Each verdict carries its ranked reasons, the assumption that
+would flip it, and the band the assumptions allow.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+Kind = Literal["upgrade", "upgrade-for-time", "hold", "blocked-by-gate", "capability"]
+
+
+class Reason(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["gate", "capacity", "cost", "speed", "software", "evidence", "power", "price"]
+    text: str
+    weight: float  # ranking key: larger first
+
+
+class Flip(BaseModel):
+    """An assumption and the value at which the verdict would change."""
+
+    model_config = ConfigDict(frozen=True)
+
+    assumption: str
+    current: float | None
+    threshold: float | None
+    text: str
+
+
+class Verdict(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    kind: Kind
+    headline: str
+    reasons: list[Reason]
+    flips: list[Flip]
+    speedup: float | None  # geometric mean over the points where both GPUs fit
+    speedup_low: float | None
+    speedup_high: float | None
+    cost_ratio: float | None  # target $/token over current $/token (below 1: cheaper)
+    cost_ratio_low: float | None
+    cost_ratio_high: float | None
+
+
+@dataclass(frozen=True)
+class Case:
+    """What the verdict weighs for one target, gathered by decide()."""
+
+    target: str
+    current: str
+    target_gate: str | None  # why the target cannot run, or None
+    gate_fix: str | None  # what would unblock it
+    current_incapable: str | None  # why the current GPU cannot run at all, or None
+    software_warnings: tuple[str, ...]
+    evidence_warnings: tuple[str, ...]
+    seq_lens: tuple[int, ...]
+    fits_current: tuple[bool, ...]
+    fits_target: tuple[bool, ...]
+    max_seq_current: int | None
+    max_seq_target: int | None
+    speedups: tuple[float | None, ...]
+    lows: tuple[float | None, ...]
+    highs: tuple[float | None, ...]
+    price_current: float | None
+    price_target: float | None
+    price_sources: tuple[str, str]
+    break_even_price: float | None
+    break_even_efficiency: float | None  # x assumed target compute rates for a $/token tie
+    break_even_mfu: float | None
+    time_premium: float
+    power_warning: str | None
+
+
+def _geomean(values: list[float]) -> float:
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+def _capacity_reasons(c: Case) -> list[Reason]:
+    only = [s for s, fc, ft in zip(c.seq_lens, c.fits_current, c.fits_target, strict=True)
+            if ft and not fc]
+    out = []
+    if only:
+        out.append(Reason(kind="capacity", weight=2.0,
+                          text=f"only {c.target} fits {', '.join(f'{s:,}' for s in only)} tokens"))
+    if c.max_seq_target and (c.max_seq_current or 0) < c.max_seq_target:
+        cur = f"{c.max_seq_current:,}" if c.max_seq_current else "none"
+        out.append(Reason(kind="capacity", weight=0.2,
+                          text=f"longest sequence that fits: {c.max_seq_target:,} tokens vs {cur}"))
+    return out
+
+
+def judge(c: Case) -> Verdict:
+    """Verdict, reasons (ranked), flip points and band for one target."""
+    both = [i for i, (fc, ft) in enumerate(zip(c.fits_current, c.fits_target, strict=True))
+            if fc and ft and c.speedups[i] is not None]
+    speed = _geomean([c.speedups[i] for i in both]) if both else None  # type: ignore[misc]
+    low = _geomean([c.lows[i] for i in both]) if both else None  # type: ignore[misc]
+    high = _geomean([c.highs[i] for i in both]) if both else None  # type: ignore[misc]
+    priced = c.price_current is not None and c.price_target is not None
+    ratio = (c.price_target / c.price_current) if priced else None  # type: ignore[operator]
+    cost = cost_lo = cost_hi = None
+    if ratio is not None and speed and low and high:
+        cost, cost_lo, cost_hi = ratio / speed, ratio / high, ratio / low
+    reasons = [Reason(kind="software", weight=0.4, text=w) for w in c.software_warnings]
+    reasons += [Reason(kind="evidence", weight=0.3, text=w) for w in c.evidence_warnings]
+    if c.power_warning:
+        reasons.append(Reason(kind="power", weight=0.6, text=c.power_warning))
+    reasons += _capacity_reasons(c)
+    flips: list[Flip] = []
+
+    if c.target_gate:
+        kind: Kind = "blocked-by-gate"
+        headline = f"blocked: {c.target_gate}"
+        reasons.insert(0, Reason(kind="gate", weight=10.0, text=c.target_gate))
+        if c.gate_fix:
+            flips.append(Flip(assumption="software stack", current=None, threshold=None,
+                              text=f"unblocked by: {c.gate_fix}"))
+    elif c.current_incapable or (not any(c.fits_current) and any(c.fits_target)):
+        kind = "capability"
+        why = c.current_incapable or (
+            f"{c.current} cannot run this at any requested sequence length (out of memory)")
+        headline = f"capability: {why}; {c.target} can"
+        reasons.insert(0, Reason(kind="capacity", weight=5.0, text=why))
+        if c.max_seq_current:
+            flips.append(Flip(assumption="sequence length", current=float(max(c.seq_lens)),
+                              threshold=float(c.max_seq_current),
+                              text=f"{c.current} fits up to {c.max_seq_current:,} tokens: at or "
+                                   "below that it becomes a price question"))
+    elif speed is None:
+        kind = "hold"
+        headline = f"hold: {c.target} fits none of the requested sequence lengths"
+    else:
+        kind, headline = _money(c, speed, cost)
+        _money_reasons(c, speed, cost, reasons)
+        flips += _money_flips(c, kind, speed)
+
+    reasons.sort(key=lambda r: -r.weight)
+    return Verdict(kind=kind, headline=headline, reasons=reasons, flips=flips, speedup=speed,
+                   speedup_low=low, speedup_high=high, cost_ratio=cost, cost_ratio_low=cost_lo,
+                   cost_ratio_high=cost_hi)
+
+
+def _money(c: Case, speed: float, cost: float | None) -> tuple[Kind, str]:
+    if cost is None:
+        if speed > 1.0 + c.time_premium:
+            return "upgrade-for-time", f"upgrade for time: {speed:.2f}x faster (no price to weigh)"
+        return "hold", f"hold: {speed:.2f}x is too little to matter, and no price to weigh"
+    if cost <= 1.0:
+        what = f"{1 - cost:.0%} cheaper per token" if cost < 0.995 else "the same $/token"
+        pace = f"{speed:.2f}x faster" if speed >= 1 else f"{1 / speed:.2f}x slower"
+        return "upgrade", f"upgrade: {what}, {pace}"
+    if speed > 1.0 and cost <= 1.0 + c.time_premium:
+        return "upgrade-for-time", (f"upgrade for time: {speed:.2f}x faster for {cost - 1:.0%} "
+                                    "more per token")
+    return "hold", f"hold: {cost - 1:.0%} more per token for {speed:.2f}x"
+
+
+def _money_reasons(c: Case, speed: float, cost: float | None, reasons: list[Reason]) -> None:
+    reasons.append(Reason(kind="speed", weight=abs(math.log(speed)),
+                          text=f"{speed:.2f}x tokens/s per GPU at the same GPU count"))
+    if cost is not None and c.price_current and c.price_target:
+        src = "/".join(c.price_sources)
+        reasons.append(Reason(
+            kind="cost", weight=abs(math.log(cost)) + 0.5,
+            text=f"$/token {cost:.2f}x the current at ${c.price_target:.2f}/h vs "
+                 f"${c.price_current:.2f}/h ({src} prices)"))
+    else:
+        reasons.append(Reason(kind="price", weight=0.5,
+                              text="no price for one of the GPUs: quote one with --price GPU=USD"))
+
+
+def _money_flips(c: Case, kind: Kind, speed: float) -> list[Flip]:
+    out = []
+    if c.break_even_price is not None and c.price_target is not None:
+        if kind == "upgrade":
+            text = f"flips to hold above ${c.break_even_price:.2f}/h for {c.target}"
+        else:
+            text = f"flips to upgrade below ${c.break_even_price:.2f}/h for {c.target}"
+        out.append(Flip(assumption=f"{c.target} price", current=c.price_target,
+                        threshold=c.break_even_price, text=text))
+    if c.break_even_efficiency is not None:
+        mfu = f" (MFU {c.break_even_mfu:.0%})" if c.break_even_mfu is not None else ""
+        direction = "below" if kind == "upgrade" else "above"
+        out.append(Flip(
+            assumption=f"{c.target} achieved efficiency", current=1.0,
+            threshold=c.break_even_efficiency,
+            text=f"ties on $/token if {c.target} reaches {c.break_even_efficiency:.2f}x the "
+                 f"assumed matmul and attention rates{mfu}; {direction} that the verdict flips"))
+    return out

@@ -117,9 +117,7 @@ def not_past(installed: str, last: str) -> bool:
     return mine[: len(bound)] <= bound
 
 
-def pick_torch_build(
-    floor: str, flavour: Literal["cuda", "rocm"], need: str | None
-) -> tuple[str, str] | None:
+def pick_torch_build(floor: str, flavour: str, need: str | None) -> tuple[str, str] | None:
     """(torch release, wheel tag) of the first official build at or after `floor`
     whose CUDA/ROCm is at least `need`; None past the table's end."""
     start = release_as_written(floor)[:2]
@@ -160,7 +158,9 @@ def rocm_of_tag(tag: str) -> str | None:
     return m[1] if m else None
 
 
-_BUILD = re.compile(r"cu\d{2,4}|rocm\d+(?:\.\d+)*|cpu|xpu")
+_BUILD = re.compile(r"cu\d{2,4}|rocm\d+(?:\.\d+)*|cpu|xpu|hpu")
+# The build at the head of a local label: "cu128", "rocm6.3", "hpu_1.21.2" (Intel Gaudi).
+_LABEL_BUILD = re.compile(rf"({_BUILD.pattern})(?:$|[_-])")
 _PACKAGE_ID = re.compile(r"[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?")
 
 
@@ -207,9 +207,9 @@ class Stack(BaseModel):
         torch = packages.get("torch") if isinstance(packages, dict) else None
         build = data.get("torch_build")
         if build is None and isinstance(torch, str):
-            label = local_label(torch)
-            if label and _BUILD.fullmatch(label.lower()):
-                build = label.lower()
+            m = _LABEL_BUILD.match((local_label(torch) or "").lower())
+            if m:
+                build = m[1]
         if build is None and data.get("cuda"):
             build = cuda_tag(str(data["cuda"]))
         if build is None and data.get("hip"):
@@ -239,7 +239,7 @@ class Stack(BaseModel):
     @classmethod
     def _build_form(cls, v: str | None) -> str | None:
         if v is not None and not _BUILD.fullmatch(v):
-            raise ValueError(f"torch build {v!r} is not one of cuNNN, rocmX.Y, cpu, xpu")
+            raise ValueError(f"torch build {v!r} is not one of cuNNN, rocmX.Y, cpu, xpu, hpu")
         return v
 
     @field_validator("cuda", "hip", "driver")
@@ -262,7 +262,7 @@ class Stack(BaseModel):
         return self
 
     @property
-    def flavour(self) -> Literal["cuda", "rocm", "cpu", "xpu"] | None:
+    def flavour(self) -> Literal["cuda", "rocm", "cpu", "xpu", "hpu"] | None:
         """Which accelerator runtime the torch build targets; None when not stated."""
         b = self.torch_build
         if b is None:
@@ -271,7 +271,7 @@ class Stack(BaseModel):
             return "cuda"
         if b.startswith("rocm"):
             return "rocm"
-        return "cpu" if b == "cpu" else "xpu"
+        return "cpu" if b == "cpu" else "hpu" if b == "hpu" else "xpu"
 
     @property
     def torch(self) -> str | None:

@@ -81,6 +81,7 @@ ARCHS = "".join(
         _arch("sm_120", "NVIDIA", '"bf16", "fp8_e4m3", "mxfp8", "mxfp4", "nvfp4"', "12.0"),
         _arch("gfx942", "AMD", '"bf16", "fp8_e4m3fnuz"'),
         _arch("gfx950", "AMD", '"bf16", "fp8_e4m3", "mxfp4"'),
+        _arch("gaudi2", "Intel", '"bf16", "fp8_e4m3"'),
     ]
 )
 GPUS = "".join(
@@ -94,6 +95,7 @@ GPUS = "".join(
         _gpu("rtx-5090", "NVIDIA GeForce RTX 5090", "sm_120"),
         _gpu("mi300x", "AMD Instinct MI300X", "gfx942", "AMD"),
         _gpu("mi355x", "AMD Instinct MI355X", "gfx950", "AMD"),
+        _gpu("gaudi2", "Intel Gaudi 2", "gaudi2", "Intel"),
     ]
 )
 PACKAGES = "".join(
@@ -126,6 +128,7 @@ ROWS = "".join(
         _row("torch", "gfx942", "2.3", "ga", build="rocm6.0+"),
         _row("torch", "gfx950", "2.10", "ga", build="rocm7.1"),
         _row("rocm", "gfx950", "7.0.0", "ga"),
+        _row("torch", "gaudi2", "", "ga", variant="hpu"),
         _row("flash-attn", "sm_75", "", "unsupported", error=FA2_TURING),
         _row("flash-attn", "sm_90", "2.0.0", "ga"),
         _row("flash-attn", "sm_100", "2.7.4", "beta"),
@@ -259,6 +262,12 @@ class TestBuildFlavour:
         t = finding(g, "torch")
         assert (g.status, g.fixable) == ("blocked", True)
         assert "CPU-only" in t.message and "whl/cu126" in t.action
+
+    def test_gaudi_needs_intels_torch(self, cat: Catalog) -> None:
+        t = finding(gate(cat, stack("2.9.0+cu128"), "gaudi2"), "torch")
+        assert t.status == "upgrade" and "cannot drive Intel Gaudi 2" in t.message
+        assert "Intel Gaudi software stack" in t.action
+        assert gate(cat, stack("2.6.0+hpu_1.21.2-76.gitabf798b"), "gaudi2").status == "ok"
 
     def test_cuda_13_dropped_volta(self, cat: Catalog) -> None:
         t = finding(gate(cat, stack("2.9.0+cu130"), "v100"), "torch")

@@ -172,6 +172,11 @@ class TestStack:
         rocm = Stack(source="detected", packages={"torch": "2.9.0"}, hip="6.4.43482")
         assert (rocm.torch_build, rocm.flavour) == ("rocm6.4", "rocm")
 
+    def test_gaudi_label_is_the_hpu_build(self) -> None:
+        s = Stack(source="detected", packages={"torch": "2.6.0+hpu_1.21.2-76.gitabf798b"})
+        assert (s.torch_build, s.flavour, s.cuda) == ("hpu", "hpu", None)
+        assert Stack(source="detected", packages={"torch": "2.7.0+git7c8ec84"}).torch_build is None
+
     def test_describe_torch_adds_the_build(self) -> None:
         s = Stack(source="declared", packages={"torch": "2.8.0"}, torch_build="cu128")
         assert s.describe_torch() == "2.8.0+cu128"

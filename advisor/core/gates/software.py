@@ -37,8 +37,16 @@ from advisor.core.stack import (
 FindingStatus = Literal["ok", "beta", "upgrade", "unsupported", "unknown"]
 _SEVERITY: dict[str, int] = {"ok": 0, "beta": 1, "unknown": 2, "upgrade": 3, "unsupported": 4}
 
-# Which torch build flavour drives each vendor's GPUs.
-_TARGET_FLAVOUR: dict[str, Literal["cuda", "rocm"]] = {"NVIDIA": "cuda", "AMD": "rocm"}
+# Which torch build flavour drives each vendor's GPUs, and the runtime whose version matters.
+_TARGET_FLAVOUR: dict[str, str] = {"NVIDIA": "cuda", "AMD": "rocm", "Intel": "hpu"}
+_TOOLKIT = {"cuda": "cuda-toolkit", "rocm": "rocm"}
+_BUILD_KIND = {
+    "cpu": "a CPU-only",
+    "cuda": "a CUDA",
+    "rocm": "a ROCm",
+    "xpu": "an XPU",
+    "hpu": "an Intel Gaudi (hpu)",
+}
 _FLAVOURS = ("cuda", "rocm", "cpu", "xpu", "hpu")
 
 WHEEL_INDEX = "https://download.pytorch.org/whl/"
@@ -214,11 +222,16 @@ def _package_finding(
     package: str,
     installed: str | None,
     rows: list[Support],
+    gpu: Gpu,
     arch: Arch,
     catalog: Catalog,
     flavour: str | None,
 ) -> SoftwareFinding:
     """The verdict for one package from its applicable rows: the best reachable outcome wins."""
+
+    def error(row: Support) -> str:
+        return _quote(row.error.replace("<GPU name>", gpu.name))
+
     if not rows:
         return SoftwareFinding(
             package=package,
@@ -275,8 +288,8 @@ def _package_finding(
                 and parse_version(installed)[1] == parse_version(o.floor)[1]
             ):
                 message += f"; {installed} is a pre-release of {o.floor} (a nightly or NGC build)"
-        if o.row.error:
-            message += f"; older versions fail with {_quote(o.row.error)}"
+        if o.row.error and package != "torch":  # torch's errors come with its build check
+            message += f"; older versions fail with {error(o.row)}"
         return SoftwareFinding(
             package=package,
             installed=installed,
@@ -295,7 +308,7 @@ def _package_finding(
     else:
         message = f"{subject} does not support {arch.id}"
     if row.error:
-        message += f": {_quote(row.error)}"
+        message += f": {error(row)}"
     if row.notes:
         message += f" ({row.notes})"
     alternatives = _alternatives(catalog, package, arch, flavour)
@@ -326,6 +339,8 @@ class _BuildProblem:
 
 
 def _row_builds(rows: Iterable[Support], flavour: str) -> list[str]:
+    if flavour not in _TOOLKIT:
+        return []
     pattern = r"cu\d{2,4}" if flavour == "cuda" else r"rocm\d+(?:\.\d+)*"
     out = []
     for r in rows:
@@ -363,25 +378,27 @@ def _build_problem(
     arch: Arch,
     catalog: Catalog,
     torch_rows: list[Support],
-    target: Literal["cuda", "rocm"],
+    target: str,
 ) -> _BuildProblem | None:
-    toolkit = "cuda-toolkit" if target == "cuda" else "rocm"
-    toolkit_rows = catalog.support_for(toolkit, arch.id)
+    """Whether torch's build can drive the target at all, and has kernels for its arch."""
+    toolkit_rows = catalog.support_for(_TOOLKIT[target], arch.id) if target in _TOOLKIT else []
     need, src = _build_need(torch_rows, toolkit_rows, target)
     desc = stack.describe_torch()
     have = stack.flavour
     if have is None:
         return None
     if have != target:
-        kind = {"cpu": "a CPU-only", "rocm": "a ROCm", "cuda": "a CUDA", "xpu": "an XPU"}[have]
         return _BuildProblem(
-            f"torch {desc} is {kind} build: it cannot drive {gpu.name} ({arch.vendor})", need, src
+            f"torch {desc} is {_BUILD_KIND[have]} build: it cannot drive {gpu.name} "
+            f"({arch.vendor})",
+            need,
+            src,
         )
-    runtime = stack.cuda if target == "cuda" else stack.hip
+    runtime = stack.cuda if target == "cuda" else stack.hip if target == "rocm" else None
     if runtime is None:
         return None
+    name = _runtime_name(target)
     if need and not version_at_least(runtime, need):
-        name = _runtime_name(target)
         message = f"torch {desc} has no {arch.id} kernels: it needs a {name} {need}+ build"
         if target == "cuda":
             warning = NOT_COMPATIBLE.format(name=gpu.name, sm=arch.id)
@@ -391,7 +408,7 @@ def _build_problem(
         last = r.last_version
         if last and try_parse_version(last) and not not_past(runtime, last):
             return _BuildProblem(
-                f"{_runtime_name(target)} {runtime} dropped {arch.id} (last: {last}): "
+                f"{name} {runtime} dropped {arch.id} (last: {last}): "
                 f"torch {desc} has no kernels for it",
                 None,
                 tuple(r.source),
@@ -401,14 +418,14 @@ def _build_problem(
 
 
 def _runtime_name(flavour: str) -> str:
-    return "CUDA" if flavour == "cuda" else "ROCm"
+    return {"cuda": "CUDA", "rocm": "ROCm"}.get(flavour, flavour)
 
 
-def _torch_action(
-    stack: Stack, target: Literal["cuda", "rocm"], floor: str | None, need: str | None
-) -> str:
+def _torch_action(stack: Stack, target: str, floor: str | None, need: str | None) -> str:
     """e.g. "upgrade torch 2.6.0+cu126 → ≥2.7 with a CUDA 12.8 build (cu128): pip install ..."."""
     installed = stack.torch
+    if target not in _TOOLKIT:  # Gaudi's torch comes with Intel's software stack, not PyPI
+        return f"replace torch {stack.describe_torch()} with the Intel Gaudi software stack's torch"
     start = floor or (".".join(map(str, release_as_written(installed))) if installed else "2.6")
     choice = pick_torch_build(start, target, need)
     verb = "upgrade" if floor or installed is None else "reinstall"
@@ -434,17 +451,13 @@ def _torch_finding(
     """torch's version verdict merged with its build's: one finding, one fix."""
     target = _TARGET_FLAVOUR.get(arch.vendor)
     rows = applicable_rows(catalog.support_for("torch", arch.id), target, precision)
-    base = _package_finding("torch", stack.torch, rows, arch, catalog, target)
+    base = _package_finding("torch", stack.torch, rows, gpu, arch, catalog, target)
     if target is None:
         return base
     problem = _build_problem(stack, gpu, arch, catalog, rows, target)
     if problem is None:
-        if stack.flavour is None and base.status in ("ok", "beta"):
-            need, _ = _build_need(
-                rows,
-                catalog.support_for("cuda-toolkit" if target == "cuda" else "rocm", arch.id),
-                target,
-            )
+        if stack.flavour is None and base.status in ("ok", "beta") and target in _TOOLKIT:
+            need, _ = _build_need(rows, catalog.support_for(_TOOLKIT[target], arch.id), target)
             if need:
                 name = _runtime_name(target)
                 note = f"; build not stated: {arch.id} needs a {name} {need}+ build"
@@ -535,7 +548,7 @@ def check_software(
             findings.append(_unknown_package(package, installed, catalog))
             continue
         rows = applicable_rows(catalog.support_for(package, arch.id), target, p)
-        findings.append(_package_finding(package, installed, rows, arch, catalog, target))
+        findings.append(_package_finding(package, installed, rows, gpu, arch, catalog, target))
     worst = max(_SEVERITY[f.status] for f in findings)
     status: Literal["ok", "beta", "blocked"] = (
         "blocked" if worst >= _SEVERITY["upgrade"] else "beta" if worst > 0 else "ok"

@@ -210,9 +210,9 @@ class Stack(BaseModel):
             m = _LABEL_BUILD.match((local_label(torch) or "").lower())
             if m:
                 build = m[1]
-        if build is None and data.get("cuda"):
+        if build is None and data.get("cuda") and try_parse_version(str(data["cuda"])):
             build = cuda_tag(str(data["cuda"]))
-        if build is None and data.get("hip"):
+        if build is None and data.get("hip") and try_parse_version(str(data["hip"])):
             build = "rocm" + ".".join(str(data["hip"]).split(".")[:2])
         if isinstance(build, str):
             build = build.strip().lower()

@@ -216,6 +216,7 @@ class TestStack:
             ({"packages": {"torch": "2.9"}, "torch_build": "cuda12"}, "cuNNN"),
             ({"packages": {"torch": "2.9+cu126"}, "cuda": "12.8"}, "disagrees"),
             ({"packages": {"torch": "2.9"}, "driver": "latest"}, "not a version"),
+            ({"packages": {"torch": "2.9"}, "cuda": "twelve"}, "not a version"),
             ({"packages": {"torch": "2.9"}, "extra": 1}, "Extra inputs"),
         ],
     )

@@ -119,8 +119,19 @@ def _placement(degree: int, stride: int, per_node: int) -> tuple[int, int]:
     return g, -(-degree // g)
 
 
+def all_reduce_time(size: Array | float, n: int, stride: int, per_node: int,
+                    hw: Hardware) -> Array:
+    """All-reduce of `size` bytes over `n` ranks spaced `stride` apart on nodes of `per_node`."""
+    g, k = _placement(n, stride, per_node)
+    return _all_reduce(size, n, g, k, hw)
+
+
 def _all_reduce(size: Array | float, n: int, g: int, k: int, hw: Hardware) -> Array:
-    """Ring/hierarchical all-reduce time: 2(n-1)/n of the bytes, inside and across nodes."""
+    """Ring/hierarchical all-reduce time: 2(n-1)/n of the bytes, inside and across nodes.
+
+    Across nodes, each GPU's NIC carries 2(k-1)/k of its 1/g shard while NVLink carries
+    the in-node reduce-scatter and all-gather; NCCL pipelines the two, so the slower wins.
+    """
     if n <= 1:
         return np.zeros_like(hw.link)
     intra = size * 2 * (g - 1) / g / hw.link

@@ -18,7 +18,7 @@ from advisor import __version__
 from advisor.core.errors import EXIT_INPUT_ERROR, InputError
 
 # Subcommand modules, in the order `advisor --help` lists them.
-COMMAND_MODULES: tuple[str, ...] = ("catalog", "prices", "probe")
+COMMAND_MODULES: tuple[str, ...] = ("catalog", "prices", "probe", "compare", "validate")
 
 
 def build_parser() -> argparse.ArgumentParser:

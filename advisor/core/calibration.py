@@ -148,7 +148,7 @@ NOTES: dict[str, Note] = {
         ("upg-8k-decomposition",),
     ),
     "host_s_per_layer": Note(
-        "fitted", "s per layer per training micro-step", 0.5,
+        "fitted", "s per layer per training micro-step", 0.3,
         f"{UPG}: same solve as gemm_efficiency; the per-step time that does not shrink on a faster "
         "GPU (kernel launches, framework hooks, syncs). Same host software on both sides",
         ("upg-8k-decomposition",),

@@ -126,16 +126,14 @@ class CurrentScaling:
     """Per-GPU throughput of the current GPU at other GPU counts, memoised per decision.
 
     Several targets ask about overlapping counts, so each layout is simulated once.
-    A training global batch is held fixed: more GPUs means less accumulation, not
-    a bigger batch.
+    A global batch the user set is held fixed (more GPUs, less accumulation); without
+    one, each added data-parallel rank brings its own micro-batch.
     """
 
     def __init__(self, workload: Workload, rates: GpuRates, seq_len: int,
                  cal: Calibration = CAL) -> None:
         self.workload = workload
-        if workload.training:
-            fixed = {"global_batch": workload.sequences_per_step}
-            self.workload = workload.model_copy(update=fixed)
+        self.fixed_batch = workload.training and workload.global_batch is not None
         self.rates, self.seq_len, self.cal = rates, seq_len, cal
         self._memo: dict[tuple[int, int], float] = {}
 
@@ -151,10 +149,9 @@ class CurrentScaling:
         """(gpus, nodes) at or above `start` GPUs that keep the batch and the node size."""
         w = self.workload
         group, per_node, batch = w.tp * w.pp * w.cp, w.gpus_per_node, w.sequences_per_step
-        training = w.training
         for dp in range(max(w.dp, -(-start // group)), w.dp * BUY_BACK_MAX_FACTOR + 1):
             n = dp * group
-            if (training and batch % (w.micro_batch * dp)) or dp % w.ep:
+            if (self.fixed_batch and batch % (w.micro_batch * dp)) or dp % w.ep:
                 continue
             if n <= per_node:
                 yield n, 1
@@ -186,12 +183,13 @@ def buy_back(
                 power_kw=power_w * gpus / 1000.0 if power_w is not None else None,
                 note=f"{gpus} GPUs on {nodes} node(s)"
                      + (f", global batch kept at {w.sequences_per_step} sequences"
-                        if w.training else ""),
+                        if scaling.fixed_batch else ""),
             )
     return BuyBack(
         gpus=None, nodes=None, tokens_per_s_per_gpu=None, comm_penalty=None, usd_per_mtok=None,
         power_kw=None,
-        note=f"more of the current GPU cannot match it: a global batch of "
-             f"{w.sequences_per_step} sequences caps data parallelism, or the search ended "
-             f"at {BUY_BACK_MAX_FACTOR}x the GPU count",
+        note="more of the current GPU cannot match it"
+             + (f": a global batch of {w.sequences_per_step} sequences caps data parallelism"
+                if scaling.fixed_batch else "")
+             + f" (searched up to {BUY_BACK_MAX_FACTOR}x the GPU count)",
     )

@@ -352,7 +352,8 @@ def _judge_target(
             mfu_be = mfu * float(proj.step_s[row, col]) / step_be
     if scaling is not None and scaling.seq_len in [w.seq_lens[k] for k in common]:
         col = w.seq_lens.index(scaling.seq_len)
-        buy = buy_back(scaling, res.sweep[col].tokens_per_s_cluster or 0.0, pc, cur.power_w)
+        if (res.sweep[col].speedup or 0.0) > 1.0:
+            buy = buy_back(scaling, res.sweep[col].tokens_per_s_cluster or 0.0, pc, cur.power_w)
     power_warning = None
     if res.job and res.job.within_power_cap is False:
         power_warning = (f"{w.gpus} x {res.gpu} draw {res.job.power_kw:.1f} kW, over the "

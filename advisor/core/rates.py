@@ -158,7 +158,7 @@ def _attention(
     gpu: Gpu, workload: Workload, gemm_bf16: float, probe: ProbeRecord | None, cal: Calibration
 ) -> tuple[str, float, float, Evidence]:
     """(kernel, saturated model-FLOP rate, s_half, evidence)."""
-    mma, default = ARCH_ATTENTION.get(gpu.arch, ("other", "generic"))
+    mma, default = ARCH_ATTENTION.get(gpu.arch, ("other", "vendor"))
     kernel = default if workload.attention_kernel == "auto" else workload.attention_kernel
     curve = cal.attention.get((kernel, mma))
     peak = gpu.peak_tflops.bf16 or 0.0
@@ -186,9 +186,10 @@ def _attention(
             quantity=quantity, value=rate, unit="TFLOPS", source="published-kernel-curve",
             detail=detail, sigma=curve.sigma)
     rate = cal.generic_attn_of_matmul * gemm_bf16
-    detail = (f"assumed: no published {kernel} figures for {gpu.arch}; "
+    which = gpu.arch if kernel == "vendor" else f"{kernel} on {gpu.arch}"
+    detail = (f"assumed: no published attention curve for {which}; "
               f"{cal.generic_attn_of_matmul:.0%} of the bf16 matmul rate")
-    return "generic" if curve is None else kernel, rate, s_half, Evidence(
+    return kernel, rate, s_half, Evidence(
         quantity=quantity, value=rate, unit="TFLOPS", source="generic-kernel-ratio",
         detail=detail, sigma=SOURCE_SIGMA["generic-kernel-ratio"])
 

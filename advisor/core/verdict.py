@@ -144,6 +144,10 @@ def judge(c: Case) -> Verdict:
     else:
         kind, headline = _money(c, speed, cost)
         _money_reasons(c, speed, cost, reasons)
+        if cost_lo is not None and cost_hi is not None and cost_lo < 1.0 < cost_hi:
+            reasons.append(Reason(
+                kind="evidence", weight=0.45,
+                text=f"the band straddles a tie: $/token {cost_lo:.2f}-{cost_hi:.2f}x the current"))
         flips += _money_flips(c, kind, speed)
 
     reasons.sort(key=lambda r: -r.weight)
@@ -156,7 +160,8 @@ def _money(c: Case, speed: float, cost: float | None) -> tuple[Kind, str]:
     if cost is None:
         if speed > 1.0 + c.time_premium:
             return "upgrade-for-time", f"upgrade for time: {speed:.2f}x faster (no price to weigh)"
-        return "hold", f"hold: {speed:.2f}x is too little to matter, and no price to weigh"
+        pace = f"only {speed:.2f}x as fast" if speed >= 1 else f"{1 / speed:.2f}x slower"
+        return "hold", f"hold: {pace}, and no price to weigh"
     if cost <= 1.0:
         what = f"{1 - cost:.0%} cheaper per token" if cost < 0.995 else "the same $/token"
         pace = f"{speed:.2f}x faster" if speed >= 1 else f"{1 / speed:.2f}x slower"
@@ -164,7 +169,8 @@ def _money(c: Case, speed: float, cost: float | None) -> tuple[Kind, str]:
     if speed > 1.0 and cost <= 1.0 + c.time_premium:
         return "upgrade-for-time", (f"upgrade for time: {speed:.2f}x faster for {cost - 1:.0%} "
                                     "more per token")
-    return "hold", f"hold: {cost - 1:.0%} more per token for {speed:.2f}x"
+    pace = f"{speed:.2f}x faster" if speed >= 1 else f"{1 / speed:.2f}x slower"
+    return "hold", f"hold: {cost - 1:.0%} more per token, {pace}"
 
 
 def _money_reasons(c: Case, speed: float, cost: float | None, reasons: list[Reason]) -> None:

@@ -11,7 +11,7 @@ wall-clock time of the two searches, warm-up included.
 
 The grid is CI-sized unless --full-grid: on a GPU m, n, k each 1024..15360 step
 2048 (512 shapes) instead of mamf-finder's step 1024 (3,375 shapes, 15-30 min);
-on CPU/MPS 64..1024 step 64 (4,096 shapes of toy size). The last line is
+on CPU/MPS 128..1024 step 128 (512 shapes of toy size). The last line is
 `mamf_ratio=<quick/exhaustive> time_ratio=<quick/exhaustive>`.
 """
 

@@ -70,7 +70,7 @@ GPU_PROFILE = MatmulProfile(
 # CPU and MPS: the same algorithm scaled down (dims up to 1024) so it runs in seconds.
 SMALL_PROFILE = MatmulProfile(
     space=SearchSpace(lo=64, hi=1024, step=64, coarse=(256, 512, 768, 1024), refine_delta=128),
-    grid=(0, 1088, 64),
+    grid=(0, 1152, 128),
     screen=Effort(1, 3),
     confirm=Effort(2, 8),
     exhaustive=Effort(1, 5),

@@ -174,7 +174,7 @@ def plan_suite(config: SuiteConfig, device: Device) -> SuitePlan:
         attention=attention,
         bandwidth_bytes=preset.bandwidth_mib * 2**20 if "bandwidth" in only else None,
         bandwidth_effort=preset.bandwidth_effort,
-        health=health and ("health" in only or config.health is True),
+        health=health and device.is_gpu and ("health" in only or config.health is True),
         health_effort=Effort(5, 20) if device.is_gpu else Effort(1, 3),
         flush_bytes=flush_bytes_for(device),
     )

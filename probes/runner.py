@@ -153,7 +153,7 @@ def _health_stage(ctx: Context) -> Stage:
     def run(record: dict[str, Any], report: Report, stop: _Stop) -> None:
         devices = [ctx.device.at(i) for i in range(ctx.device.count)]
         shape = _health_shape(record, ctx.device)
-        report(0.0, f"bf16 {'x'.join(map(str, shape))} on {len(devices)} GPUs at once")
+        report(0.0, f"bf16 {'x'.join(map(str, shape))} on {len(devices)} GPU(s) at once")
         record["node_health"] = run_health(
             devices, "bf16", shape, ctx.plan.health_effort, ctx.identity["uuids"]
         )
@@ -175,7 +175,7 @@ def stages(ctx: Context) -> list[Stage]:
         out.append(_attention_stage(ctx))
     if ctx.plan.bandwidth_bytes:
         out.append(_bandwidth_stage(ctx))
-    if ctx.plan.health and ctx.device.is_gpu and ctx.device.count > 1:
+    if ctx.plan.health and ctx.device.is_gpu:
         out.append(_health_stage(ctx))
     return out
 

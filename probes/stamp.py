@@ -100,7 +100,10 @@ def versions(device: Device, nvml_module: ModuleType | None) -> dict[str, str | 
         "torch": torch.__version__,
         "cuda": torch.version.cuda,
         "hip": torch.version.hip,
-        "cudnn": cudnn_version(cudnn.version()) if device.is_gpu and cudnn.is_available() else None,
+        # On ROCm this API reports MIOpen, which is not cuDNN.
+        "cudnn": cudnn_version(cudnn.version())
+        if device.kind == "cuda" and cudnn.is_available()
+        else None,
         "nccl": None,
         "driver": None,
     }

@@ -37,7 +37,7 @@ from advisor.core.catalog import (
     read_shipped_texts,
 )
 from advisor.core.errors import InputError
-from advisor.core.loaders import parse_json, read_text, validation_error
+from advisor.core.loaders import parse_json, read_text, validation_error, without_nulls
 from advisor.paths import pulled_dir
 
 PullKind = Literal["catalog", "prices"]
@@ -119,15 +119,6 @@ def read_pulled(kind: PullKind) -> PulledCache | None:
 
 def entry_key(table: str, entry: Mapping[str, Any]) -> tuple[Any, ...]:
     return tuple(entry.get(k) for k in TABLE_KEY[table])
-
-
-def without_nulls(value: Any) -> Any:
-    """JSON null means "not given"; TOML has no null, so the key is dropped."""
-    if isinstance(value, dict):
-        return {k: without_nulls(v) for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [without_nulls(v) for v in value if v is not None]
-    return value
 
 
 def _merge_table(base: list[dict[str, Any]], table: str, pulled: list[dict[str, Any]]) -> None:

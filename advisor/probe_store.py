@@ -9,6 +9,7 @@ the new record's stack with the records already stored, and says so loudly when 
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -148,3 +149,14 @@ def import_probe(file: str | Path, catalog: Catalog, gpu: str | None = None) -> 
     path = stored_path(gpu_id)
     write_atomic(path, data)  # the bytes that were validated, extra fields and all
     return Imported(gpu_id, path, record, replaced, drift, notes)
+
+
+def import_command(file: str, gpu: str | None) -> int:
+    """`advisor probe import`: file the record, say where, and warn loudly on stack drift."""
+    from advisor.catalog_store import effective_catalog
+
+    done = import_probe(file, effective_catalog(), gpu)
+    print(done.summary())
+    if done.drift:
+        print(drift_warning(done.drift), file=sys.stderr)
+    return 0

@@ -32,6 +32,17 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     )
     add_suite_arguments(p)
     p.set_defaults(handler=cmd_probe)
+    psub = p.add_subparsers(dest="probe_command", metavar="import")
+    imp = psub.add_parser("import", help="file a probe record made on another box, by GPU")
+    imp.add_argument("file", help="a record from `advisor probe` or `python -m probes`")
+    imp.add_argument("--gpu", help="catalog id to file it under, when the record names none")
+    imp.set_defaults(handler=cmd_import)
+
+
+def cmd_import(args: argparse.Namespace) -> int:
+    from advisor.probe_store import import_command
+
+    return import_command(args.file, args.gpu)
 
 
 def cmd_probe(args: argparse.Namespace) -> int:

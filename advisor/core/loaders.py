@@ -1,8 +1,15 @@
-"""Reading TOML, JSON and CSV so that any malformed input becomes one line, never a traceback.
+"""Reading TOML, JSON and CSV so that any malformed input becomes one line, never a traceback;
+and writing pydantic models as commented TOML that reads back exactly.
 
 Every loader in advisor (answers, reports, pulled catalogs and price sheets) goes through
 these helpers, so "which file, which line or field, what value" is said the same way
 everywhere and the CLI can turn it into exit code 2.
+
+TOML has no null. A None is written by leaving its key out, and `restore_nulls` puts it
+back from the model's field types before validation, so a model survives the trip
+unchanged. (A None inside a free-form container, e.g. a dict[str, float | None] value,
+has no field to restore it from; such values are dropped, so build those parts through
+`normalize` once before relying on an exact round trip.)
 """
 
 from __future__ import annotations
@@ -12,11 +19,14 @@ import io
 import json
 import re
 import tomllib
-from collections.abc import Sequence
+import types
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
-from pydantic import ValidationError
+import tomlkit
+from pydantic import BaseModel, ValidationError
+from tomlkit.items import Item
 
 from advisor.core.errors import InputError
 
@@ -154,3 +164,118 @@ def validation_error(exc: ValidationError, file: str, entry: str | None = None) 
         err["msg"].removeprefix("Value error, "),
         file=file, entry=entry, field=loc or None, value=value, has_value=value is not None,
     )
+
+
+# --- models <-> TOML -----------------------------------------------------------------------
+
+M = TypeVar("M", bound=BaseModel)
+
+# Flat tables with at most this many keys are written inline: `{ dense = 1.2, ... }`
+# reads better than a [header] for each small group of figures.
+INLINE_MAX_KEYS = 8
+
+
+def without_nulls(value: Any) -> Any:
+    """Drop None (TOML cannot say it) and turn tuples into lists, recursively."""
+    if isinstance(value, Mapping):
+        return {k: without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list | tuple):
+        return [without_nulls(v) for v in value if v is not None]
+    return value
+
+
+def _nullable(tp: Any) -> bool:
+    if tp is Any or tp is type(None):
+        return True
+    return get_origin(tp) in (Union, types.UnionType) and type(None) in get_args(tp)
+
+
+def restore_nulls(tp: Any, data: Any) -> Any:
+    """Put back the None of every nullable model field that `without_nulls` left out."""
+    origin, args = get_origin(tp), get_args(tp)
+    if origin is Annotated:
+        return restore_nulls(args[0], data)
+    if origin in (Union, types.UnionType):
+        for arg in args:
+            if arg is not type(None):
+                data = restore_nulls(arg, data)
+        return data
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        if not isinstance(data, dict):
+            return data
+        out = dict(data)
+        for name, f in tp.model_fields.items():
+            key = f.alias or name
+            if key in out:
+                out[key] = restore_nulls(f.annotation, out[key])
+            elif _nullable(f.annotation) and (f.is_required() or f.default is None):
+                out[key] = None
+        return out
+    if origin in (list, tuple, Sequence) and isinstance(data, list) and args:
+        if origin is tuple and (len(args) != 2 or args[1] is not Ellipsis):
+            return [restore_nulls(a, d) for a, d in zip(args, data, strict=False)]
+        return [restore_nulls(args[0], d) for d in data]
+    if origin in (dict, Mapping) and isinstance(data, dict) and len(args) == 2:
+        return {k: restore_nulls(args[1], v) for k, v in data.items()}
+    return data
+
+
+def model_data(model: BaseModel) -> Any:
+    """A model as plain TOML-ready data (python mode keeps dates, inf and nan as they are)."""
+    return without_nulls(model.model_dump(by_alias=True))
+
+
+def load_model(model: type[M], data: Any, file: str, entry: str | None = None) -> M:
+    """Validate decoded TOML/JSON into `model`, restoring nulls; errors are one line."""
+    try:
+        return model.model_validate(restore_nulls(model, data))
+    except ValidationError as exc:
+        raise validation_error(exc, file, entry) from None
+
+
+def normalize(model: M) -> M:
+    """The model as it reads back from TOML (free-form nulls dropped); idempotent."""
+    return load_model(type(model), model_data(model), type(model).__name__)
+
+
+def _is_table(value: Any) -> bool:
+    return isinstance(value, Mapping) or (
+        isinstance(value, list) and bool(value) and all(isinstance(v, Mapping) for v in value))
+
+
+def toml_item(value: Any, inline: bool = True) -> Item:
+    """Plain data as tomlkit items: scalars before sub-tables, small flat tables inline
+    (where `inline`), lists of tables as [[arrays of tables]]."""
+    if isinstance(value, Mapping):
+        flat = not any(_is_table(v) for v in value.values())
+        if inline and flat and len(value) <= INLINE_MAX_KEYS:
+            small = tomlkit.inline_table()
+            small.update({k: toml_item(v) for k, v in value.items()})
+            return small
+        table = tomlkit.table()
+        for k, v in sorted(value.items(), key=lambda kv: _is_table(kv[1])):
+            table.add(k, toml_item(v))
+        return table
+    if _is_table(value):
+        aot = tomlkit.aot()
+        for v in value:
+            aot.append(toml_item(v, inline=False))
+        return aot
+    return tomlkit.item(value)
+
+
+def toml_document(header: Sequence[str], sections: Sequence[tuple[str, Any, str]]) -> str:
+    """A TOML document: header comment lines, then each (key, value, comment) section.
+
+    Plain values go first, tables after, since TOML would file a plain value written
+    after a [table] under that table; each section's comment stays right above it.
+    """
+    doc = tomlkit.document()
+    for line in header:
+        doc.add(tomlkit.comment(line))
+    for key, value, comment in sorted(sections, key=lambda s: _is_table(s[1])):
+        doc.add(tomlkit.nl())
+        for line in comment.splitlines():
+            doc.add(tomlkit.comment(line))
+        doc.add(key, toml_item(value, inline=False))
+    return tomlkit.dumps(doc)

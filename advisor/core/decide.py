@@ -84,6 +84,7 @@ class Assumptions(BaseModel):
     host_s_per_layer: float
     pipeline_bubble: float
     probe: str | None  # the record's date and host when one was used
+    probe_torch: str | None  # the torch the record was measured with
     price: PriceQuote | None
 
 
@@ -305,7 +306,8 @@ def _result(
             attention_kernel=r.attention_kernel, gemm_efficiency=cal.gemm_efficiency,
             achieved_mfu=first.mfu, overlap=cal.comm_overlap,
             host_s_per_layer=cal.host_s_per_layer, pipeline_bubble=proj.pipeline_bubble,
-            probe=f"{probe.stamp.hostname} {probe.stamp.date}" if probe else None, price=q)
+            probe=f"{probe.stamp.hostname} {probe.stamp.date}" if probe else None,
+            probe_torch=probe.stamp.versions.torch if probe else None, price=q)
     return GpuResult(
         gpu=g.id, name=g.name, role="current" if i == 0 else "target", dtype_gate=dgate,
         software_gate=sgate, projectable=r is not None, problem=problem, assumptions=assumptions,
@@ -332,6 +334,11 @@ def _judge_target(
     cur_weak = tuple(
         f"{e.quantity} on {cur.gpu} is {e.source}: {e.detail}"
         for e in (cur.assumptions.evidence if cur.assumptions else []) if e.source in WEAK_SOURCES)
+    torches = [x.assumptions.probe_torch for x in (cur, res) if x.assumptions]
+    if len(torches) == 2 and None not in torches and torches[0] != torches[1]:
+        weak += (f"probe records from different stacks: torch {torches[0]} on {cur.gpu} vs "
+                 f"{torches[1]} on {res.gpu}; the upgrade guide saw +16% from a torch bump "
+                 "alone, so part of this speedup may be software",)
     pc = cur.assumptions.price if cur.assumptions else None
     pt = res.assumptions.price if res.assumptions else None
     common = [k for k, (a, b) in enumerate(zip(cur.sweep, res.sweep, strict=True))

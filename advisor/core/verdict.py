@@ -125,8 +125,9 @@ def judge(c: Case) -> Verdict:
         headline = f"blocked: {c.target_gate}"
         reasons.insert(0, Reason(kind="gate", weight=10.0, text=c.target_gate))
         if c.gate_fix:
+            after = f"; then: {_money(c, speed, cost)[1]}" if speed is not None else ""
             flips.append(Flip(assumption="software stack", current=None, threshold=None,
-                              text=f"unblocked by: {c.gate_fix}"))
+                              text=f"unblocked by: {c.gate_fix}{after}"))
     elif c.current_incapable or (not any(c.fits_current) and any(c.fits_target)):
         kind = "capability"
         why = c.current_incapable or (

@@ -1,0 +1,159 @@
+"""decide(): gates, evidence, sweep, costs and verdicts, end to end on the shipped catalog."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from advisor.core.answers import Answers, parse_answers
+from advisor.core.catalog import load_catalog
+from advisor.core.decide import Decision, decide
+from advisor.core.errors import InputError
+from advisor.core.probe_record import ProbeRecord, parse_probe_record
+from advisor.core.stack import Stack
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog()
+
+
+def answers(**kw: Any) -> Answers:
+    base: dict[str, Any] = {
+        "current": "h200-sxm", "targets": ["b200-sxm"],
+        "workload": {"model": "llama-3.1-8b", "seq_lens": [8192, 32768], "zero_stage": 3,
+                     "checkpointing": True, "gpus": 8, "token_budget": 1e10},
+    }
+    return parse_answers(base | kw)
+
+
+def probe(gpu: str, mamf: float, torch: str = "2.13.0+cu130") -> ProbeRecord:
+    return parse_probe_record({
+        "schema": "advisor.probe-record", "version": 1, "complete": True, "interrupted": False,
+        "stamp": {"hostname": f"{gpu}-box", "date": "2026-09-01T00:00:00Z",
+                  "device": {"kind": "cuda", "name": gpu, "count": 8, "catalog_id": gpu},
+                  "versions": {"python": "3.12", "torch": torch}},
+        "matmul": [{"status": "ok", "dtype": "bf16", "mode": "quick", "mamf_tflops": mamf,
+                    "median_tflops": mamf}],
+    }, "test")
+
+
+def test_decision_serialises_and_carries_its_answers(catalog) -> None:
+    d = decide(answers(prices={"b200-sxm": 6.0}), catalog)
+    data = d.model_dump(mode="json")
+    json.dumps(data)
+    again = Decision.model_validate(data)
+    assert again.answers == d.answers
+    assert d.electricity_source == "default" and d.primary_seq_len == 8192
+
+
+def test_every_projection_states_its_evidence(catalog) -> None:
+    d = decide(answers(prices={"b200-sxm": 6.0}), catalog)
+    for r in (d.current, *d.targets):
+        a = r.assumptions
+        assert a is not None
+        assert a.rate_sources["matmul bf16"] == "catalog-mamf"
+        assert a.rate_sources["attention"] == "published-kernel-curve"
+        assert 0 < a.gemm_efficiency < 1 and 0 < a.overlap <= 1
+    assert d.current.assumptions.price.source == "default"  # type: ignore[union-attr]
+    assert d.targets[0].assumptions.price.source == "user"  # type: ignore[union-attr]
+    assert d.targets[0].assumptions.attention_kernel == "fa4"  # type: ignore[union-attr]
+
+
+def test_sweep_points_have_speedups_buckets_and_bands(catalog) -> None:
+    d = decide(answers(), catalog)
+    cur, tgt = d.current.point(32768), d.targets[0].point(32768)
+    assert cur.speedup == 1.0 and cur.speedup_low == 1.0
+    assert tgt.speedup_low < tgt.speedup < tgt.speedup_high  # type: ignore[operator]
+    assert tgt.tokens_per_s_cluster == pytest.approx(tgt.tokens_per_s_per_gpu * 8)  # type: ignore[operator]
+    assert tgt.speedup == pytest.approx(tgt.tokens_per_s_per_gpu / cur.tokens_per_s_per_gpu)  # type: ignore[operator]
+    assert set(tgt.bucket_seconds) == {"dense", "attention", "elementwise", "optimizer",
+                                       "communication", "overhead"}
+    assert tgt.bucket_speedup["attention"] > 1.5 and tgt.binding == "compute"
+    assert tgt.usd_per_mtok is not None and 0 < tgt.mfu < 1  # type: ignore[operator]
+
+
+def test_costs_break_even_and_buy_back(catalog) -> None:
+    d = decide(answers(prices={"h200-sxm": 4.0, "b200-sxm": 6.0}), catalog)
+    t = d.targets[0]
+    assert t.job is not None and t.job.usd is not None and t.job.energy_kwh
+    speeds = [p.speedup for p in t.sweep if p.speedup]
+    geo = (speeds[0] * speeds[1]) ** 0.5
+    assert t.break_even_usd_per_hour == pytest.approx(4.0 * geo)
+    assert t.buy_back is not None and t.buy_back.gpus is not None and t.buy_back.gpus > 8
+    assert t.verdict is not None and t.verdict.kind == "upgrade"
+
+
+def test_an_incapable_target_is_blocked(catalog) -> None:
+    a = answers(current="h100-sxm", targets=["a100-sxm"],
+                workload={"model": "llama-3.1-8b", "seq_lens": [4096], "precision": "fp8",
+                          "zero_stage": 3, "gpus": 8})
+    v = decide(a, catalog).targets[0].verdict
+    assert v is not None and v.kind == "blocked-by-gate" and "fp8" in v.headline
+
+
+def test_a_format_only_the_target_has_is_capability(catalog) -> None:
+    a = answers(current="h100-sxm", targets=["b200-sxm"],
+                workload={"model": "llama-3.1-8b", "seq_lens": [4096], "precision": "nvfp4",
+                          "mode": "decode", "gpus": 1})
+    d = decide(a, catalog)
+    assert not d.current.dtype_gate.passed
+    assert d.targets[0].verdict.kind == "capability"  # type: ignore[union-attr]
+
+
+def test_out_of_memory_everywhere_on_the_current_gpu_is_capability(catalog) -> None:
+    a = answers(current="h100-sxm", targets=["b200-sxm"],
+                workload={"model": "llama-3.1-70b", "seq_lens": [2048], "mode": "decode",
+                          "gpus": 1})
+    d = decide(a, catalog)
+    assert d.current.memory.max_seq_len is None
+    assert d.current.point(2048).binding == "capacity"
+    assert d.targets[0].verdict.kind == "capability"  # type: ignore[union-attr]
+
+
+def test_software_gate_blocks_with_the_fix_and_the_outcome(catalog) -> None:
+    old = Stack(source="declared", packages={"torch": "2.3.0+cu121"})
+    v = decide(answers(stack=old, prices={"b200-sxm": 6.0}), catalog).targets[0].verdict
+    assert v is not None and v.kind == "blocked-by-gate"
+    assert "upgrade torch" in v.flips[0].text and "then: upgrade" in v.flips[0].text
+
+
+def test_beta_kernels_are_a_reason(catalog) -> None:
+    beta = Stack(source="declared", packages={"torch": "2.13.0+cu130", "flash-attn-4": "4.0.0b22"})
+    v = decide(answers(stack=beta), catalog).targets[0].verdict
+    assert v is not None and any(r.kind == "software" and "beta" in r.text for r in v.reasons)
+
+
+def test_a_catalog_gap_is_reported_not_raised(catalog) -> None:
+    d = decide(answers(targets=["b200-sxm", "h200-nvl"]), catalog)
+    gap = d.targets[1]
+    assert not gap.projectable and gap.verdict.kind == "blocked-by-gate"  # type: ignore[union-attr]
+    assert "catalog gap" in gap.verdict.headline  # type: ignore[union-attr]
+
+
+def test_probes_take_precedence_and_stack_drift_is_flagged(catalog) -> None:
+    probes = {"h200-sxm": probe("h200-sxm", 700.0, "2.12.0+cu130"),
+              "b200-sxm": probe("b200-sxm", 1700.0)}
+    d = decide(answers(), catalog, probes)
+    assert d.current.assumptions.rate_sources["matmul bf16"] == "probe"  # type: ignore[union-attr]
+    plain = decide(answers(), catalog)
+    assert d.targets[0].point(8192).speedup > plain.targets[0].point(8192).speedup  # type: ignore[operator]
+    v = d.targets[0].verdict
+    assert v is not None and any("different stacks" in r.text for r in v.reasons)
+
+
+def test_power_cap_is_enforced_in_the_reasons(catalog) -> None:
+    v = decide(answers(power_cap_kw=4.0), catalog).targets[0].verdict
+    assert v is not None and any(r.kind == "power" and "4 kW cap" in r.text for r in v.reasons)
+
+
+def test_the_current_gpu_must_be_projectable(catalog) -> None:
+    with pytest.raises(InputError, match="cannot project the current GPU"):
+        decide(answers(current="h200-nvl"), catalog)
+
+
+def test_unknown_gpu_is_one_input_error(catalog) -> None:
+    with pytest.raises(InputError, match="unknown GPU"):
+        decide(answers(targets=["z9000"]), catalog)

@@ -1,0 +1,89 @@
+"""The verdict: gate first, then capability, then money; reasons ranked and flips stated."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from advisor.core.verdict import Case, judge
+
+BASE = Case(
+    target="b200-sxm", current="h200-sxm", target_gate=None, gate_fix=None,
+    current_incapable=None, software_warnings=(), evidence_warnings=(),
+    seq_lens=(8192, 32768), fits_current=(True, True), fits_target=(True, True),
+    max_seq_current=250_000, max_seq_target=350_000,
+    speedups=(1.7, 2.0), lows=(1.5, 1.8), highs=(1.9, 2.2),
+    price_current=4.0, price_target=6.0, price_sources=("user", "default"),
+    break_even_price=7.4, break_even_efficiency=0.8, break_even_mfu=0.3,
+    time_premium=0.10, power_warning=None,
+)
+
+
+def test_cheaper_per_token_is_an_upgrade() -> None:
+    v = judge(BASE)  # 1.84x faster at 1.5x the price
+    assert v.kind == "upgrade"
+    assert v.speedup == pytest.approx((1.7 * 2.0) ** 0.5)
+    assert v.cost_ratio == pytest.approx(1.5 / v.speedup)
+    assert v.cost_ratio_low < v.cost_ratio < v.cost_ratio_high
+    assert any("above $7.40/h" in f.text for f in v.flips)
+    assert any("0.80x the assumed" in f.text and "MFU 30%" in f.text for f in v.flips)
+
+
+def test_a_small_premium_for_speed_is_upgrade_for_time() -> None:
+    v = judge(replace(BASE, price_target=7.6))  # ~3% more per token, 1.84x faster
+    assert v.kind == "upgrade-for-time"
+    assert any("below $7.40/h" in f.text for f in v.flips)
+
+
+def test_a_large_premium_is_hold() -> None:
+    v = judge(replace(BASE, price_target=9.0))
+    assert v.kind == "hold" and "more per token" in v.headline
+
+
+def test_the_premium_tolerance_is_the_users() -> None:
+    assert judge(replace(BASE, price_target=9.0, time_premium=0.5)).kind == "upgrade-for-time"
+
+
+def test_a_failed_gate_blocks_whatever_the_speed() -> None:
+    v = judge(replace(BASE, target_gate="no hardware fp8", gate_fix="use bf16"))
+    assert v.kind == "blocked-by-gate"
+    assert v.reasons[0].kind == "gate"
+    assert v.flips[0].text.startswith("unblocked by: use bf16; then: upgrade")
+
+
+def test_running_what_the_current_gpu_cannot_is_capability() -> None:
+    v = judge(replace(BASE, fits_current=(False, False), speedups=(None, None),
+                      lows=(None, None), highs=(None, None), max_seq_current=4096))
+    assert v.kind == "capability" and "cannot run this at any" in v.headline
+    assert v.flips and v.flips[0].threshold == 4096
+    incapable = judge(replace(BASE, current_incapable="H100 has no nvfp4"))
+    assert incapable.kind == "capability" and "nvfp4" in incapable.headline
+
+
+def test_partial_fit_is_a_ranked_reason_not_the_verdict() -> None:
+    v = judge(replace(BASE, fits_current=(True, False), speedups=(1.7, None)))
+    assert v.kind == "upgrade"
+    assert v.reasons[0].kind == "capacity" and "32,768" in v.reasons[0].text
+
+
+def test_no_price_decides_on_time_alone() -> None:
+    v = judge(replace(BASE, price_target=None))
+    assert v.kind == "upgrade-for-time" and v.cost_ratio is None
+    assert any(r.kind == "price" for r in v.reasons)
+    slow = judge(replace(BASE, price_target=None, speedups=(0.8, 0.9), lows=(0.7, 0.8),
+                         highs=(0.9, 1.0)))
+    assert slow.kind == "hold" and "slower" in slow.headline
+
+
+def test_reasons_are_ranked_by_weight() -> None:
+    v = judge(replace(BASE, software_warnings=("FA4 is beta on sm_100",),
+                      power_warning="over the 40 kW cap"))
+    weights = [r.weight for r in v.reasons]
+    assert weights == sorted(weights, reverse=True)
+    assert {r.kind for r in v.reasons} >= {"software", "power", "cost", "speed"}
+
+
+def test_a_band_across_the_tie_is_said() -> None:
+    v = judge(replace(BASE, price_target=7.2, lows=(1.4, 1.6), highs=(2.1, 2.5)))
+    assert any("straddles a tie" in r.text for r in v.reasons)

@@ -26,7 +26,7 @@ from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
 import tomlkit
 from pydantic import BaseModel, ValidationError
-from tomlkit.items import Item
+from tomlkit.items import AoT, Array, Item, Table
 
 from advisor.core.errors import InputError
 
@@ -170,9 +170,11 @@ def validation_error(exc: ValidationError, file: str, entry: str | None = None) 
 
 M = TypeVar("M", bound=BaseModel)
 
-# Flat tables with at most this many keys are written inline: `{ dense = 1.2, ... }`
-# reads better than a [header] for each small group of figures.
+# Flat tables of figures with at most this many keys are written inline: `{ dense = 1.2 }`
+# reads better than a [header] for each small group; a table holding prose gets a header.
 INLINE_MAX_KEYS = 8
+PROSE_CHARS = 40
+LINE_WIDTH = 100  # longer arrays are written one element per line
 
 
 def without_nulls(value: Any) -> Any:
@@ -208,8 +210,8 @@ def restore_nulls(tp: Any, data: Any) -> Any:
             key = f.alias or name
             if key in out:
                 out[key] = restore_nulls(f.annotation, out[key])
-            elif _nullable(f.annotation) and (f.is_required() or f.default is None):
-                out[key] = None
+            elif _nullable(f.annotation) and (f.is_required() or f.default is not None):
+                out[key] = None  # a default of None is left to pydantic, so it stays unset
         return out
     if origin in (list, tuple, Sequence) and isinstance(data, list) and args:
         if origin is tuple and (len(args) != 2 or args[1] is not Ellipsis):
@@ -231,11 +233,18 @@ def load_model(model: type[M], data: Any, file: str, entry: str | None = None) -
         return model.model_validate(restore_nulls(model, data))
     except ValidationError as exc:
         raise validation_error(exc, file, entry) from None
+    except InputError as exc:  # raised by a validator itself (e.g. an unknown preset)
+        exc.file = exc.file or file
+        raise
 
 
 def normalize(model: M) -> M:
     """The model as it reads back from TOML (free-form nulls dropped); idempotent."""
     return load_model(type(model), model_data(model), type(model).__name__)
+
+
+def _is_prose(value: Any) -> bool:
+    return isinstance(value, str) and len(value) > PROSE_CHARS
 
 
 def _is_table(value: Any) -> bool:
@@ -247,7 +256,7 @@ def toml_item(value: Any, inline: bool = True) -> Item:
     """Plain data as tomlkit items: scalars before sub-tables, small flat tables inline
     (where `inline`), lists of tables as [[arrays of tables]]."""
     if isinstance(value, Mapping):
-        flat = not any(_is_table(v) for v in value.values())
+        flat = not any(_is_table(v) or _is_prose(v) for v in value.values())
         if inline and flat and len(value) <= INLINE_MAX_KEYS:
             small = tomlkit.inline_table()
             small.update({k: toml_item(v) for k, v in value.items()})
@@ -261,7 +270,10 @@ def toml_item(value: Any, inline: bool = True) -> Item:
         for v in value:
             aot.append(toml_item(v, inline=False))
         return aot
-    return tomlkit.item(value)
+    item = tomlkit.item(value)
+    if isinstance(item, Array) and len(item.as_string()) > LINE_WIDTH:
+        item.multiline(True)
+    return item
 
 
 def toml_document(header: Sequence[str], sections: Sequence[tuple[str, Any, str]]) -> str:
@@ -277,5 +289,9 @@ def toml_document(header: Sequence[str], sections: Sequence[tuple[str, Any, str]
         doc.add(tomlkit.nl())
         for line in comment.splitlines():
             doc.add(tomlkit.comment(line))
-        doc.add(key, toml_item(value, inline=False))
+        item = toml_item(value, inline=False)
+        doc.add(key, item)
+        head = item[0] if isinstance(item, AoT) else item
+        if isinstance(head, Table):
+            head.trivia.indent = ""  # keep the comment right above the [header]
     return tomlkit.dumps(doc)

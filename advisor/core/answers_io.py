@@ -1,0 +1,57 @@
+"""answers.toml: the inputs of a headless run, read with one-line errors and written back.
+
+Only what the user set is written: a default left out stays a default on the way back
+(the decision reports an unquoted electricity price as "default", and that must survive
+a save and reload). See examples/answers.toml for every field with comments.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from advisor.core.answers import Answers
+from advisor.core.errors import InputError
+from advisor.core.loaders import load_model, model_data, parse_toml, read_text, toml_document
+
+ANSWERS_HEADER = (
+    "advisor answers: the inputs of `advisor decide --answers FILE --out report.toml`.",
+    "Catalog ids are those of `advisor catalog list`; anything left out uses its default.",
+)
+FIELD_COMMENTS = {
+    "current": "the GPU the workload runs on now",
+    "targets": "the GPUs to compare against",
+    "electricity_usd_per_kwh": "$/kWh (default 0.12)",
+    "power_cap_kw": "rack power budget, kW",
+    "time_premium": "extra $/token still worth paying to finish sooner (0.10 = 10%)",
+    "workload": "the model and how it is run; `model` is a preset name or a table of dimensions",
+    "prices": "your quoted $/GPU-hour by catalog id; the others use catalog defaults",
+    "stack": "the software the workload needs, for the software gate",
+}
+
+
+def parse_answers_toml(text: str, file: str) -> Answers:
+    """answers.toml text to Answers, or one InputError line naming file, field and value."""
+    data = parse_toml(text, file)
+    try:
+        return load_model(Answers, data, file)
+    except InputError as exc:
+        if exc.field == "model":  # an unknown preset, raised from inside [workload]
+            exc.field = "workload.model"
+        raise
+
+
+def load_answers(path: str | Path) -> Answers:
+    return parse_answers_toml(read_text(path), str(path))
+
+
+def answers_data(answers: Answers) -> dict[str, Any]:
+    """TOML-ready data of the fields the user set; defaults are left out to stay defaults."""
+    data = model_data(answers)
+    return {k: data[k] for k in Answers.model_fields if k in answers.model_fields_set and k in data}
+
+
+def answers_to_toml(answers: Answers) -> str:
+    """Commented TOML that `parse_answers_toml` reads back equal, defaults still unset."""
+    sections = [(k, v, FIELD_COMMENTS.get(k, "")) for k, v in answers_data(answers).items()]
+    return toml_document(ANSWERS_HEADER, sections)

@@ -1,0 +1,163 @@
+"""The decision report: a Decision and what it rests on, as commented TOML.
+
+A report is the record of one decision: the inputs (workload, every quote with its
+source, the stack), the probe records used with their stamps, the projection of each
+GPU at each swept sequence length, the gate results, each verdict with its reasons and
+the assumptions that would flip it, and provenance (advisor and catalog versions,
+pulled team data, the date). It is what teams keep and re-measure against, so it must
+read back exactly: stdlib `tomllib` reads it and `parse_report` rebuilds an equal
+Report. The schema is versioned; a report of another version is refused, not guessed.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from advisor.core.answers_io import answers_data
+from advisor.core.catalog import Catalog
+from advisor.core.decide import Decision
+from advisor.core.errors import InputError
+from advisor.core.loaders import load_model, model_data, normalize, parse_toml, toml_document
+from advisor.core.probe_record import ProbeRecord
+
+SCHEMA = "advisor.decision-report"
+VERSION = 1
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class PulledSource(_Frozen):
+    """A team catalog or price sheet the effective catalog included."""
+
+    kind: str
+    url: str
+    etag: str | None = None
+    last_modified: str | None = None
+    fetched_at: datetime
+
+
+class Provenance(_Frozen):
+    advisor_version: str
+    catalog_version: str = Field(description="digest of the shipped catalog files")
+    pulled: list[PulledSource] = Field(default_factory=list)
+    created: datetime
+
+
+class Quote(_Frozen):
+    """The price each GPU was costed at, and whose figure it is."""
+
+    gpu: str
+    usd_per_hour: float | None
+    source: Literal["user", "default", "none"]
+    label: str
+    cited: list[str] = Field(default_factory=list, description="where a default comes from")
+    retrieved: str | None = None
+
+
+class Report(_Frozen):
+    schema_: Literal["advisor.decision-report"] = Field(alias="schema")
+    version: Literal[1]
+    provenance: Provenance
+    quotes: list[Quote]
+    warnings: list[str] = Field(default_factory=list, description="e.g. stack drift")
+    probes: dict[str, ProbeRecord] = Field(default_factory=dict, description="by catalog id")
+    decision: Decision
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+HEADER = (
+    "advisor decision report. `advisor report show FILE` summarises it;",
+    "`advisor report diff OLD NEW` says what changed between two runs.",
+    "Figures marked default (prices, electricity) were not given by you.",
+)
+# The Decision's fields are written at the top level beside the report's own, in this order.
+SECTIONS: dict[str, str] = {
+    "schema": "",
+    "version": "report schema version",
+    "primary_seq_len": "the sequence length the headline figures are for",
+    "electricity_source": "user: your $/kWh; default: advisor's",
+    "band_level": "confidence level of every speedup_low/high and cost_ratio_low/high band",
+    "notes": "",
+    "warnings": "read these first",
+    "provenance": "what produced this report",
+    "quotes": "the $/GPU-hour each GPU was costed at; source user = your quote",
+    "answers": "the inputs: workload, your prices, the stack (re-run with `advisor decide`)",
+    "memory_model": "per-GPU memory of the workload: fixed + per_token x sequence length",
+    "current": (
+        "the GPU the workload runs on now: gates, rates and their evidence,\n"
+        "and the projection at each swept sequence length ([[current.sweep]])"
+    ),
+    "targets": (
+        "each target: gates, projection per sweep point, job cost, and the verdict\n"
+        "with its ranked reasons and flips (the assumption values that would change it)"
+    ),
+    "probes": "probe records used, with their stamps (host, date, device, versions)",
+}
+
+
+def quotes_for(decision: Decision, catalog: Catalog) -> list[Quote]:
+    """Each compared GPU's price with its source; catalog citations name pulled sheets."""
+    out = []
+    for r in (decision.current, *decision.targets):
+        user = decision.answers.prices.get(r.gpu)
+        if user is not None:
+            out.append(Quote(gpu=r.gpu, usd_per_hour=user, source="user", label="your quote"))
+            continue
+        p = catalog.default_price(r.gpu)
+        if p is None:
+            out.append(Quote(gpu=r.gpu, usd_per_hour=None, source="none",
+                             label="no price: quote your own"))
+        else:
+            out.append(Quote(gpu=r.gpu, usd_per_hour=p.usd_per_hour, source="default",
+                             label=p.label, cited=list(p.source),
+                             retrieved=p.retrieved.isoformat()))
+    return out
+
+
+def build_report(
+    decision: Decision,
+    catalog: Catalog,
+    probes: dict[str, ProbeRecord],
+    provenance: Provenance,
+    warnings: list[str] | None = None,
+) -> Report:
+    """The report of a decision; probe records are kept as they will read back."""
+    return Report(
+        schema_=SCHEMA, version=VERSION, provenance=provenance,
+        quotes=quotes_for(decision, catalog), warnings=warnings or [],
+        probes={gpu: normalize(rec) for gpu, rec in sorted(probes.items())},
+        decision=decision,
+    )
+
+
+def _top_level(report: Report) -> dict[str, Any]:
+    data = model_data(report)
+    decision = data.pop("decision")
+    decision["answers"] = answers_data(report.decision.answers)
+    return {**data, **decision}
+
+
+def report_to_toml(report: Report) -> str:
+    data = _top_level(report)
+    order = [*SECTIONS, *(k for k in data if k not in SECTIONS)]
+    return toml_document(HEADER, [(k, data[k], SECTIONS.get(k, "")) for k in order if k in data])
+
+
+def parse_report(text: str, file: str) -> Report:
+    """A report's TOML back to the Report; other schemas and versions are refused."""
+    data = parse_toml(text, file)
+    if data.get("schema") != SCHEMA:
+        raise InputError(f"not an advisor decision report (expected schema {SCHEMA!r})",
+                         file=file, field="schema", value=data.get("schema"), has_value=True)
+    if data.get("version") != VERSION:
+        raise InputError(f"unsupported report version (this advisor reads version {VERSION})",
+                         file=file, field="version", value=data.get("version"), has_value=True)
+    decision_fields = set(Decision.model_fields)
+    decision = {k: data.pop(k) for k in list(data) if k in decision_fields}
+    return load_model(Report, {**data, "decision": decision}, file)

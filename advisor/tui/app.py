@@ -11,13 +11,14 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import ClassVar
 
+from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 
 from advisor.core.catalog import Catalog
 from advisor.tui.gating import apply_gates
-from advisor.tui.hardware import Hardware
+from advisor.tui.hardware import Hardware, detect_hardware
 from advisor.tui.runner import ProbeRunner
 from advisor.tui.screens.base import StepScreen
 from advisor.tui.screens.gates import DtypeScreen, SoftwareScreen
@@ -40,12 +41,12 @@ class AdvisorApp(App[None]):
         Binding("ctrl+s", "save_svg", "Screenshot", show=False),
     ]
 
-    def __init__(self, catalog: Catalog, hardware: Hardware, runner: ProbeRunner,
+    def __init__(self, catalog: Catalog, hardware: Hardware | None, runner: ProbeRunner,
                  state: WizardState | None = None, start: int = 0,
                  screenshot_dir: Path | None = None) -> None:
         super().__init__()
-        self.ctx = Context(catalog=catalog, hardware=hardware, runner=runner,
-                           state=state or WizardState())
+        self.ctx = Context(catalog=catalog, hardware=hardware or Hardware(pending=True),
+                           runner=runner, state=state or WizardState())
         self.start = start
         self.screenshot_dir = screenshot_dir or Path.cwd()
 
@@ -60,6 +61,18 @@ class AdvisorApp(App[None]):
 
     def on_mount(self) -> None:
         self.goto(self.start)
+        if self.ctx.hardware.pending:
+            self._detect()
+
+    @work(thread=True, exclusive=True, group="detect", description="detect hardware")
+    def _detect(self) -> None:
+        """nvidia-smi can take seconds; the first screen paints without waiting for it."""
+        self.call_from_thread(self._detected, detect_hardware(self.ctx.catalog))
+
+    def _detected(self, hardware: Hardware) -> None:
+        self.ctx.hardware = hardware
+        if isinstance(self.screen, WelcomeScreen):
+            self.screen.show_hardware()
 
     def goto(self, step: int) -> None:
         """Show a step, built fresh from the state; the one way screens change."""
@@ -99,10 +112,8 @@ def run_app(resume: Path | None = None) -> int:
     before the screen is taken over, so the CLI prints it as one line.
     """
     from advisor.catalog_store import effective_catalog
-    from advisor.tui.hardware import detect_hardware
     from advisor.tui.runner import PackageProbeRunner
 
-    catalog = effective_catalog()
-    app = AdvisorApp(catalog, detect_hardware(catalog), PackageProbeRunner())
+    app = AdvisorApp(effective_catalog(), None, PackageProbeRunner())
     app.run()
     return app.return_code or 0

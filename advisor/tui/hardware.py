@@ -32,6 +32,8 @@ class Hardware:
     stack: Stack | None = None
     """Handed to the software gate; None when nothing was detected."""
     notes: tuple[str, ...] = field(default=())
+    pending: bool = False
+    """True until detection has run: the app paints first and looks at the box in a worker."""
 
     @property
     def has_gpu(self) -> bool:

@@ -13,6 +13,8 @@ from advisor.tui.widgets.catalog_table import CatalogTable
 
 def describe_box(hw: Hardware) -> str:
     """The detected-hardware panel as markup: GPUs, driver, torch/CUDA and kernels."""
+    if hw.pending:
+        return "[b]GPU[/b]  [dim]looking at this box (nvidia-smi, amd-smi, package metadata)…[/]"
     if hw.has_gpu:
         lines = [
             f"[b]GPU[/b]  {g.count} × {g.name}"
@@ -39,21 +41,28 @@ class WelcomeScreen(StepScreen):
     STEP = 0
 
     def compose_body(self) -> ComposeResult:
-        yield Static(describe_box(self.ctx.hardware), id="box", markup=True)
+        yield Static("", id="box", markup=True)
         yield Static("Which GPU does the workload run on today? Highlight a row and press "
                      "[b]enter[/b] (or type to search).", classes="prompt")
         yield CatalogTable(self.ctx.catalog, mark=self._mark, mark_title="●", id="current")
 
     def on_mount(self) -> None:
+        self.query_one("#gpus").focus()
+        self.show_hardware()
+        super().on_mount()
+
+    def show_hardware(self) -> None:
+        """Fill in the box panel; called again when detection finishes after first paint."""
+        hw = self.ctx.hardware
+        self.query_one("#box", Static).update(describe_box(hw))
         if self.state.current is None:
-            detected = [g.catalog_id for g in self.ctx.hardware.gpus if g.catalog_id]
+            detected = [g.catalog_id for g in hw.gpus if g.catalog_id]
             self.state.current = detected[0] if detected else None
         table = self.query_one(CatalogTable)
         table.refresh_marks()
         if self.state.current:
             table.focus_gpu(self.state.current)
-        table.query_one("#gpus").focus()
-        super().on_mount()
+        self.refresh_nav()
 
     def _mark(self, gpu_id: str) -> str:
         return "●" if gpu_id == self.state.current else ""

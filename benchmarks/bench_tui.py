@@ -1,0 +1,114 @@
+"""How fast the wizard feels: first paint after launch, and every step transition.
+
+    python benchmarks/bench_tui.py [--runs 5]
+
+First paint is measured in a fresh interpreter, from its start to the first
+step on screen, with the real effective catalog and this box's detection
+(nothing imported beforehand; hardware detection runs in a worker after the first
+paint, as in the app). Transitions press ctrl+n / esc through every
+step with the Pilot harness and time key press to painted screen. Budgets:
+first paint 0.8 s, each transition 100 ms. Exits 1 when a budget is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+FIRST_PAINT_BUDGET_S = 0.8
+TRANSITION_BUDGET_S = 0.100
+
+FIRST_PAINT = r"""
+import time
+t0 = time.perf_counter()
+import asyncio, json
+from advisor.catalog_store import effective_catalog
+from advisor.tui.app import AdvisorApp
+from advisor.tui.runner import PackageProbeRunner
+from advisor.tui.screens.base import StepScreen
+
+async def main():
+    catalog = effective_catalog()
+    app = AdvisorApp(catalog, None, PackageProbeRunner())
+    async with app.run_test(size=(120, 40)) as pilot:
+        while not isinstance(app.screen, StepScreen):
+            await asyncio.sleep(0.001)
+        await pilot.pause()
+        painted = time.perf_counter() - t0
+    import sys
+    print(json.dumps({"first_paint_s": painted, "torch_loaded": "torch" in sys.modules}))
+
+asyncio.run(main())
+"""
+
+
+def first_paint() -> dict[str, float]:
+    out = subprocess.run([sys.executable, "-c", FIRST_PAINT], capture_output=True, text=True,
+                         check=True, cwd=Path(__file__).resolve().parents[1])
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+async def transitions() -> list[tuple[str, float]]:
+    from advisor.catalog_store import effective_catalog
+    from advisor.tui import demo
+    from advisor.tui.app import AdvisorApp
+    from advisor.tui.runner import FakeProbeRunner
+    from advisor.tui.state import STEPS, WizardState
+
+    catalog = effective_catalog()
+    targets = [g.id for g in catalog.gpus if g.id in ("b200-sxm", "h200-sxm")]
+    state = WizardState(current="h100-sxm", targets=targets, probe_source="catalog")
+    app = AdvisorApp(catalog, demo.gpu_box(), FakeProbeRunner(), state=state)
+    timings: list[tuple[str, float]] = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+
+        async def timed(key: str, label: str) -> None:
+            before = app.screen
+            t0 = time.perf_counter()
+            await pilot.press(key)
+            while app.screen is before:
+                if time.perf_counter() - t0 > 5:
+                    hint = before.query_one("#hint").render()
+                    raise SystemExit(f"stuck on {label}: {hint}")
+                await asyncio.sleep(0)
+            await pilot.pause()
+            timings.append((label, time.perf_counter() - t0))
+
+        for i in range(len(STEPS) - 1):
+            await timed("ctrl+n", f"{STEPS[i][1]} -> {STEPS[i + 1][1]}")
+        await app.workers.wait_for_complete()
+        for i in range(len(STEPS) - 1, 0, -1):
+            await timed("escape", f"{STEPS[i][1]} <- back")
+    return timings
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5, help="first-paint samples (median shown)")
+    args = parser.parse_args()
+    samples = [first_paint() for _ in range(args.runs)]
+    paint = statistics.median(s["first_paint_s"] for s in samples)
+    ok = paint <= FIRST_PAINT_BUDGET_S and not any(s["torch_loaded"] for s in samples)
+    print(f"first paint: median {paint * 1000:.0f} ms over {args.runs} launches "
+          f"(budget {FIRST_PAINT_BUDGET_S * 1000:.0f} ms); torch imported at startup: "
+          f"{any(s['torch_loaded'] for s in samples)}")
+    worst = 0.0
+    for label, seconds in asyncio.run(transitions()):
+        worst = max(worst, seconds)
+        flag = "" if seconds <= TRANSITION_BUDGET_S else "  OVER BUDGET"
+        print(f"  {label:<40} {seconds * 1000:6.1f} ms{flag}")
+    ok = ok and worst <= TRANSITION_BUDGET_S
+    print(f"slowest transition: {worst * 1000:.1f} ms (budget {TRANSITION_BUDGET_S * 1000:.0f} ms)")
+    print("ok" if ok else "FAILED")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -190,7 +190,7 @@ def summary(d: Decision) -> dict[str, Any]:
         "assumptions": {
             "gemm_efficiency": cal.gemm_efficiency if cal else None,
             "overlap": cal.overlap if cal else None,
-            "host_s_per_layer": cal.host_s_per_layer if cal else None,
+            "host_s_per_param": cal.host_s_per_param if cal else None,
             "electricity_usd_per_kwh": d.answers.electricity_usd_per_kwh,
             "electricity_source": d.electricity_source,
             "band_level": d.band_level,
@@ -253,7 +253,7 @@ def _evidence(d: Decision) -> str:
     if cal:
         line = (f"\nModel: GEMMs at {cal.gemm_efficiency:.0%} of the matmul rate (fitted), "
                 f"{cal.overlap:.0%} of the backward pass usable to hide gradient comm, host "
-                f"overhead {cal.host_s_per_layer * 1e3:.1f} ms per layer per micro-step (fitted), "
+                f"overhead {cal.host_s_per_param * 1e12:.0f} ps per parameter per step (fitted), "
                 f"pipeline bubble {cal.pipeline_bubble:.0%}; electricity "
                 f"${d.answers.electricity_usd_per_kwh}/kWh ({d.electricity_source})")
     return "Rates and where they come from\n" + table + line

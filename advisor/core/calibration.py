@@ -109,7 +109,7 @@ class Calibration:
     """The numbers. `notes()` gives each one's provenance; tests keep the two in step."""
 
     gemm_efficiency: float = 0.8698
-    host_s_per_layer: float = 0.006372
+    host_s_per_param: float = 2.503e-11
     cpu_adam_params_per_s: float = 4.341e9
     framework_floor_gib: float = 8.12
     usable_memory_fraction: float = 0.922
@@ -128,7 +128,7 @@ class Calibration:
     logit_traffic_bytes_fused: float = 6.0
     inference_floor_gib: float = 2.0
     kv_overhead: float = 1.2
-    decode_host_s_per_layer: float = 3.0e-5
+    launch_s_per_layer: float = 3.0e-5
     idle_power_fraction: float = 0.10
     model_sigma: float = 0.05
     attention: dict[tuple[str, str], AttentionCurve] = field(
@@ -144,13 +144,15 @@ NOTES: dict[str, Note] = {
     "gemm_efficiency": Note(
         "fitted", "fraction of MAMF", 0.06,
         f"{UPG}: 'everything else' bucket at 8k, ZeRO-2, mbs=1 (463 TFLOPS on H200, 771 on B200), "
-        "solved together with host_s_per_layer; the two GPUs share one value",
+        "solved together with host_s_per_param; the two GPUs share one value",
         ("upg-8k-decomposition",),
     ),
-    "host_s_per_layer": Note(
-        "fitted", "s per layer per training micro-step", 0.3,
+    "host_s_per_param": Note(
+        "fitted", "s per local parameter per optimizer step", 0.3,
         f"{UPG}: same solve as gemm_efficiency; the per-step time that does not shrink on a faster "
-        "GPU (kernel launches, framework hooks, syncs). Same host software on both sides",
+        "GPU (gradient bucketing, clipping, ZeRO bookkeeping, syncs), amortised over the tokens "
+        "of a step. Same host software on both sides. The cases hold one micro-step per step, "
+        "so charging it per step rather than per micro-step is a modelling choice",
         ("upg-8k-decomposition",),
     ),
     "cpu_adam_params_per_s": Note(
@@ -231,9 +233,10 @@ NOTES: dict[str, Note] = {
         "derived", "x KV bytes", 0.1,
         f"{SIZ} KV-cache notebook: overhead factor 1.1-1.3, helper default 1.2",
     ),
-    "decode_host_s_per_layer": Note(
-        "assumption", "s per layer per decode step", 0.5,
-        "CUDA-graph replay in a serving engine; launch cost is small but not zero",
+    "launch_s_per_layer": Note(
+        "assumption", "s per layer per forward or backward pass", 0.5,
+        "a transformer layer is a few dozen kernels at a few microseconds of launch each; "
+        "mostly hidden behind long kernels, never zero for a small decode step",
     ),
     "idle_power_fraction": Note(
         "assumption", "idle / TDP", 0.5,

@@ -81,7 +81,7 @@ class Assumptions(BaseModel):
     gemm_efficiency: float
     achieved_mfu: float | None  # at the primary sequence length
     overlap: float
-    host_s_per_layer: float
+    host_s_per_param: float
     pipeline_bubble: float
     probe: str | None  # the record's date and host when one was used
     probe_torch: str | None  # the torch the record was measured with
@@ -305,7 +305,7 @@ def _result(
             rate_sources={e.quantity: e.source for e in r.evidence}, evidence=r.evidence,
             attention_kernel=r.attention_kernel, gemm_efficiency=cal.gemm_efficiency,
             achieved_mfu=first.mfu, overlap=cal.comm_overlap,
-            host_s_per_layer=cal.host_s_per_layer, pipeline_bubble=proj.pipeline_bubble,
+            host_s_per_param=cal.host_s_per_param, pipeline_bubble=proj.pipeline_bubble,
             probe=f"{probe.stamp.hostname} {probe.stamp.date}" if probe else None,
             probe_torch=probe.stamp.versions.torch if probe else None, price=q)
     return GpuResult(

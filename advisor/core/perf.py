@@ -9,8 +9,9 @@ A step is split into buckets that are limited by different things:
 - elementwise: norms, activations, residuals, logits: HBM traffic only;
 - optimizer: state traffic on the GPU, or the host when it is offloaded;
 - communication: what is left of DP/ZeRO/TP/CP/EP traffic after overlap;
-- overhead: per-layer host time (launches, framework hooks) that a faster GPU
-  does not shrink.
+- overhead: host time that a faster GPU does not shrink: kernel launches per
+  layer and pass, and per-step framework work per parameter (bucketing,
+  clipping, ZeRO bookkeeping), which a step of few tokens cannot amortise.
 
 Each compute bucket takes max(FLOPs / rate, bytes / bandwidth); the buckets
 run one after another on a GPU's stream, so the step is their sum. This is
@@ -229,13 +230,9 @@ def simulate(w: Workload, rates: Sequence[GpuRates] | Hardware, seq: Sequence[in
     elem_bytes = per_gpu * (layer + casts) * m.layers + tokens / cp * logits / pp
     t_elem = elem_bytes / hw.hbm
 
-    # --- host overhead ---------------------------------------------------------------------
-    if decode:
-        host_micro = cal.decode_host_s_per_layer * m.layers / pp
-    else:
-        share = (2 / 3 if lora else 1.0) if train else 1 / 3
-        host_micro = cal.host_s_per_layer * m.layers / pp * share
-    t_host = np.full_like(t_dense, host_micro)
+    # --- host overhead: launches per layer and pass; framework work per parameter per step ---
+    passes_h = 3.0 if train else 1.0
+    t_host = np.full_like(t_dense, cal.launch_s_per_layer * m.layers / pp * passes_h)
 
     # --- communication per micro-batch (exposed or overlappable) ----------------------------
     per_node = w.gpus_per_node
@@ -262,7 +259,7 @@ def simulate(w: Workload, rates: Sequence[GpuRates] | Hardware, seq: Sequence[in
     stages = acc + pp - 1 if train else 1
     zeros = np.zeros_like(micro)
     t_opt, opt_bytes, b_opt = zeros, zeros, MEMORY
-    dp_exposed, dp_bytes = zeros, zeros
+    dp_exposed, dp_bytes, framework = zeros, zeros, 0.0
     if train:
         params = (m.params_total - experts) / (tp * pp) + experts / (tp * pp * ep)
         shard_dp = w.dp if w.zero_stage >= 1 else 1
@@ -279,6 +276,7 @@ def simulate(w: Workload, rates: Sequence[GpuRates] | Hardware, seq: Sequence[in
             dp_exposed = dp_exposed + np.maximum(0.0, z3 - cal.comm_overlap * acc * compute)
         dp_bytes = zeros + 2.0 * weights * (w.dp - 1) / max(w.dp, 1)
         if not lora:
+            framework = cal.host_s_per_param * params
             owned = params / shard_dp
             if w.offload_optimizer:
                 t_opt = zeros + owned * 4.0 / hw.host + owned * per_node / cal.cpu_adam_params_per_s
@@ -294,7 +292,7 @@ def simulate(w: Workload, rates: Sequence[GpuRates] | Hardware, seq: Sequence[in
         "elementwise": stages * t_elem,
         "optimizer": t_opt + zeros,
         "communication": stages * micro_comm + dp_exposed,
-        "overhead": stages * t_host,
+        "overhead": stages * t_host + framework,
     }
     step = sum(times.values(), zeros)
     k_attn_model = 3.0 if train else 1.0

@@ -61,7 +61,7 @@ def log_sigma(
     shared = {
         "gemm": notes["gemm_efficiency"].sigma,
         "hbm": notes["hbm_efficiency"].sigma,
-        "host": notes["host_s_per_layer"].sigma,
+        "host": notes["host_s_per_param"].sigma,
     }
     for key, sigma in shared.items():
         var += ((sh[key] - sh[key][current]) * sigma) ** 2

@@ -370,10 +370,10 @@ def refit(catalog: Catalog, cases: list[CaseSpec], cal: Calibration = CAL) -> li
 
     goal = [_per_token_times(case, [g], trial)[0][0] * _per_token_times(case, [g], trial)[0][1]
             / (measured(case.id) * 1e12) for case, g in zip(rest, gpus, strict=True)]
-    x0, h0 = 1 / trial.gemm_efficiency, trial.host_s_per_layer
+    x0, h0 = 1 / trial.gemm_efficiency, trial.host_s_per_param
     base = rest_seconds(trial)
     dx = rest_seconds(replace(trial, gemm_efficiency=1 / (x0 * 1.1)))
-    dh = rest_seconds(replace(trial, host_s_per_layer=h0 * 1.1))
+    dh = rest_seconds(replace(trial, host_s_per_param=h0 * 1.1))
     a = [(dx[i] - base[i]) / (0.1 * x0) for i in range(2)]
     b = [(dh[i] - base[i]) / (0.1 * h0) for i in range(2)]
     r = [goal[i] - base[i] for i in range(2)]
@@ -382,9 +382,9 @@ def refit(catalog: Catalog, cases: list[CaseSpec], cal: Calibration = CAL) -> li
     host = h0 + (a[0] * r[1] - a[1] * r[0]) / det
     rows += [RefitRow(name="gemm_efficiency", shipped=cal.gemm_efficiency, refit=1 / x,
                       fitted_to="upg-8k-h200/b200-rest-tflops"),
-             RefitRow(name="host_s_per_layer", shipped=cal.host_s_per_layer, refit=host,
+             RefitRow(name="host_s_per_param", shipped=cal.host_s_per_param, refit=host,
                       fitted_to="upg-8k-h200/b200-rest-tflops")]
-    trial = replace(trial, gemm_efficiency=1 / x, host_s_per_layer=host)
+    trial = replace(trial, gemm_efficiency=1 / x, host_s_per_param=host)
 
     # 3. CPU AdamW throughput: the H200 rate at 8k in the offloaded sweep.
     sweep8 = by_id["upg-sweep-8k-h200-tflops"]

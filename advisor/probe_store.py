@@ -10,7 +10,7 @@ the new record's stack with the records already stored, and says so loudly when 
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -89,6 +89,30 @@ def stored_probes() -> dict[str, ProbeRecord]:
     if not folder.is_dir():
         return {}
     return {p.stem: load_probe_record(p) for p in sorted(folder.glob("*.json"))}
+
+
+def probes_for(gpu_ids: Iterable[str], catalog: Catalog, files: Sequence[str] = (),
+               stored: bool = True) -> dict[str, ProbeRecord]:
+    """The records a decision uses: the imported ones for its GPUs, then explicit files."""
+    wanted = set(gpu_ids)
+    out = {g: r for g, r in stored_probes().items() if g in wanted} if stored else {}
+    for file in files:
+        record = load_probe_record(file)
+        cid = record.stamp.device.catalog_id
+        try:
+            gpu_id = catalog.gpu(cid).id if cid else None
+        except InputError as exc:
+            raise InputError(exc.message, file=file, field="stamp.device.catalog_id",
+                             value=cid) from None
+        if gpu_id is None:
+            raise InputError("record names no catalog GPU; file it with "
+                             "`advisor probe import FILE --gpu ID`", file=file,
+                             field="stamp.device.catalog_id", value=None, has_value=True)
+        if gpu_id not in wanted:
+            raise InputError(f"record is for {gpu_id}, which this decision does not compare",
+                             file=file, field="stamp.device.catalog_id", value=cid)
+        out[gpu_id] = record
+    return out
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,9 @@ from advisor import __version__
 from advisor.core.errors import EXIT_INPUT_ERROR, InputError
 
 # Subcommand modules, in the order `advisor --help` lists them.
-COMMAND_MODULES: tuple[str, ...] = ("catalog", "prices", "probe", "compare", "validate")
+COMMAND_MODULES: tuple[str, ...] = (
+    "catalog", "prices", "probe", "compare", "decide", "report", "validate",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -12,6 +12,7 @@ Report. The schema is versioned; a report of another version is refused, not gue
 from __future__ import annotations
 
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -20,7 +21,14 @@ from advisor.core.answers_io import answers_data
 from advisor.core.catalog import Catalog
 from advisor.core.decide import Decision
 from advisor.core.errors import InputError
-from advisor.core.loaders import load_model, model_data, normalize, parse_toml, toml_document
+from advisor.core.loaders import (
+    load_model,
+    model_data,
+    normalize,
+    parse_toml,
+    read_text,
+    toml_document,
+)
 from advisor.core.probe_record import ProbeRecord
 
 SCHEMA = "advisor.decision-report"
@@ -161,3 +169,7 @@ def parse_report(text: str, file: str) -> Report:
     decision_fields = set(Decision.model_fields)
     decision = {k: data.pop(k) for k in list(data) if k in decision_fields}
     return load_model(Report, {**data, "decision": decision}, file)
+
+
+def load_report(path: str | Path) -> Report:
+    return parse_report(read_text(path), str(path))

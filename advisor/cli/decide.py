@@ -1,0 +1,75 @@
+"""`advisor decide --answers FILE --out REPORT`: the whole pipeline with no terminal.
+
+Gates, probe records (the imported ones for the compared GPUs, plus any --probe
+files), projection and verdict, from an answers file to a TOML report. The
+terminal summary is the same as `advisor compare`; --json prints its JSON shape.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+DESCRIPTION = """\
+Reads answers.toml (see examples/answers.toml), decides, and writes the decision
+report (TOML) atomically to --out. Probe records imported with `advisor probe
+import` are used for the GPUs being compared unless --no-stored-probes; records
+measured on different software stacks are flagged loudly. Bad input gives one
+line naming the file, field and value, and exit code 2.
+"""
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser(
+        "decide", help="headless run: answers.toml in, decision report (TOML) out",
+        description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--answers", required=True, metavar="FILE", help="the answers (TOML)")
+    p.add_argument("--out", metavar="FILE", help="where to write the report (TOML)")
+    p.add_argument("--probe", action="append", default=[], metavar="FILE",
+                   help="a probe record for one of the compared GPUs; repeatable")
+    p.add_argument("--no-stored-probes", action="store_true",
+                   help="ignore records imported with `advisor probe import`")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    p.set_defaults(handler=cmd_decide)
+
+
+def cmd_decide(args: argparse.Namespace) -> int:
+    from datetime import UTC, datetime
+
+    from advisor import __version__
+    from advisor.catalog_store import effective_catalog, pulled_sources, shipped_catalog_version
+    from advisor.cli.compare import render, summary
+    from advisor.core.answers_io import load_answers
+    from advisor.core.atomic import write_atomic
+    from advisor.core.decide import decide
+    from advisor.core.report import Provenance, PulledSource, build_report, report_to_toml
+    from advisor.probe_store import DRIFT_NOTE, drift_warning, probes_for, stack_drift
+
+    catalog = effective_catalog()
+    answers = load_answers(args.answers)
+    ids = [catalog.gpu(g).id for g in (answers.current, *answers.targets)]
+    probes = probes_for(ids, catalog, args.probe, stored=not args.no_stored_probes)
+    decision = decide(answers, catalog, probes)
+
+    drift = stack_drift(probes)
+    warnings = [f"stack drift: {d.line()}" for d in drift] + ([DRIFT_NOTE] if drift else [])
+    if drift:
+        print(drift_warning(drift), file=sys.stderr)
+    if args.json:
+        print(json.dumps(summary(decision), indent=2))
+    else:
+        print(render(decision))
+    if args.out:
+        provenance = Provenance(
+            advisor_version=__version__, catalog_version=shipped_catalog_version(),
+            pulled=[PulledSource(kind=c.kind, url=c.url, etag=c.etag,
+                                 last_modified=c.last_modified, fetched_at=c.fetched_at)
+                    for c in pulled_sources()],
+            created=datetime.now(UTC).replace(microsecond=0),
+        )
+        report = build_report(decision, catalog, probes, provenance, warnings)
+        write_atomic(args.out, report_to_toml(report))
+        print(f"report written to {args.out}", file=sys.stderr if args.json else sys.stdout)
+    return 0

@@ -10,6 +10,7 @@ number.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Literal
 
@@ -17,7 +18,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from advisor.core.answers import Answers
-from advisor.core.calibration import CAL, Calibration
+from advisor.core.calibration import BETA_KERNEL_SIGMA, CAL, Calibration
 from advisor.core.catalog import Catalog, Gpu
 from advisor.core.cost import (
     BuyBack,
@@ -38,6 +39,7 @@ from advisor.core.memory import MemoryFit, MemoryModel, fit, memory_model
 from advisor.core.perf import BUCKETS, COMPUTE, MEMORY, RESOURCES, Projection, simulate
 from advisor.core.probe_record import ProbeRecord
 from advisor.core.rates import PEAK_KEYS, Evidence, GpuRates, resolve_rates, transfer_efficiency
+from advisor.core.stack import ATTENTION_KERNELS
 from advisor.core.uncertainty import band, log_sigma
 from advisor.core.verdict import Case, Verdict, judge
 
@@ -155,6 +157,16 @@ def _break_even_efficiency(p: Projection, row: int, col: int, goal_step_s: float
     return float(EFFICIENCY_GRID[ok[0]]) if len(ok) and ok[0] > 0 else None
 
 
+def _widen_for_beta(rates: GpuRates | None, gate: SoftwareGate | None) -> GpuRates | None:
+    """A beta attention kernel's speed is less certain: add its spread to the attention sigma."""
+    if rates is None or gate is None or not any(
+            f.status == "beta" and f.package in ATTENTION_KERNELS for f in gate.findings):
+        return rates
+    sigmas = dict(rates.sigmas)
+    sigmas["attention"] = math.hypot(sigmas["attention"], BETA_KERNEL_SIGMA)
+    return rates.model_copy(update={"sigmas": sigmas})
+
+
 def _gate_text(gate: SoftwareGate) -> tuple[str | None, str | None, tuple[str, ...]]:
     """(blocking summary, fix, warnings) from a software gate."""
     actions = "; ".join(f.action for f in gate.findings if f.action)
@@ -200,6 +212,7 @@ def decide(
             problems.append(exc.message)
     if rates[0] is None and dtype_gates[0].passed:
         raise InputError(f"cannot project the current GPU: {problems[0]}", entry=current.id)
+    rates = [_widen_for_beta(r, gate) for r, gate in zip(rates, soft, strict=True)]
 
     rows = [i for i, r in enumerate(rates) if r is not None]
     live = [r for r in rates if r is not None]

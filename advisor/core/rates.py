@@ -161,7 +161,7 @@ def _attention(
     mma, default = ARCH_ATTENTION.get(gpu.arch, ("other", "vendor"))
     kernel = default if workload.attention_kernel == "auto" else workload.attention_kernel
     curve = cal.attention.get((kernel, mma))
-    peak = gpu.peak_tflops.bf16 or 0.0
+    peak = gpu.peak_tflops.bf16 or gpu.peak_tflops.fp16 or 0.0
     s_half = curve.s_half if curve else cal.generic_attn_s_half
     quantity = "attention"
     if probe is not None:
@@ -248,8 +248,10 @@ def resolve_rates(
         raise InputError(f"the catalog has no {missing} for this GPU, so it cannot be projected",
                          entry=gpu.id)
     key, peak_value = peak
-    bf16 = _matmul(gpu, "bf16", probe, donor, cal)
-    gemm = bf16 if key == "bf16" else _matmul(gpu, key, probe, donor, cal)
+    # 16-bit rate for the LM head (and attention fallback): bf16, or fp16 on pre-bf16 parts
+    half = "bf16" if gpu.peak_tflops.bf16 or "bf16" in gpu.mamf else key
+    bf16 = _matmul(gpu, half, probe, donor, cal)
+    gemm = bf16 if key == half else _matmul(gpu, key, probe, donor, cal)
     if key != precision and not (precision == "fp16" and key == "bf16"):
         gemm = gemm.model_copy(update={
             "detail": f"no {precision} peak published; {key} rate used: {gemm.detail}",

@@ -157,3 +157,11 @@ def test_the_current_gpu_must_be_projectable(catalog) -> None:
 def test_unknown_gpu_is_one_input_error(catalog) -> None:
     with pytest.raises(InputError, match="unknown GPU"):
         decide(answers(targets=["z9000"]), catalog)
+
+
+def test_a_beta_kernel_widens_the_band(catalog) -> None:
+    ga = Stack(source="declared", packages={"torch": "2.13.0+cu130"})
+    beta = Stack(source="declared", packages={"torch": "2.13.0+cu130", "flash-attn-4": "4.0.0b22"})
+    plain, wide = (decide(answers(stack=s), catalog).targets[0].point(32768) for s in (ga, beta))
+    assert wide.speedup == pytest.approx(plain.speedup)  # type: ignore[arg-type]
+    assert wide.speedup_high - wide.speedup_low > plain.speedup_high - plain.speedup_low  # type: ignore[operator]

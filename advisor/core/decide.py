@@ -64,8 +64,8 @@ class SweepPoint(BaseModel):
     bucket_seconds: dict[str, float]
     bucket_binding: dict[str, str]
     bucket_speedup: dict[str, float]  # current time per token over this GPU's, where both > 0
-    bucket_flops: dict[str, float]
-    bucket_bytes: dict[str, float]
+    bucket_flops_per_token: dict[str, float]  # hardware FLOPs (recompute included)
+    bucket_bytes_per_token: dict[str, float]  # HBM bytes, or host/network bytes for those buckets
     usd_per_mtok: float | None
     speedup: float | None
     speedup_low: float | None
@@ -140,8 +140,8 @@ class _Table:
         self.busy = ((spent[COMPUTE] + spent[MEMORY]) / spent.sum(axis=0)).tolist()
         self.seconds = {b: np.broadcast_to(p.times[b], shape).tolist() for b in BUCKETS}
         self.codes = {b: np.broadcast_to(p.binding[b], shape).astype(int).tolist() for b in BUCKETS}
-        self.flops = {b: v.tolist() for b, v in p.flops.items()}
-        self.bytes = {b: v.tolist() for b, v in p.bytes.items()}
+        self.flops = {b: (v / p.tokens).tolist() for b, v in p.flops.items()}
+        self.bytes = {b: (v / p.tokens).tolist() for b, v in p.bytes.items()}
         self.speedup: dict[str, list[list[float]]] = {}
         if ref is not None:
             per_token = {b: np.broadcast_to(p.times[b], shape) / p.tokens for b in BUCKETS}
@@ -278,7 +278,8 @@ def _point(
             seq_len=seq_len, fits=fits, memory_gib=memfit.total_gib[col], runnable=False,
             step_s=None, tokens_per_s_per_gpu=None, tokens_per_s_cluster=None, mfu=None,
             binding=None, bucket_seconds={}, bucket_binding={}, bucket_speedup={},
-            bucket_flops={}, bucket_bytes={}, usd_per_mtok=None, speedup=None,
+            bucket_flops_per_token={}, bucket_bytes_per_token={}, usd_per_mtok=None,
+            speedup=None,
             speedup_low=None, speedup_high=None)
     tok = t.tokens_per_s[row][col]
     compare = compare and band is not None and runnable
@@ -293,8 +294,8 @@ def _point(
         bucket_seconds={b: v[row][col] for b, v in t.seconds.items()},
         bucket_binding={b: RESOURCES[v[row][col]] for b, v in t.codes.items()},
         bucket_speedup={b: v[row][col] for b, v in t.speedup.items() if v[row][col] > 0},
-        bucket_flops={b: v[row][col] for b, v in t.flops.items()},
-        bucket_bytes={b: v[row][col] for b, v in t.bytes.items()},
+        bucket_flops_per_token={b: v[row][col] for b, v in t.flops.items()},
+        bucket_bytes_per_token={b: v[row][col] for b, v in t.bytes.items()},
         usd_per_mtok=usd_per_mtok(q.usd_per_hour, tok) if (q and runnable) else None,
         speedup=speed, speedup_low=low, speedup_high=high)
 

@@ -165,3 +165,12 @@ def test_a_beta_kernel_widens_the_band(catalog) -> None:
     plain, wide = (decide(answers(stack=s), catalog).targets[0].point(32768) for s in (ga, beta))
     assert wide.speedup == pytest.approx(plain.speedup)  # type: ignore[arg-type]
     assert wide.speedup_high - wide.speedup_low > plain.speedup_high - plain.speedup_low  # type: ignore[operator]
+
+
+def test_buckets_count_flops_and_bytes_per_token(catalog) -> None:
+    p = decide(answers(workload={"model": "llama-3.1-8b", "seq_lens": [8192], "zero_stage": 2,
+                                 "gpus": 8}), catalog).current.point(8192)
+    n = 7.504658e9  # dense_N: 6N FLOPs per trained token
+    assert p.bucket_flops_per_token["dense"] == pytest.approx(6 * n, rel=1e-4)
+    assert p.bucket_flops_per_token["attention"] == pytest.approx(6 * 8192 * 128 * 32 * 32)
+    assert p.bucket_bytes_per_token["optimizer"] > 0

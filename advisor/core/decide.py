@@ -328,6 +328,13 @@ def _result(
         memory=memfit, sweep=sweep, job=job, power_w=power)
 
 
+def _assumed(r: GpuResult) -> tuple[str, ...]:
+    """The rates of `r` that are assumptions rather than measurements or published figures."""
+    evidence = r.assumptions.evidence if r.assumptions else []
+    return tuple(f"{e.quantity} on {r.gpu} is {e.source}: {e.detail}"
+                 for e in evidence if e.source in WEAK_SOURCES)
+
+
 def _judge_target(
     res: GpuResult, cur: GpuResult, proj: Projection | None, row: int | None, ref: int | None,
     scaling: CurrentScaling | None, answers: Answers,
@@ -342,12 +349,7 @@ def _judge_target(
     if gate is None and res.software_gate is not None:
         blocked, fix, warns = _gate_text(res.software_gate)
         gate, soft_warn = blocked, soft_warn + warns
-    weak = tuple(
-        f"{e.quantity} on {res.gpu} is {e.source}: {e.detail}"
-        for e in (res.assumptions.evidence if res.assumptions else []) if e.source in WEAK_SOURCES)
-    cur_weak = tuple(
-        f"{e.quantity} on {cur.gpu} is {e.source}: {e.detail}"
-        for e in (cur.assumptions.evidence if cur.assumptions else []) if e.source in WEAK_SOURCES)
+    weak = _assumed(res) + _assumed(cur)
     torches = [x.assumptions.probe_torch for x in (cur, res) if x.assumptions]
     if len(torches) == 2 and None not in torches and torches[0] != torches[1]:
         weak += (f"probe records from different stacks: torch {torches[0]} on {cur.gpu} vs "
@@ -383,7 +385,7 @@ def _judge_target(
     case = Case(
         target=res.gpu, current=cur.gpu, target_gate=gate, gate_fix=fix,
         current_incapable=None if cur.dtype_gate.passed else cur.dtype_gate.reason,
-        software_warnings=soft_warn, evidence_warnings=weak + cur_weak, seq_lens=seqs,
+        software_warnings=soft_warn, evidence_warnings=weak, seq_lens=seqs,
         fits_current=tuple(p.fits for p in cur.sweep), fits_target=tuple(p.fits for p in res.sweep),
         max_seq_current=cur.memory.max_seq_len, max_seq_target=res.memory.max_seq_len,
         speedups=tuple(p.speedup for p in res.sweep), lows=tuple(p.speedup_low for p in res.sweep),

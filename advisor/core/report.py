@@ -168,7 +168,12 @@ def parse_report(text: str, file: str) -> Report:
                          file=file, field="version", value=data.get("version"), has_value=True)
     decision_fields = set(Decision.model_fields)
     decision = {k: data.pop(k) for k in list(data) if k in decision_fields}
-    return load_model(Report, {**data, "decision": decision}, file)
+    try:
+        return load_model(Report, {**data, "decision": decision}, file)
+    except InputError as exc:  # the decision's fields sit at the top level of the file
+        if exc.field and exc.field.startswith("decision."):
+            exc.field = exc.field.removeprefix("decision.")
+        raise
 
 
 def load_report(path: str | Path) -> Report:

@@ -1,0 +1,207 @@
+"""The decision report: commented TOML that stdlib tomllib reads and that round-trips exactly."""
+
+from __future__ import annotations
+
+import copy
+import tomllib
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from advisor.catalog_store import build_effective
+from advisor.core.answers_io import load_answers, parse_answers_toml
+from advisor.core.catalog import load_catalog
+from advisor.core.decide import Decision, decide
+from advisor.core.errors import InputError
+from advisor.core.probe_record import parse_probe_record
+from advisor.core.report import (
+    Provenance,
+    PulledSource,
+    Report,
+    build_report,
+    parse_report,
+    quotes_for,
+    report_to_toml,
+)
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "answers.toml"
+PROVENANCE = Provenance(
+    advisor_version="0.1.0", catalog_version="0123456789ab",
+    pulled=[PulledSource(kind="prices", url="https://example.com/p.csv", etag='"v1"',
+                         fetched_at=datetime(2026, 3, 1, 9, 30, tzinfo=UTC))],
+    created=datetime(2026, 3, 2, 12, 0, tzinfo=UTC),
+)
+
+
+def probe(catalog_id: str) -> Any:
+    return parse_probe_record({
+        "schema": "advisor.probe-record", "version": 1, "complete": True, "interrupted": False,
+        "stamp": {"hostname": "box-1", "date": "2026-03-01T10:00:00Z",
+                  "device": {"kind": "cuda", "name": "NVIDIA H200", "count": 8,
+                             "catalog_id": catalog_id},
+                  "versions": {"python": "3.11.9", "torch": "2.7.1+cu128", "cuda": "12.8"},
+                  "clocks": {"sm_mhz": 1980.0, "mem_mhz": None}},
+        "settings": {"budget_s": 20, "note": None, "shapes": [1, None, 3]},
+        "matmul": [{"status": "ok", "dtype": "bf16", "mode": "quick", "mamf_tflops": 760.0,
+                    "best_shape": [8192, 8192, 8192]}],
+        "bandwidth": [{"status": "ok", "kind": "d2d", "bytes": 1 << 30, "gbps_median": 4100.0}],
+    }, "probe.json")
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog()
+
+
+@pytest.fixture(scope="module")
+def report(catalog) -> Report:
+    answers = load_answers(EXAMPLE)
+    probes = {"h200-sxm": probe("h200-sxm")}
+    return build_report(decide(answers, catalog, probes), catalog, probes, PROVENANCE,
+                        ["stack drift: torch: 2.7.1 (a), 2.4.0 (b)"])
+
+
+@pytest.fixture(scope="module")
+def report_text(report: Report) -> str:
+    return report_to_toml(report)
+
+
+def _exact(r: Report) -> str:
+    text = report_to_toml(r)
+    again = parse_report(text, "report.toml")
+    assert again == r
+    assert again.decision.answers.model_fields_set == r.decision.answers.model_fields_set
+    assert report_to_toml(again) == text
+    return text
+
+
+def test_round_trip_is_exact(report: Report) -> None:
+    _exact(report)
+
+
+def test_stdlib_reads_every_section(report: Report) -> None:
+    doc = tomllib.loads(report_to_toml(report))
+    assert doc["schema"] == "advisor.decision-report" and doc["version"] == 1
+    assert doc["provenance"]["catalog_version"] == "0123456789ab"
+    assert doc["provenance"]["created"] == datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
+    assert {q["gpu"]: q["source"] for q in doc["quotes"]} == {"h200-sxm": "user",
+                                                            "b200-sxm": "default"}
+    assert doc["answers"]["workload"]["seq_lens"] == [4096, 8192, 16384]
+    assert doc["answers"]["stack"]["packages"]["torch"] == "2.7.1+cu128"
+    assert doc["probes"]["h200-sxm"]["stamp"]["hostname"] == "box-1"
+    assert [p["seq_len"] for p in doc["current"]["sweep"]] == [4096, 8192, 16384]
+    target = doc["targets"][0]
+    assert target["dtype_gate"]["passed"] is True and "software_gate" in target
+    verdict = target["verdict"]
+    assert verdict["kind"] and verdict["reasons"] and "flips" in verdict
+    assert "speedup_low" in verdict and "cost_ratio_high" in verdict
+
+
+def test_it_reads_well(report: Report) -> None:
+    text = report_to_toml(report)
+    assert text.startswith("# advisor decision report")
+    for header in ("[provenance]", "[[quotes]]", "[answers.workload]", "[current]",
+                   "[[targets]]", "[[targets.sweep]]", "[targets.verdict]",
+                   "[[targets.verdict.reasons]]", "[probes.h200-sxm]"):
+        assert f"\n{header}\n" in text, header
+    comment = text.index("# each target: gates")
+    assert text.index("[[targets]]") > comment
+    assert max(len(line) for line in text.splitlines() if line.startswith("#")) <= 100
+
+
+def test_free_form_nulls_are_dropped_once_then_stable(report: Report) -> None:
+    rec = report.probes["h200-sxm"]
+    assert rec.stamp.clocks == {"sm_mhz": 1980.0}
+    assert rec.settings == {"budget_s": 20, "shapes": [1, 3]}
+    assert rec.mamf("bf16") == 760.0 and rec.stamp.versions.hip is None
+
+
+def test_report_fields_do_not_collide_with_the_decision() -> None:
+    assert not set(Decision.model_fields) & {f.alias or n for n, f in Report.model_fields.items()}
+
+
+def test_quotes_cite_a_pulled_price_sheet(catalog) -> None:
+    url = "https://ops.example.com/gpu-prices.csv"
+    sheet = {"price": [{"gpu": "b200-sxm", "usd_per_hour": 5.1, "label": "team price sheet",
+                        "default": True, "source": [f"team price sheet {url}"],
+                        "retrieved": "2026-02-01"}]}
+    pulled = build_effective([(url, sheet)])
+    decision = decide(load_answers(EXAMPLE), pulled)
+    quotes = {q.gpu: q for q in quotes_for(decision, pulled)}
+    assert quotes["b200-sxm"].usd_per_hour == 5.1 and quotes["b200-sxm"].source == "default"
+    assert quotes["b200-sxm"].cited == [f"team price sheet {url}"]
+    assert quotes["h200-sxm"].source == "user"
+
+
+_BASE = tomllib.loads(EXAMPLE.read_text())
+
+
+@st.composite
+def variants(draw: st.DrawFn) -> dict[str, Any]:
+    """The example with its quotes, targets, sweep, precision and defaults varied."""
+    data = copy.deepcopy(_BASE)
+    data["targets"] = draw(st.lists(st.sampled_from(["b200-sxm", "h100-sxm", "mi300x", "l4",
+                                                     "a100-sxm", "rtx-pro-6000-bw-server"]),
+                                    min_size=1, max_size=3, unique=True))
+    data["prices"] = draw(st.dictionaries(st.sampled_from(["h200-sxm", *data["targets"]]),
+                                          st.floats(0.05, 50.0), max_size=2))
+    if draw(st.booleans()):
+        del data["electricity_usd_per_kwh"]
+    if draw(st.booleans()):
+        data["power_cap_kw"] = draw(st.floats(1.0, 100.0))
+    w = data["workload"]
+    w["seq_lens"] = draw(st.lists(st.sampled_from([512, 2048, 4096, 32768, 131072]),
+                                  min_size=1, max_size=3, unique=True))
+    w["precision"] = draw(st.sampled_from(["bf16", "fp8", "fp4"]))
+    w["model"] = draw(st.sampled_from(["llama-3.1-8b", "qwen3-32b", "mixtral-8x7b"]))
+    if draw(st.booleans()):
+        del data["stack"]
+    return data
+
+
+@settings(max_examples=30, deadline=None)
+@given(data=variants())
+def test_report_round_trip_property(catalog, data: dict[str, Any]) -> None:
+    import tomlkit
+
+    answers = parse_answers_toml(tomlkit.dumps(data), "variant.toml")
+    decision = decide(answers, catalog)
+    _exact(build_report(decision, catalog, {}, PROVENANCE))
+
+
+@pytest.mark.parametrize(("edit", "needles"), [
+    (("version = 1", "version = 2"), ["field 'version'", "value 2", "unsupported report version"]),
+    (('schema = "advisor.decision-report"', 'schema = "x"'), ["not an advisor decision report"]),
+    (("primary_seq_len = 4096\n", ""), ["field 'primary_seq_len'", "Field required"]),
+    (('role = "current"', 'role = "spare"'), ["field 'current.role'", "'spare'"]),
+    (("band_level = 0.9", "band_level = [0.9"), ["not valid TOML", "line"]),
+])
+def test_bad_reports_are_one_line(report_text: str, edit: tuple[str, str],
+                                  needles: list[str]) -> None:
+    text = report_text
+    assert edit[0] in text
+    with pytest.raises(InputError) as exc:
+        parse_report(text.replace(edit[0], edit[1], 1), "old.toml")
+    line = exc.value.one_line()
+    assert line.startswith("old.toml") and "\n" not in line
+    for needle in needles:
+        assert needle in line, (needle, line)
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data())
+def test_garbage_reports_give_one_line(report_text: str, data: st.DataObject) -> None:
+    base = report_text
+    text = data.draw(st.one_of(
+        st.text(max_size=200),
+        st.tuples(st.integers(0, len(base)), st.integers(0, 60), st.text(max_size=10)).map(
+            lambda t: base[: t[0]] + t[2] + base[t[0] + t[1]:]),
+    ))
+    try:
+        parse_report(text, "r.toml")
+    except InputError as exc:
+        assert exc.one_line().startswith("r.toml") and "\n" not in exc.one_line()

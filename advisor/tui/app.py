@@ -9,28 +9,40 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.worker import Worker, WorkerState
 
+from advisor.core.answers import Answers
 from advisor.core.catalog import Catalog
+from advisor.core.errors import InputError
+from advisor.core.probe_record import ProbeRecord
 from advisor.tui.gating import apply_gates
 from advisor.tui.hardware import Hardware, detect_hardware
 from advisor.tui.runner import ProbeRunner
-from advisor.tui.screens.base import StepScreen
+from advisor.tui.screens.base import DecisionScreen, StepScreen
+from advisor.tui.screens.export import ExportScreen
 from advisor.tui.screens.gates import DtypeScreen, SoftwareScreen
+from advisor.tui.screens.performance import PerformanceScreen
 from advisor.tui.screens.probes import ProbesScreen
 from advisor.tui.screens.targets import TargetsScreen
+from advisor.tui.screens.verdict import VerdictScreen
 from advisor.tui.screens.welcome import WelcomeScreen
 from advisor.tui.screens.workload import WorkloadScreen
 from advisor.tui.state import STEPS, Context, WizardState
 
+if TYPE_CHECKING:
+    from advisor.core.decide import Decision
+
 SCREENS: tuple[type[StepScreen], ...] = (
     WelcomeScreen, WorkloadScreen, TargetsScreen, DtypeScreen, SoftwareScreen, ProbesScreen,
+    PerformanceScreen, VerdictScreen,
 )
+DecisionKey = tuple[Answers, dict[str, ProbeRecord]]
 
 
 class AdvisorApp(App[None]):
@@ -43,12 +55,14 @@ class AdvisorApp(App[None]):
 
     def __init__(self, catalog: Catalog, hardware: Hardware | None, runner: ProbeRunner,
                  state: WizardState | None = None, start: int = 0,
-                 screenshot_dir: Path | None = None) -> None:
+                 screenshot_dir: Path | None = None, export_dir: Path | None = None) -> None:
         super().__init__()
         self.ctx = Context(catalog=catalog, hardware=hardware or Hardware(pending=True),
                            runner=runner, state=state or WizardState())
         self.start = start
         self.screenshot_dir = screenshot_dir or Path.cwd()
+        self.export_dir = export_dir or Path.cwd()
+        self.exported: Path | None = None
 
     @property
     def state(self) -> WizardState:
@@ -85,6 +99,67 @@ class AdvisorApp(App[None]):
         else:
             self.push_screen(screen)
 
+    def decision_key(self) -> DecisionKey:
+        """What a decision depends on; equal keys reuse the decision already made."""
+        state = self.state
+        return state.to_answers(state.stack or self.ctx.hardware.stack), state.probes()
+
+    def request_decision(self) -> None:
+        """Performance and Verdict call this on mount: reuse the decision or make it once."""
+        try:
+            key = self.decision_key()
+        except (ValueError, InputError) as exc:
+            self._show_decision_error(str(exc))
+            return
+        # A decision with no inputs recorded came from a resumed report: adopt it as is.
+        if self.state.decision is not None and self.state.decision_for in (None, key):
+            self._decided(key, self.state.decision)
+        else:
+            self._decide(key)
+
+    @work(thread=True, exclusive=True, group="decide", exit_on_error=False,
+          description="decide")
+    def _decide(self, key: DecisionKey) -> None:
+        from advisor.core.decide import decide  # numpy loads here, not at startup
+
+        decision = decide(key[0], self.ctx.catalog, key[1])
+        self.call_from_thread(self._decided, key, decision)
+
+    def _decided(self, key: DecisionKey, decision: Decision) -> None:
+        self.state.decision, self.state.decision_for = decision, key
+        if isinstance(self.screen, DecisionScreen):
+            self.screen.show_decision(decision)
+
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "decide" and event.state == WorkerState.ERROR:
+            error = event.worker.error
+            text = error.one_line() if isinstance(error, InputError) else repr(error)
+            self._show_decision_error(text)
+
+    def _show_decision_error(self, text: str) -> None:
+        if isinstance(self.screen, DecisionScreen):
+            self.screen.show_error(text)
+
+    def action_export(self) -> None:
+        if self.state.decision is None:
+            self.notify("Nothing to export yet: reach Performance first.", severity="warning")
+            return
+        self.push_screen(ExportScreen(self.export_dir / "advisor-report.toml"), self._export)
+
+    def _export(self, path: Path | None) -> None:
+        from advisor.tui.export import export_report
+
+        decision = self.state.decision
+        if path is None or decision is None:
+            return
+        try:
+            written = export_report(decision, self.ctx.catalog, self.state.probes(), path)
+        except (OSError, InputError) as exc:
+            self.notify(f"could not write {path}: {exc}", severity="error", title="Export")
+            return
+        self.exported = written
+        self.notify(f"report written to {written}", title="Export")
+
     def action_save_svg(self) -> None:
         path = self.save_screenshot(path=str(self.screenshot_dir))
         self.notify(f"saved {path}", title="Screenshot")
@@ -96,9 +171,14 @@ class AdvisorApp(App[None]):
         self.exit()
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        for command in super().get_system_commands(screen):
+            if command.title != "Screenshot":  # ours writes to a known folder and says where
+                yield command
         yield SystemCommand("Save screenshot (SVG)", "Write the current screen to an SVG file "
                             f"in {self.screenshot_dir}", self.action_save_svg)
+        if self.state.decision is not None:
+            yield SystemCommand("Export report (TOML)", "Write the decision report, with a "
+                                "path prompt", self.action_export)
         for i, (_, title) in enumerate(STEPS):
             if i <= self.state.reached and i != self.step:
                 yield SystemCommand(f"Go to step {i + 1}: {title}", "Jump to a step you have "
@@ -114,6 +194,12 @@ def run_app(resume: Path | None = None) -> int:
     from advisor.catalog_store import effective_catalog
     from advisor.tui.runner import PackageProbeRunner
 
-    app = AdvisorApp(effective_catalog(), None, PackageProbeRunner())
+    catalog = effective_catalog()
+    state, start = None, 0
+    if resume is not None:
+        from advisor.tui.export import load_report, state_from_report
+
+        state, start = state_from_report(load_report(resume)), len(STEPS) - 1
+    app = AdvisorApp(catalog, None, PackageProbeRunner(), state=state, start=start)
     app.run()
     return app.return_code or 0

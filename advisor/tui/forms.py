@@ -18,6 +18,12 @@ from advisor.core.workload import ModelSpec, Workload
 
 CUSTOM = "custom"
 DIM_KEYS = ("layers", "hidden", "heads", "kv_heads", "ffn", "vocab")
+FORM_DEFAULTS: dict[str, Any] = {
+    "mode": "pretrain", "preset": "llama-3.1-8b", "layers": 32, "hidden": 4096, "heads": 32,
+    "kv_heads": 8, "ffn": 14336, "vocab": 128256, "seq_lens": (4096, 8192),
+    "micro_batch": 1, "packing": False, "doc_len": 1024, "precision": "bf16", "zero_stage": 3,
+    "tp": 1, "checkpointing": False, "gpus": 8, "token_budget": 100 * 10**9,
+}
 
 _SUFFIX = {"": 1, "k": 10**3, "m": 10**6, "b": 10**9, "g": 10**9, "t": 10**12}
 
@@ -66,6 +72,7 @@ def build_workload(form: Mapping[str, Any]) -> Workload:
     shorter than the shortest sequence) are the Workload model's own, so the
     form shows exactly what a headless run would reject.
     """
+    form = {**FORM_DEFAULTS, **form}
     if form["preset"] == CUSTOM:
         model = ModelSpec(**{k: form[k] for k in DIM_KEYS})
     else:
@@ -82,3 +89,17 @@ def build_workload(form: Mapping[str, Any]) -> Workload:
     except ValidationError as exc:
         err = exc.errors()[0]
         raise ValueError(str(err["msg"]).removeprefix("Value error, ")) from None
+
+
+def form_from_workload(w: Workload) -> dict[str, Any]:
+    """The form's fields for a saved Workload (resume); fields the form lacks keep defaults."""
+    preset = w.model.name if PRESETS.get(w.model.name) == w.model else CUSTOM
+    defaults = FORM_DEFAULTS
+    form = dict(defaults)
+    form.update({k: getattr(w.model, k) for k in DIM_KEYS})
+    form.update(
+        mode=w.mode, preset=preset, seq_lens=tuple(w.seq_lens), micro_batch=w.micro_batch,
+        packing=w.packed_doc_len is not None, doc_len=w.packed_doc_len or defaults["doc_len"],
+        precision=w.precision, zero_stage=w.zero_stage, tp=w.tp, checkpointing=w.checkpointing,
+        gpus=w.gpus, token_budget=int(w.token_budget or defaults["token_budget"]))
+    return form

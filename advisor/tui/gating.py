@@ -15,6 +15,7 @@ from textual.markup import escape as esc
 from advisor.core.gates.dtype import check_dtype
 from advisor.core.gates.software import SoftwareGate, check_software
 from advisor.core.stack import Stack
+from advisor.tui.forms import FORM_DEFAULTS
 from advisor.tui.state import Context
 
 Verdict = Literal["pass", "beta", "fail"]
@@ -33,12 +34,12 @@ class GateRow:
 
 
 def stack_of(ctx: Context) -> Stack:
-    """The detected stack, or an empty declared one so the gate says what is missing."""
-    return ctx.hardware.stack or Stack(source="declared", packages={})
+    """The report's or this box's stack, or an empty one so the gate says what is missing."""
+    return ctx.state.stack or ctx.hardware.stack or Stack(source="declared", packages={})
 
 
 def precision_of(ctx: Context) -> str:
-    return str(ctx.state.workload.get("precision", "bf16"))
+    return str(ctx.state.workload.get("precision", FORM_DEFAULTS["precision"]))
 
 
 def dtype_rows(ctx: Context) -> list[GateRow]:

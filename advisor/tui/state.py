@@ -8,12 +8,18 @@ engine's `Answers` when the user reaches Performance.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
+from advisor.core.answers import Answers
 from advisor.core.catalog import Catalog
 from advisor.core.probe_record import ProbeRecord
+from advisor.core.stack import Stack
+from advisor.tui.forms import build_workload
 from advisor.tui.hardware import Hardware
 from advisor.tui.runner import ProbeRunner
+
+if TYPE_CHECKING:
+    from advisor.core.decide import Decision  # numpy: loaded when Performance is first shown
 
 STEPS: tuple[tuple[str, str], ...] = (
     ("welcome", "Welcome"),
@@ -47,10 +53,37 @@ class WizardState:
     probe_source: ProbeSource | None = None
     probe_record: ProbeRecord | None = None
     probe_note: str = ""
-    decision: Any = None
-    decision_for: Any = None
-    """The answers `decision` was computed from; a mismatch means recompute."""
+    stack: Stack | None = None
+    """The stack to judge; None means this box's. A resumed report brings its own."""
+    decision: Decision | None = None
+    decision_for: tuple[Answers, dict[str, ProbeRecord]] | None = None
+    """The inputs `decision` was computed from; a mismatch means compute again."""
     reached: int = 0
+
+    def probes(self) -> dict[str, ProbeRecord]:
+        """The probe record keyed by the catalog GPU it measured, as `decide` takes them.
+
+        A record that names no catalog GPU was made on this box, which is the
+        current GPU; a CPU record says nothing about any GPU and is left out.
+        """
+        rec = self.probe_record
+        if rec is None or self.probe_source == "catalog" or rec.stamp.device.kind == "cpu":
+            return {}
+        gpu = rec.stamp.device.catalog_id or self.current
+        return {gpu: rec} if gpu else {}
+
+    def to_answers(self, stack: Stack | None) -> Answers:
+        """The engine's Answers; the electricity price is passed only when the user gave one,
+        so the decision marks the default as a default."""
+        extra: dict[str, Any] = {}
+        if self.electricity_usd_per_kwh is not None:
+            extra["electricity_usd_per_kwh"] = self.electricity_usd_per_kwh
+        assert self.current is not None
+        return Answers(
+            current=self.current, targets=self.active_targets,
+            workload=build_workload(self.workload),
+            prices={g: p for g, p in self.quotes.items() if g in self.gpus()},
+            power_cap_kw=self.power_cap_kw, stack=stack, **extra)
 
     @property
     def active_targets(self) -> list[str]:

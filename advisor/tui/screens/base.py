@@ -12,8 +12,9 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container
 from textual.events import Resize
+from textual.markup import escape
 from textual.screen import Screen
-from textual.widgets import Footer
+from textual.widgets import Footer, LoadingIndicator, Static
 
 from advisor.tui.state import STEPS, Context
 from advisor.tui.widgets.stepper import NavBar, StepHeader
@@ -22,6 +23,7 @@ NARROW = 110
 """Below this many columns, side-by-side panels stack (80×24 must stay usable)."""
 
 if TYPE_CHECKING:
+    from advisor.core.decide import Decision
     from advisor.tui.app import AdvisorApp
 
 
@@ -94,3 +96,47 @@ class StepScreen(Screen[None]):
 
     def leave(self) -> None:
         """Hook for a screen to store anything it keeps outside the state while shown."""
+
+
+class DecisionScreen(StepScreen):
+    """A step that renders the Decision: asks the app for it on mount, shows it when ready.
+
+    The app computes the decision once per set of answers (in a worker) and
+    hands the same object to Performance and Verdict.
+    """
+
+    def compose_body(self) -> ComposeResult:
+        yield LoadingIndicator(id="deciding")
+        yield Static("", id="decide-error", markup=True)
+        with Container(id="decision"):
+            yield from self.compose_decision()
+
+    def compose_decision(self) -> ComposeResult:
+        yield from ()
+
+    def on_mount(self) -> None:
+        self.query_one("#decision").display = False
+        self.query_one("#decide-error").display = False
+        super().on_mount()
+        self.wizard.request_decision()
+
+    def show_decision(self, decision: Decision) -> None:
+        self.query_one("#deciding").display = False
+        self.query_one("#decision").display = True
+        self.render_decision(decision)
+        self.refresh_nav()
+
+    def show_error(self, message: str) -> None:
+        self.query_one("#deciding").display = False
+        error = self.query_one("#decide-error", Static)
+        error.display = True
+        error.update(f"[$error]Cannot project these answers:[/] {escape(message)}\n\n"
+                     "Go back (esc) and change them.")
+
+    def render_decision(self, decision: Decision) -> None:
+        raise NotImplementedError
+
+    def ready(self) -> tuple[bool, str]:
+        if self.state.decision is None or self.query_one("#decision").display is False:
+            return False, "projecting…"
+        return True, ""

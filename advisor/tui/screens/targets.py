@@ -8,11 +8,10 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.validation import Number
 from textual.widgets import Input, Label
 
+from advisor.core.answers import DEFAULT_ELECTRICITY_USD_PER_KWH
 from advisor.tui.screens.base import StepScreen
 from advisor.tui.widgets.catalog_table import CatalogTable
 from advisor.tui.widgets.field import FormField
-
-DEFAULT_ELECTRICITY_USD_PER_KWH = 0.12
 
 
 def field_id(gpu_id: str) -> str:

@@ -17,6 +17,7 @@ from advisor.core.presets import PRESETS
 from advisor.core.workload import Precision
 from advisor.tui.forms import (
     CUSTOM,
+    FORM_DEFAULTS,
     build_workload,
     format_count,
     format_seq_lens,
@@ -36,12 +37,6 @@ DIMS = (("layers", "layers", 1, 1024), ("hidden", "hidden size", 64, 65536),
         ("ffn", "FFN size", 64, 262144), ("vocab", "vocabulary", 256, 1_048_576))
 PARSERS: dict[str, Callable[[str], object]] = {"seq_lens": parse_seq_lens,
                                                "token_budget": parse_count}
-DEFAULTS: dict[str, Any] = {
-    "mode": "pretrain", "preset": "llama-3.1-8b", "layers": 32, "hidden": 4096, "heads": 32,
-    "kv_heads": 8, "ffn": 14336, "vocab": 128256, "seq_lens": (4096, 8192),
-    "micro_batch": 1, "packing": False, "doc_len": 1024, "precision": "bf16", "zero_stage": 3,
-    "tp": 1, "checkpointing": False, "gpus": 8, "token_budget": 100 * 10**9,
-}
 
 
 def _int_input(key: str, value: int, low: int, high: int) -> Input:
@@ -58,7 +53,7 @@ class WorkloadScreen(StepScreen):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        for key, value in DEFAULTS.items():
+        for key, value in FORM_DEFAULTS.items():
             self.state.workload.setdefault(key, value)
 
     def compose_body(self) -> ComposeResult:

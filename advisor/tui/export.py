@@ -1,0 +1,67 @@
+"""Reports in and out of the wizard: export a decision as report TOML, resume from one.
+
+The report format is the core's (`advisor.core.report`); this module only adds
+what the wizard knows (provenance, probe records) and maps a report back onto
+the wizard's state.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from advisor import __version__
+from advisor.core.atomic import write_atomic
+from advisor.core.catalog import Catalog
+from advisor.core.decide import Decision
+from advisor.core.loaders import read_text
+from advisor.core.probe_record import ProbeRecord
+from advisor.core.report import (
+    Provenance,
+    PulledSource,
+    Report,
+    build_report,
+    parse_report,
+    report_to_toml,
+)
+from advisor.tui.forms import form_from_workload
+from advisor.tui.state import WizardState
+
+
+def provenance(now: datetime | None = None) -> Provenance:
+    from advisor.catalog_store import pulled_sources, shipped_catalog_version
+
+    pulled = [PulledSource(kind=c.kind, url=c.url, etag=c.etag, last_modified=c.last_modified,
+                           fetched_at=c.fetched_at) for c in pulled_sources()]
+    return Provenance(advisor_version=__version__, catalog_version=shipped_catalog_version(),
+                      pulled=pulled, created=now or datetime.now(UTC))
+
+
+def export_report(decision: Decision, catalog: Catalog, probes: dict[str, ProbeRecord],
+                  path: Path, now: datetime | None = None) -> Path:
+    """Write the report atomically: an interrupted export never leaves half a file."""
+    report = build_report(decision, catalog, probes, provenance(now))
+    return write_atomic(path, report_to_toml(report))
+
+
+def load_report(path: Path) -> Report:
+    """A saved report; InputError (one line, exit 2) when it is missing or malformed."""
+    return parse_report(read_text(path), str(path))
+
+
+def state_from_report(report: Report) -> WizardState:
+    """The wizard's answers as the report recorded them, with its decision attached."""
+    d = report.decision
+    a = d.answers
+    probes = report.probes
+    record = probes.get(a.current) or next(iter(probes.values()), None)
+    return WizardState(
+        current=a.current, workload=form_from_workload(a.workload), targets=list(a.targets),
+        quotes=dict(a.prices),
+        electricity_usd_per_kwh=a.electricity_usd_per_kwh if d.electricity_source == "user"
+        else None,
+        power_cap_kw=a.power_cap_kw, stack=a.stack,
+        probe_source="import" if record else "catalog", probe_record=record,
+        probe_note=f"from the report: {record.stamp.device.name}, {record.stamp.date}" if record
+        else "the report used catalog figures",
+        decision=d, reached=7)

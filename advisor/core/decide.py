@@ -150,10 +150,20 @@ class _Table:
                     self.speedup[b] = np.where((t > 0) & (t[ref] > 0), t[ref] / t, 0.0).tolist()
 
 
-def _break_even_efficiency(p: Projection, row: int, col: int, goal_step_s: float) -> float | None:
-    """The multiple of the assumed matmul/attention rates at which the step meets the goal."""
-    steps = p.step_at_compute_scale(row, col, EFFICIENCY_GRID)
-    ok = np.nonzero(steps <= goal_step_s)[0]
+def _break_even_efficiency(p: Projection, row: int, ref: int, cols: list[int],
+                           price_ratio: float) -> float | None:
+    """The multiple of the assumed matmul/attention rates at which $/token ties.
+
+    Judged like the verdict: the geometric-mean speedup over the sweep points where
+    both GPUs run, so the flip and the verdict never disagree about the basis.
+    """
+    log_speed = np.zeros_like(EFFICIENCY_GRID)
+    for col in cols:
+        cur_s_per_tok = p.step_s[ref, col] / p.tokens[ref, col]
+        tgt_s_per_tok = p.step_at_compute_scale(row, col, EFFICIENCY_GRID) / p.tokens[row, col]
+        log_speed += np.log(cur_s_per_tok / tgt_s_per_tok)
+    speed = np.exp(log_speed / len(cols))
+    ok = np.nonzero(speed >= price_ratio)[0]
     return float(EFFICIENCY_GRID[ok[0]]) if len(ok) and ok[0] > 0 else None
 
 
@@ -365,10 +375,8 @@ def _judge_target(
     if common and pc and pt and proj is not None and row is not None and ref is not None:
         geo = float(np.exp(np.mean(np.log([s for s in speeds if s]))))
         be_price = break_even_price(pc.usd_per_hour, geo)
+        be_eff = _break_even_efficiency(proj, row, ref, common, pt.usd_per_hour / pc.usd_per_hour)
         col = common[0]
-        goal = (proj.step_s[ref, col] / proj.tokens[ref, col] * proj.tokens[row, col]
-                * pc.usd_per_hour / pt.usd_per_hour)
-        be_eff = _break_even_efficiency(proj, row, col, float(goal))
         mfu = res.sweep[col].mfu
         if be_eff is not None and mfu is not None:
             step_be = float(proj.step_at_compute_scale(row, col, np.asarray([be_eff]))[0])

@@ -175,8 +175,12 @@ def _money(c: Case, speed: float, cost: float | None) -> tuple[Kind, str]:
 
 
 def _money_reasons(c: Case, speed: float, cost: float | None, reasons: list[Reason]) -> None:
+    both = [s for s, fc, ft in zip(c.seq_lens, c.fits_current, c.fits_target, strict=True)
+            if fc and ft]
+    basis = (f"at {both[0]:,} tokens" if len(both) == 1 else
+             f"geometric mean over {min(both):,}-{max(both):,} tokens") if both else "overall"
     reasons.append(Reason(kind="speed", weight=abs(math.log(speed)),
-                          text=f"{speed:.2f}x tokens/s per GPU at the same GPU count"))
+                          text=f"{speed:.2f}x tokens/s per GPU at the same GPU count ({basis})"))
     if cost is not None and c.price_current and c.price_target:
         src = "/".join(c.price_sources)
         reasons.append(Reason(

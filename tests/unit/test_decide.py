@@ -174,3 +174,13 @@ def test_buckets_count_flops_and_bytes_per_token(catalog) -> None:
     assert p.bucket_flops_per_token["dense"] == pytest.approx(6 * n, rel=1e-4)
     assert p.bucket_flops_per_token["attention"] == pytest.approx(6 * 8192 * 128 * 32 * 32)
     assert p.bucket_bytes_per_token["optimizer"] > 0
+
+
+@pytest.mark.parametrize("target_price", [5.0, 9.0])
+def test_break_even_efficiency_agrees_with_the_verdict(catalog, target_price: float) -> None:
+    """The efficiency flip is judged on the verdict's own basis (geo-mean over the sweep)."""
+    d = decide(answers(prices={"h200-sxm": 4.9, "b200-sxm": target_price}), catalog)
+    t = d.targets[0]
+    assert t.verdict is not None and t.break_even_efficiency is not None
+    cheaper = (t.verdict.cost_ratio or 0) < 1.0
+    assert (t.break_even_efficiency < 1.0) == cheaper

@@ -144,16 +144,16 @@ def fetch(
         headers=headers,
         trust_env=False,
     ) as client:
-        attempts = policy.retries + 1
-        for attempt in range(attempts):
+        failure = ""
+        for attempt in range(policy.retries + 1):
+            if attempt:
+                sleep(policy.backoff_s * 2 ** (attempt - 1))
             try:
                 return _fetch_once(client, url, policy)
             except _Transient as exc:
-                if attempt + 1 == attempts:
-                    tries = f" (after {attempts} attempts)" if attempts > 1 else ""
-                    raise FetchError(f"{exc}{tries}", file=url) from None
-                sleep(policy.backoff_s * 2**attempt)
-    raise AssertionError("unreachable")  # pragma: no cover
+                failure = str(exc)
+    tries = f" (after {policy.retries + 1} attempts)" if policy.retries else ""
+    raise FetchError(f"{failure}{tries}", file=url)
 
 
 def _fetch_once(client: httpx.Client, url: str, policy: FetchPolicy) -> Fetched:
@@ -346,16 +346,13 @@ def pull(kind: PullKind, url: str, policy: FetchPolicy, fmt: Format | None = Non
     text = decode_text(got.body, url)
     fmt = fmt or detect_format(httpx.URL(got.url).path, got.content_type, text)
 
-    catalog_entries = other_cache.entries if kind == "prices" and other_cache else None
+    cached = [(str(cache_path(other)), other_cache.entries)] if other_cache else []
     if kind == "catalog":
         entries = parse_catalog_doc(text, url, fmt)
-        overlays = [(url, entries)]
-        if other_cache:
-            overlays.append((str(cache_path(other)), other_cache.entries))
+        overlays = [(url, entries), *cached]
     else:
-        base = build_effective([(str(cache_path(other)), catalog_entries or {})])
-        entries = parse_price_sheet(text, url, fmt, base, now.date())
-        overlays = [(str(cache_path(other)), catalog_entries or {}), (url, entries)]
+        entries = parse_price_sheet(text, url, fmt, build_effective(cached), now.date())
+        overlays = [*cached, (url, entries)]
     build_effective(overlays)  # raises before anything is written
 
     cache = PulledCache(

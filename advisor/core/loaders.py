@@ -147,7 +147,8 @@ def detect_format(name: str, content_type: str | None, text: str) -> Format:
     for fmt in FORMATS:
         if ctype.endswith(f"/{fmt}") or ctype.endswith(f"+{fmt}"):
             return fmt
-    first = text.lstrip().split("\n", 1)[0].strip()
+    lines = (ln.strip() for ln in text.splitlines())
+    first = next((ln for ln in lines if ln and not ln.startswith("#")), "")
     if _JSON_START.match(first):
         return "json"
     return "csv" if "," in first and "=" not in first else "toml"

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from advisor.catalog_store import cache_path, effective_catalog, read_pulled
 from advisor.core.catalog import load_catalog
 from advisor.core.errors import InputError
+from advisor.core.loaders import detect_format
 from advisor.sync import (
     FetchError,
     FetchPolicy,
@@ -366,6 +367,19 @@ def test_a_304_to_an_unconditional_request_is_refused(server: Server) -> None:
 
 
 # --- parsing ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("name", "ctype", "text", "fmt"), [
+    ("/p.csv", "application/json", "", "csv"),  # the suffix wins
+    ("/sheet", "text/csv; charset=utf-8", "", "csv"),
+    ("/sheet", "application/toml", "", "toml"),
+    ("/sheet", None, "# prices, team\n[[price]]\ngpu = 'l4'", "toml"),
+    ("/sheet", None, "[gpu]\nid = 'x'", "toml"),
+    ("/sheet", None, '[\n  {"gpu": "l4"}]', "json"),
+    ("/sheet", None, "gpu,usd_per_hour\nl4,0.5", "csv"),
+])
+def test_format_detection(name: str, ctype: str | None, text: str, fmt: str) -> None:
+    assert detect_format(name, ctype, text) == fmt
 
 
 def test_sheet_formats_agree() -> None:

@@ -73,7 +73,7 @@ SMALL_PROFILE = MatmulProfile(
     grid=(0, 1152, 128),
     screen=Effort(1, 3),
     confirm=Effort(2, 8),
-    exhaustive=Effort(1, 5),
+    exhaustive=Effort(5, 20),  # mamf-finder's 50+100 scaled down, still well above screening
     warmup_s=0.2,
     exhaustive_warmup_s=0.5,
 )

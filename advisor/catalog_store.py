@@ -21,9 +21,9 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import tomlkit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
@@ -39,6 +39,9 @@ from advisor.core.catalog import (
 from advisor.core.errors import InputError
 from advisor.core.loaders import parse_json, read_text, validation_error, without_nulls
 from advisor.paths import pulled_dir
+
+if TYPE_CHECKING:
+    from advisor.core.report import Provenance
 
 PullKind = Literal["catalog", "prices"]
 PULL_KINDS: tuple[PullKind, ...] = ("catalog", "prices")  # also the order overlays apply in
@@ -178,3 +181,14 @@ def shipped_catalog_version() -> str:
 def pulled_sources() -> list[PulledCache]:
     """The pulls the effective catalog includes, for provenance in reports."""
     return [c for kind in PULL_KINDS if (c := read_pulled(kind)) is not None]
+
+
+def provenance(now: datetime | None = None) -> Provenance:
+    """What a report records about the data behind it: versions, pulled sources, the time."""
+    from advisor import __version__
+    from advisor.core.report import Provenance, PulledSource  # heavy: the decision models
+
+    pulled = [PulledSource(kind=c.kind, url=c.url, etag=c.etag, last_modified=c.last_modified,
+                           fetched_at=c.fetched_at) for c in pulled_sources()]
+    return Provenance(advisor_version=__version__, catalog_version=shipped_catalog_version(),
+                      pulled=pulled, created=now or datetime.now(UTC).replace(microsecond=0))

@@ -36,15 +36,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def cmd_decide(args: argparse.Namespace) -> int:
-    from datetime import UTC, datetime
-
-    from advisor import __version__
-    from advisor.catalog_store import effective_catalog, pulled_sources, shipped_catalog_version
+    from advisor.catalog_store import effective_catalog, provenance
     from advisor.cli.compare import render, summary
     from advisor.core.answers_io import load_answers
     from advisor.core.atomic import write_atomic
     from advisor.core.decide import decide
-    from advisor.core.report import Provenance, PulledSource, build_report, report_to_toml
+    from advisor.core.report import build_report, report_to_toml
     from advisor.probe_store import DRIFT_NOTE, drift_warning, probes_for, stack_drift
 
     catalog = effective_catalog()
@@ -62,14 +59,7 @@ def cmd_decide(args: argparse.Namespace) -> int:
     else:
         print(render(decision))
     if args.out:
-        provenance = Provenance(
-            advisor_version=__version__, catalog_version=shipped_catalog_version(),
-            pulled=[PulledSource(kind=c.kind, url=c.url, etag=c.etag,
-                                 last_modified=c.last_modified, fetched_at=c.fetched_at)
-                    for c in pulled_sources()],
-            created=datetime.now(UTC).replace(microsecond=0),
-        )
-        report = build_report(decision, catalog, probes, provenance, warnings)
+        report = build_report(decision, catalog, probes, provenance(), warnings)
         write_atomic(args.out, report_to_toml(report))
         print(f"report written to {args.out}", file=sys.stderr if args.json else sys.stdout)
     return 0

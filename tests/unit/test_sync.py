@@ -20,7 +20,13 @@ import tomlkit
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from advisor.catalog_store import cache_path, effective_catalog, read_pulled
+from advisor.catalog_store import (
+    cache_path,
+    effective_catalog,
+    provenance,
+    read_pulled,
+    shipped_catalog_version,
+)
 from advisor.core.catalog import load_catalog
 from advisor.core.errors import InputError
 from advisor.core.loaders import detect_format
@@ -206,6 +212,13 @@ def test_offline_use_never_touches_the_network(server: Server, monkeypatch) -> N
     monkeypatch.setattr(httpx, "Client", no_network)
     cat = effective_catalog()
     assert cat.default_price("h100-sxm").usd_per_hour == 2.10  # type: ignore[union-attr]
+
+
+def test_reports_record_what_was_pulled(server: Server) -> None:
+    _good_pull(server)
+    prov = provenance()
+    assert [(s.kind, s.url) for s in prov.pulled] == [("prices", server.url("/good.csv"))]
+    assert prov.catalog_version == shipped_catalog_version() and len(prov.catalog_version) == 12
 
 
 def test_no_pull_means_the_shipped_catalog() -> None:

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
+from pydantic import ValidationError
 from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
@@ -108,6 +109,11 @@ class AdvisorApp(App[None]):
         """Performance and Verdict call this on mount: reuse the decision or make it once."""
         try:
             key = self.decision_key()
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            where = ".".join(str(p) for p in err["loc"])
+            self._show_decision_error(f"{where}: {err['msg']}" if where else err["msg"])
+            return
         except (ValueError, InputError) as exc:
             self._show_decision_error(str(exc))
             return

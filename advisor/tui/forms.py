@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from advisor.core.presets import PRESETS
+from advisor.core.stack import Stack
 from advisor.core.workload import ModelSpec, Workload
 
 CUSTOM = "custom"
@@ -103,3 +104,25 @@ def form_from_workload(w: Workload) -> dict[str, Any]:
         precision=w.precision, zero_stage=w.zero_stage, tp=w.tp, checkpointing=w.checkpointing,
         gpus=w.gpus, token_budget=int(w.token_budget or defaults["token_budget"]))
     return form
+
+
+def parse_stack(text: str) -> Stack:
+    """ "torch==2.7.1+cu128 flash-attn==2.8.3" -> a declared Stack (what the job runs on)."""
+    packages: dict[str, str] = {}
+    for item in re.split(r"[,\s]+", text.strip()):
+        if not item:
+            continue
+        name, sep, version = item.partition("==") if "==" in item else item.partition("=")
+        if not sep or not name or not version:
+            raise ValueError(f"{item}: write package==version, e.g. torch==2.7.1+cu128")
+        packages[name] = version
+    if "torch" not in packages:
+        raise ValueError("name the torch build, e.g. torch==2.7.1+cu128")
+    try:
+        return Stack(source="declared", packages=packages)
+    except ValidationError as exc:
+        raise ValueError(str(exc.errors()[0]["msg"]).removeprefix("Value error, ")) from None
+
+
+def format_stack(stack: Stack) -> str:
+    return " ".join(f"{name}=={version}" for name, version in stack.packages.items())

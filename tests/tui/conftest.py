@@ -46,7 +46,8 @@ def make_app(catalog: Catalog, gpu_box: Hardware, tmp_path: Path) -> Callable[..
     def make(hardware: Hardware | None = None, runner: ProbeRunner | None = None,
              state: WizardState | None = None, start: int = 0) -> AdvisorApp:
         app = AdvisorApp(catalog, hardware or gpu_box, runner or FakeProbeRunner(),
-                         state=state, start=start, screenshot_dir=tmp_path)
+                         state=state, start=start, screenshot_dir=tmp_path,
+                           export_dir=tmp_path)
         app.theme = "textual-dark"
         app.animation_level = "none"
         return app

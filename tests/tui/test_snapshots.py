@@ -56,3 +56,15 @@ def test_probes_after_run(snap_compare, make_app, ready_state):
 
     assert snap_compare(make_app(state=ready_state(), start=5), terminal_size=SIZE,
                         run_before=run_probes)
+
+
+def test_performance(snap_compare, make_app, ready_state):
+    state = ready_state(probe_source="catalog", targets=["b200-sxm", "h200-sxm"],
+                        workload={"seq_lens": (2048, 8192, 32768)})
+    assert snap_compare(make_app(state=state, start=6), terminal_size=SIZE, run_before=settle)
+
+
+def test_verdict(snap_compare, make_app, ready_state):
+    state = ready_state(probe_source="catalog", targets=["b200-sxm", "h200-sxm"],
+                        quotes={"b200-sxm": 4.5}, reached=7)
+    assert snap_compare(make_app(state=state, start=7), terminal_size=SIZE, run_before=settle)

@@ -8,8 +8,10 @@ from textual.widgets import DataTable, Input
 
 from advisor.tui.runner import FakeProbeRunner
 from advisor.tui.screens.gates import DtypeScreen, SoftwareScreen
+from advisor.tui.screens.performance import PerformanceScreen
 from advisor.tui.screens.probes import ProbesScreen
 from advisor.tui.screens.targets import TargetsScreen
+from advisor.tui.screens.verdict import VerdictScreen
 from advisor.tui.screens.welcome import WelcomeScreen
 from advisor.tui.screens.workload import WorkloadScreen
 from advisor.tui.widgets.field import FormField
@@ -41,10 +43,27 @@ async def test_cpu_only_box_picks_current_gpu_and_reaches_probes(make_app, cpu_b
         assert isinstance(app.screen, DtypeScreen)
         await pilot.press("ctrl+n")
         assert isinstance(app.screen, SoftwareScreen)
-        # torch 2.13.0+cpu has no CUDA kernels: the only target is blocked, so Next is too.
+        # torch 2.13.0+cpu has no CUDA kernels: the only target is blocked, so Next is too...
         assert app.state.active_targets == []
         await pilot.press("ctrl+n")
         assert isinstance(app.screen, SoftwareScreen)
+        # ...until the user types the stack the GPU job really runs on.
+        stack = app.screen.query_one("#stack", Input)
+        stack.value = "torch==2.7.1+cu128 flash-attn==2.8.3"
+        await pilot.pause()
+        assert app.state.stack is not None and app.state.active_targets == ["b200-sxm"]
+        await pilot.press("ctrl+n")
+        assert isinstance(app.screen, ProbesScreen)
+        assert app.state.probe_source == "catalog", "no GPU here: catalog figures by default"
+        await pilot.press("ctrl+n")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, PerformanceScreen)
+        decision = app.state.decision
+        assert decision is not None and decision.answers.stack == app.state.stack
+        await pilot.press("ctrl+n")
+        assert isinstance(app.screen, VerdictScreen)
+        assert app.state.decision is decision, "Verdict reuses the Performance decision"
 
 
 async def test_gpu_box_preselects_detected_gpu(make_app):

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Container
+from textual.content import Content
 from textual.events import Resize
-from textual.markup import escape
 from textual.screen import Screen
 from textual.widgets import Footer, LoadingIndicator, Static
 
@@ -130,8 +130,8 @@ class DecisionScreen(StepScreen):
         self.query_one("#deciding").display = False
         error = self.query_one("#decide-error", Static)
         error.display = True
-        error.update(f"[$error]Cannot project these answers:[/] {escape(message)}\n\n"
-                     "Go back (esc) and change them.")
+        error.update(Content.assemble(("Cannot project these answers: ", "bold $error"), message,
+                                      "\n\nGo back (esc) and change them."))
 
     def render_decision(self, decision: Decision) -> None:
         raise NotImplementedError

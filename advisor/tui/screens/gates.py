@@ -2,7 +2,8 @@
 
 A table with one row per GPU and the full story of the highlighted one below.
 Failing targets are dropped when the user goes on; if none is left, Next is
-blocked and the hint says to go back.
+blocked and the hint says to go back. The software step also takes the stack
+the job runs on, which on a CPU-only box is not this box's.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
-from textual.widgets import DataTable, Static
+from textual.widgets import DataTable, Input, Static
 
+from advisor.tui.forms import format_stack, parse_stack
 from advisor.tui.gating import (
     GateName,
     GateRow,
@@ -22,8 +24,10 @@ from advisor.tui.gating import (
     dtype_rows,
     precision_of,
     software_rows,
+    stack_of,
 )
 from advisor.tui.screens.base import StepScreen
+from advisor.tui.widgets.field import FormField, Parsed
 
 PLAIN = {"pass": "✔ pass", "beta": "◐ beta", "fail": "✘ fail"}
 COLOUR = {"pass": "success", "beta": "warning", "fail": "error"}
@@ -40,24 +44,34 @@ class GateScreen(StepScreen):
         raise NotImplementedError
 
     def compose_body(self) -> ComposeResult:
-        self.gate_rows = {r.gpu: r for r in self.rows()}
         yield Static(self.question(), classes="prompt", markup=True)
+        yield from self.compose_extra()
         table: DataTable[Text] = DataTable(cursor_type="row", id="gate")
         table.add_columns("GPU", "arch", "result", "why")
+        yield table
+        with VerticalScroll(id="details"):
+            yield Static("", id="detail-text", markup=True)
+
+    def compose_extra(self) -> ComposeResult:
+        yield from ()
+
+    def on_mount(self) -> None:
+        self.refill()
+        self.query_one("#gate", DataTable).focus()
+        super().on_mount()
+
+    def refill(self) -> None:
+        """Judge again (the answers changed) and redraw the table and the details."""
+        apply_gates(self.ctx, self.GATE)
+        self.gate_rows = {r.gpu: r for r in self.rows()}
+        table = self.query_one("#gate", DataTable)
+        table.clear()
         colours = self.app.theme_variables
         for r in self.gate_rows.values():
             verdict = Text(PLAIN[r.verdict], style=f"bold {colours[COLOUR[r.verdict]]}")
             table.add_row(Text(f"{r.gpu} (now)" if r.now else r.gpu), Text(r.arch), verdict,
                           Text(r.summary), key=r.gpu)
-        yield table
-        with VerticalScroll(id="details"):
-            yield Static("", id="detail-text", markup=True)
-
-    def on_mount(self) -> None:
-        apply_gates(self.ctx, self.GATE)
-        self.query_one("#gate", DataTable).focus()
         self._show(next(iter(self.gate_rows)))
-        super().on_mount()
 
     @on(DataTable.RowHighlighted, "#gate")
     def _highlight(self, event: DataTable.RowHighlighted) -> None:
@@ -99,6 +113,33 @@ class SoftwareScreen(GateScreen):
         return software_rows(self.ctx)
 
     def question(self) -> str:
-        return ("Does your stack support each GPU's architecture? [$success]pass[/] is GA, "
+        return ("Does the job's stack support each GPU? [$success]pass[/] is GA, "
                 "[$warning]beta[/] runs without a vendor promise, [$error]fail[/] needs the "
                 "fix shown below.")
+
+    def _stack_note(self) -> str:
+        if self.state.stack is not None:
+            return "declared by you (enter this box's to undo)"
+        if self.ctx.hardware.has_gpu:
+            return "detected on this box; edit if the job runs elsewhere"
+        return "[$warning]this box has no GPU: type the stack your GPU job uses[/]"
+
+    def compose_extra(self) -> ComposeResult:
+        yield FormField("job's stack", Input(
+            format_stack(stack_of(self.ctx)), id="stack", compact=True,
+            placeholder="torch==2.7.1+cu128 flash-attn==2.8.3",
+            validators=[Parsed(parse_stack)]), note=self._stack_note(), id="stack-field")
+
+    @on(Input.Submitted, "#stack")
+    @on(Input.Changed, "#stack")
+    def _declare(self, event: Input.Changed | Input.Submitted) -> None:
+        detected = self.ctx.hardware.stack
+        try:
+            stack = parse_stack(event.value)
+        except ValueError:
+            return
+        same = detected is not None and format_stack(detected) == format_stack(stack)
+        self.state.stack = None if same else stack
+        self.query_one("#stack-field", FormField).set_note(self._stack_note())
+        self.refill()
+        self.refresh_nav()

@@ -5,16 +5,20 @@ Nothing here computes: every figure is a field of the Decision's sweep points.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import DataTable, Static
 
-from advisor.core.decide import Decision, GpuResult, SweepPoint
 from advisor.textfmt import fmt_num
 from advisor.tui.forms import format_seq_lens
 from advisor.tui.screens.base import DecisionScreen
 from advisor.tui.widgets.charts import speedup_chart
+
+if TYPE_CHECKING:
+    from advisor.core.decide import Decision, GpuResult, SweepPoint
 
 COLUMNS = (("seq", 5), ("tok/s/GPU", 9), ("speedup", 7), ("$/Mtok", 6), ("bound by", 8),
            ("mem GiB", 9))

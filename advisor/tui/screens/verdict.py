@@ -5,7 +5,7 @@ From here the user exports the report (ctrl+e) or saves an SVG (ctrl+s).
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -13,9 +13,11 @@ from textual.containers import VerticalScroll
 from textual.markup import escape
 from textual.widgets import Static
 
-from advisor.core.decide import Decision, GpuResult
 from advisor.textfmt import fmt_num, render_table
 from advisor.tui.screens.base import DecisionScreen
+
+if TYPE_CHECKING:
+    from advisor.core.decide import Decision, GpuResult
 
 KIND = {
     "upgrade": ("UPGRADE", "$success"),

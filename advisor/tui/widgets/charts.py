@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from advisor.core.decide import Decision
+from typing import TYPE_CHECKING
+
 from advisor.tui.forms import format_seq_lens
+
+if TYPE_CHECKING:
+    from advisor.core.decide import Decision
 
 EIGHTHS = " ▏▎▍▌▋▊▉"
 

@@ -1,0 +1,169 @@
+"""Pilot tests for the back half: Performance, Verdict, export, resume, palette, screenshots."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tomllib
+
+from textual.widgets import DataTable, Input
+
+from advisor.tui.export import load_report, state_from_report
+from advisor.tui.screens.export import ExportScreen
+from advisor.tui.screens.performance import PerformanceScreen
+from advisor.tui.screens.probes import ProbesScreen
+from advisor.tui.screens.verdict import VerdictScreen
+
+SIZE = (120, 40)
+
+
+async def walk_to_verdict(app, pilot) -> None:
+    """From Welcome on the GPU box: defaults, B200 + MI300X, a fake probe run."""
+    await pilot.pause()
+    for _ in range(5):
+        await pilot.press("ctrl+n")
+    assert isinstance(app.screen, ProbesScreen)
+    await pilot.press("ctrl+r")
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.press("ctrl+n")
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    assert isinstance(app.screen, PerformanceScreen)
+    await pilot.press("ctrl+n")
+    await pilot.pause()
+    assert isinstance(app.screen, VerdictScreen)
+
+
+async def test_gpu_box_full_path_then_export(make_app, ready_state, tmp_path):
+    state = ready_state(targets=["b200-sxm", "mi300x"], reached=0)
+    app = make_app(state=state)
+    async with app.run_test(size=SIZE) as pilot:
+        await walk_to_verdict(app, pilot)
+        decision = app.state.decision
+        assert decision is not None
+        # MI300X needs a ROCm torch: the software gate left it out, the verdict says so.
+        assert [t.gpu for t in decision.targets] == ["b200-sxm"]
+        assert "mi300x" in app.state.excluded
+        assert set(app.state.probes()) == {"h100-sxm"}
+        assert decision.current.assumptions and decision.current.assumptions.probe
+        await pilot.press("ctrl+e")
+        assert isinstance(app.screen, ExportScreen)
+        path_input = app.screen.query_one("#export-path", Input)
+        assert path_input.value == str(tmp_path / "advisor-report.toml")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, VerdictScreen)
+    written = tmp_path / "advisor-report.toml"
+    assert app.exported == written and written.is_file()
+    data = tomllib.loads(written.read_text(encoding="utf-8"))
+    assert data["schema"] == "advisor.decision-report"
+    assert load_report(written).decision == decision
+    assert not list(tmp_path.glob(".advisor-report.toml.*")), "no temporary file left behind"
+
+
+async def test_export_can_be_cancelled(make_app, ready_state, tmp_path):
+    app = make_app(state=ready_state(probe_source="catalog", reached=7), start=7)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.press("ctrl+e")
+        assert isinstance(app.screen, ExportScreen)
+        await pilot.press("escape")
+        assert isinstance(app.screen, VerdictScreen)
+    assert not list(tmp_path.iterdir())
+
+
+async def test_resume_shows_the_saved_verdict_without_recomputing(make_app, ready_state, tmp_path,
+                                                                  catalog):
+    from advisor.tui.export import export_report
+
+    app = make_app(state=ready_state(probe_source="catalog", quotes={"b200-sxm": 4.25},
+                                     reached=7), start=6)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        decision = app.state.decision
+        assert decision is not None
+        path = export_report(decision, catalog, {}, tmp_path / "r.toml")
+    resumed = state_from_report(load_report(path))
+    assert resumed.quotes == {"b200-sxm": 4.25} and resumed.targets == ["b200-sxm"]
+    saved = resumed.decision
+    app = make_app(state=resumed, start=7)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, VerdictScreen)
+        assert app.state.decision is saved, "the report's decision, not a new one"
+        text = str(app.screen.query_one("#verdict-summary").render())
+        assert "b200-sxm" in text
+        # Going back and changing an answer makes a fresh decision.
+        await pilot.press("escape")
+        assert isinstance(app.screen, PerformanceScreen)
+        assert app.state.decision is saved
+        app.state.quotes["b200-sxm"] = 3.0
+        await pilot.press("ctrl+n")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.state.decision is not saved
+        assert app.state.decision is not None
+        assert app.state.decision.answers.prices["b200-sxm"] == 3.0
+
+
+async def test_performance_table_has_a_row_per_gpu_and_seq_len(make_app, ready_state):
+    state = ready_state(probe_source="catalog", targets=["b200-sxm", "h200-sxm"],
+                        workload={"seq_lens": (2048, 4096, 8192)})
+    app = make_app(state=state, start=6)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.screen.query_one("#sweep", DataTable).row_count == 3 * 3
+        assert "Speedup" in str(app.screen.query_one("#chart").render())
+
+
+async def test_unprojectable_answers_say_so(make_app, ready_state):
+    state = ready_state(targets=["v100-sxm2"], workload={"precision": "fp8"}, reached=7)
+    app = make_app(state=state, start=6)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert "Cannot project" in str(app.screen.query_one("#decide-error").render())
+        await pilot.press("ctrl+n")
+        assert isinstance(app.screen, PerformanceScreen)
+
+
+async def test_palette_commands_and_screenshot(make_app, ready_state, tmp_path):
+    app = make_app(state=ready_state(probe_source="catalog", reached=7), start=7)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        titles = [c.title for c in app.get_system_commands(app.screen)]
+        assert "Export report (TOML)" in titles and "Save screenshot (SVG)" in titles
+        assert "Theme" in titles and "Screenshot" not in titles
+        assert "Go to step 3: Targets and prices" in titles
+        jump = next(c for c in app.get_system_commands(app.screen) if c.title.startswith(
+            "Go to step 3"))
+        jump.callback()
+        await pilot.pause()
+        assert app.step == 2
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    assert len(list(tmp_path.glob("*.svg"))) == 1
+
+
+def test_startup_imports_neither_torch_nor_numpy():
+    code = ("import sys, advisor.cli, advisor.tui.app; advisor.cli.build_parser(); "
+            "print(sorted(m for m in ('torch', 'numpy', 'textual') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "['textual']"
+    code = "import sys, advisor.cli; advisor.cli.build_parser(); print('textual' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "False", "`advisor --help` must not import textual"
+
+
+def test_resume_of_a_missing_report_is_one_line(tmp_path):
+    out = subprocess.run([sys.executable, "-m", "advisor", "--resume", str(tmp_path / "no.toml")],
+                         capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert out.returncode == 2 and "no terminal" in out.stderr

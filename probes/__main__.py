@@ -47,13 +47,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if args.command == "collectives":
-        from probes.collectives import collectives_command
+    try:
+        if args.command == "collectives":
+            from probes.collectives import collectives_command
 
-        return collectives_command(args)
-    from probes.record import write_record
+            return collectives_command(args)
+        from probes.record import write_record
 
-    return run_command(args, write_record)
+        return run_command(args, write_record)
+    except KeyboardInterrupt:  # before the suite started, or a second Ctrl-C outside it
+        print("probes: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -11,7 +11,6 @@ from __future__ import annotations
 import difflib
 import itertools
 import re
-import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
@@ -22,6 +21,7 @@ from typing import Any, Literal, TypeVar, get_args
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from advisor.core.errors import InputError
+from advisor.core.loaders import parse_toml, validation_error
 
 PeakDtype = Literal["fp32", "tf32", "bf16", "fp16", "fp8", "fp6", "fp4", "nvfp4", "int8"]
 PEAK_DTYPES: tuple[str, ...] = get_args(PeakDtype)
@@ -294,19 +294,7 @@ def _validate(model: type[T], raw: Any, file: str, entry: str | None) -> T:
     try:
         return model.model_validate(raw)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(p) for p in err["loc"])
-        value = err.get("input")
-        if isinstance(value, dict):
-            value = None
-        raise InputError(
-            err["msg"].removeprefix("Value error, "),
-            file=file,
-            entry=entry,
-            field=loc or None,
-            value=value,
-            has_value=value is not None,
-        ) from None
+        raise validation_error(exc, file, entry) from None
 
 
 def _entry_id(raw: Any, key: str = "id") -> str | None:
@@ -321,13 +309,6 @@ def _table_list(doc: dict[str, Any], key: str, file: str) -> list[Any]:
     if not isinstance(items, list) or not items:
         raise InputError(f"expected a non-empty [[{key}]] array", file=file, field=key)
     return items
-
-
-def parse_toml(text: str, file: str) -> dict[str, Any]:
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"not valid TOML ({exc})", file=file) from None
 
 
 def _unique(items: Iterable[tuple[str, str]], file: str, what: str) -> None:

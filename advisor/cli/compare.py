@@ -82,7 +82,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--electricity", type=float, help="$/kWh (default 0.12)")
     p.add_argument("--power-cap", type=float, help="rack power budget, kW")
     p.add_argument("--probe", action="append", default=[], metavar="FILE",
-                   help="a probe record; it applies to the GPU it was measured on")
+                   help="a probe record; it applies to the GPU it was measured on "
+                        "(records imported with `advisor probe import` are used too)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(handler=cmd_compare)
 
@@ -115,26 +116,15 @@ def _answers(args: argparse.Namespace, catalog: Catalog) -> Any:
     return parse_answers(data, "command line")
 
 
-def _probes(paths: list[str], catalog: Catalog) -> dict[str, Any]:
-    from advisor.core.probe_record import load_probe_record
-
-    out = {}
-    for path in paths:
-        record = load_probe_record(path)
-        gpu_id = record.stamp.device.catalog_id
-        if gpu_id is None:
-            raise InputError("the record names no catalog GPU, so it cannot be matched",
-                             file=path, field="stamp.device.catalog_id")
-        out[catalog.gpu(gpu_id).id] = record
-    return out
-
-
 def cmd_compare(args: argparse.Namespace) -> int:
     from advisor.catalog_store import effective_catalog
     from advisor.core.decide import decide
+    from advisor.probe_store import probes_for
 
     catalog = effective_catalog()
-    decision = decide(_answers(args, catalog), catalog, _probes(args.probe, catalog))
+    answers = _answers(args, catalog)
+    probes = probes_for([answers.current, *answers.targets], catalog, args.probe)
+    decision = decide(answers, catalog, probes)
     if args.json:
         print(json.dumps(summary(decision), indent=2))
     else:

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from advisor.core.errors import InputError
+from advisor.core.loaders import validation_error
 from advisor.core.stack import Stack
 from advisor.core.workload import Workload
 
@@ -53,12 +53,4 @@ def parse_answers(data: Any, file: str = "answers") -> Answers:
     try:
         return Answers.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(p) for p in err["loc"])
-        value = err.get("input")
-        if isinstance(value, dict | list):
-            value = None
-        raise InputError(
-            err["msg"].removeprefix("Value error, "), file=file, field=loc or None, value=value,
-            has_value=value is not None,
-        ) from None
+        raise validation_error(exc, file) from None

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from advisor.core.errors import InputError
+from advisor.core.loaders import validation_error
 
 SCHEMA = "advisor.probe-record"
 VERSION = 1
@@ -231,14 +232,7 @@ def parse_probe_record(data: Any, file: str) -> ProbeRecord:
     try:
         return ProbeRecord.model_validate(data)
     except ValidationError as exc:
-        err = exc.errors()[0]
-        loc = ".".join(str(p) for p in err["loc"])
-        value = err.get("input")
-        if isinstance(value, dict | list):
-            value = None
-        raise InputError(
-            err["msg"], file=file, field=loc or None, value=value, has_value=value is not None
-        ) from None
+        raise validation_error(exc, file) from None
 
 
 def load_probe_record(path: str | Path) -> ProbeRecord:

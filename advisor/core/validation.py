@@ -37,7 +37,10 @@ from advisor.core.perf import (
 from advisor.core.rates import resolve_rates
 from advisor.core.workload import Workload
 
-CASES_DIR = Path(__file__).resolve().parents[2] / "tests" / "data"
+# A wheel ships the cases inside the package; a source checkout reads them from tests/data.
+_SHIPPED_CASES = Path(__file__).resolve().parents[1] / "published_cases"
+CASES_DIR = (_SHIPPED_CASES if _SHIPPED_CASES.is_dir()
+             else Path(__file__).resolve().parents[2] / "tests" / "data")
 Kind = Literal[
     "matmul-ratio", "speedup", "tflops", "attention-ratio", "memory", "max-seq", "usable-gib",
     "busbw", "value-per-dollar", "cheaper-by", "binding", "verdict", "kv-bytes", "kv-cache",

@@ -69,8 +69,8 @@ def _ctrl_c_stops(stop: _Stop) -> Iterator[None]:
     previous = signal.signal(signal.SIGINT, handler)
     try:
         yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
+    finally:  # None: the old handler was not set from Python; fall back to the default
+        signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
 
 
 @dataclass(frozen=True)

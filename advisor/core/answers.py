@@ -12,7 +12,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from advisor.core.configs import ConfigOptions
 from advisor.core.loaders import validation_error
+from advisor.core.pipeline_projection import PipelineSpec
 from advisor.core.stack import Stack
 from advisor.core.workload import Workload
 
@@ -35,6 +37,10 @@ class Answers(BaseModel):
         default=0.10, ge=0, le=10,
         description="extra $/token still worth paying to finish sooner (0.10 = 10%)",
     )
+    configs: ConfigOptions | None = Field(
+        default=None, description="GPU-count sweep options for `advisor configs sweep`")
+    pipeline: PipelineSpec | None = Field(
+        default=None, description="a staged workload for `advisor configs pipeline`")
 
     @model_validator(mode="after")
     def _prices_positive(self) -> Answers:

@@ -1,0 +1,247 @@
+"""Pipeline stages from a spec: each stage's rate measured, projected by the engine, or assumed.
+
+A staged workload (N GPUs run a frozen target's forward pass and feed M GPUs that train
+a drafter; RL rollouts feed a trainer) is described stage by stage: its GPU, its count,
+and where its rate comes from. A measured rate (the user saw "0.74 batches/s") wins and
+is labelled measured; otherwise the decision engine projects the stage's own workload
+(prefill for a forward-only stage, pretrain/finetune for a trainer) on its GPU; or, as in
+published back-of-envelope projections, FLOPs per token at an assumed MFU of a peak.
+The rates then go to advisor.core.pipeline for the bottleneck, queues, splits and power.
+
+Answers can carry a [pipeline] section and the wizard imports answers at startup
+without numpy, so the engine loads only inside `stage_rates` when a stage asks for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from advisor.core.errors import InputError
+from advisor.core.pipeline import Pipeline, PipelineBalance, Stage, balance, best_splits, neighbours
+from advisor.core.workload import Workload
+
+if TYPE_CHECKING:
+    from advisor.core.calibration import Calibration
+    from advisor.core.catalog import Catalog, Gpu
+    from advisor.core.probe_record import ProbeRecord
+
+RateSource = Literal["measured", "projected", "assumed"]
+
+
+class StageSpec(BaseModel):
+    """One stage and its rate: measured, or a workload to project, or FLOPs/token at an MFU."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(min_length=1)
+    gpu: str = Field(min_length=1, description="catalog id")
+    gpus: int = Field(ge=1, description="GPUs the stage has now (a measured rate's count)")
+    measured_units_per_s: float | None = Field(
+        default=None, gt=0, description="the whole stage's measured rate, work units/s")
+    measured_tokens_per_s: float | None = Field(default=None, gt=0)
+    workload: Workload | None = Field(
+        default=None, description="projected by the engine; its gpus are the stage's")
+    flops_per_token: float | None = Field(default=None, gt=0)
+    mfu: float | None = Field(default=None, gt=0, le=1)
+    peak_tflops: float | None = Field(
+        default=None, gt=0, description="the peak the MFU is read against; default catalog dense")
+    hop_s_per_unit: float = Field(
+        default=0.0, ge=0, description="serial time per work unit the projection leaves out "
+                                       "(e.g. a GPU->CPU copy); measured rates include it")
+    active_w: float | None = Field(default=None, gt=0, le=3000, description="a busy GPU's draw")
+    idle_w: float | None = Field(default=None, ge=0, le=500)
+
+    @model_validator(mode="after")
+    def _one_source(self) -> StageSpec:
+        sources = [self.measured_units_per_s is not None or self.measured_tokens_per_s is not None,
+                   self.workload is not None, self.flops_per_token is not None]
+        if sum(sources) != 1:
+            raise ValueError("give one rate: measured_units_per_s or measured_tokens_per_s, "
+                             "a workload to project, or flops_per_token with mfu")
+        if self.measured_units_per_s is not None and self.measured_tokens_per_s is not None:
+            raise ValueError("give measured_units_per_s or measured_tokens_per_s, not both")
+        if (self.flops_per_token is None) != (self.mfu is None):
+            raise ValueError("flops_per_token and mfu go together")
+        if self.hop_s_per_unit and sources[0]:
+            raise ValueError("a measured rate already includes its hops")
+        return self
+
+    @property
+    def source(self) -> RateSource:
+        if self.workload is not None:
+            return "projected"
+        return "assumed" if self.flops_per_token is not None else "measured"
+
+
+class PipelineSpec(BaseModel):
+    """The [pipeline] section: stages in flow order and what one work unit carries."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    stages: list[StageSpec] = Field(min_length=2)
+    unit: str = Field(default="batch", min_length=1)
+    tokens_per_unit: float | None = Field(
+        default=None, gt=0, description="needed for rates in units/s and for per-unit hops")
+    token_budget: float | None = Field(default=None, gt=0)
+    box_gpus: int | None = Field(default=None, ge=2, description="default: the stages' sum")
+    vary: str | None = Field(default=None, description="stage the neighbour table walks; "
+                                                       "default the first")
+    span: int = Field(default=2, ge=1, le=16)
+    source: str = ""
+
+    @model_validator(mode="after")
+    def _consistent(self) -> PipelineSpec:
+        names = [s.name for s in self.stages]
+        if len(set(names)) != len(names):
+            raise ValueError("stage names repeat")
+        if self.tokens_per_unit is None and any(
+                s.measured_units_per_s is not None or s.hop_s_per_unit for s in self.stages):
+            raise ValueError("tokens_per_unit is needed for rates in units/s and per-unit hops")
+        if self.vary is not None and self.vary not in names:
+            raise ValueError(f"vary names no stage; stages are {', '.join(names)}")
+        if self.box_gpus is not None and self.box_gpus < sum(s.gpus for s in self.stages):
+            raise ValueError("box_gpus is below the stages' GPUs")
+        return self
+
+
+class StageRate(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    gpu: str
+    gpus: int
+    tokens_per_s_per_gpu: float
+    source: RateSource
+    detail: str
+    active_w: float
+    idle_w: float
+    power_source: str
+
+
+class PipelineReport(BaseModel):
+    """Stage rates, the configured split, the best splits of a box, and the neighbour walk."""
+
+    model_config = ConfigDict(frozen=True)
+
+    unit: str
+    tokens_per_unit: float
+    box_gpus: int
+    stages: list[StageRate]
+    current: PipelineBalance
+    best_gpus: int
+    best: list[PipelineBalance]
+    vary: str
+    neighbours: list[PipelineBalance]
+    assumptions: list[str]
+    source: str
+
+
+def _engine_rate(stage: StageSpec, gpu: Gpu, catalog: Catalog,
+                 probes: Mapping[str, ProbeRecord] | None,
+                 cal: Calibration) -> tuple[float, str, float | None]:
+    """(tokens/s per GPU, detail, busy draw) from the engine for the stage's own workload."""
+    from advisor.core.configs import layout, resolve_gpus, run_layout
+
+    assert stage.workload is not None
+    w, why = layout(stage.workload, stage.gpus, stage.workload.gpus_per_node)
+    if w is None:
+        raise InputError(why, entry=stage.name, field="workload")
+    [(rates, gate)] = resolve_gpus(w, [gpu], catalog, probes, None, cal)
+    [run] = run_layout(w, [gpu], [rates], cal)
+    if gate or run.problem:
+        raise InputError(f"the stage cannot be projected on {gpu.id}: {gate or run.problem}",
+                         entry=stage.name)
+    detail = (f"projected: {w.mode} of {w.model.name} at {w.seq_lens[0]:,} tokens, "
+              f"micro-batch {w.micro_batch}, MFU {run.mfu:.0%} (engine, catalog rates)")
+    return run.tokens_per_s_per_gpu, detail, run.busy_w
+
+
+def stage_rate(stage: StageSpec, tokens_per_unit: float | None, catalog: Catalog,
+               probes: Mapping[str, ProbeRecord] | None = None,
+               cal: Calibration | None = None) -> StageRate:
+    """One stage's per-GPU rate in tokens/s and its power, each labelled with its source."""
+    from advisor.core.calibration import CAL
+
+    cal = cal or CAL
+    gpu = catalog.gpu(stage.gpu)
+    busy_w = None
+    if stage.measured_units_per_s is not None or stage.measured_tokens_per_s is not None:
+        total = stage.measured_tokens_per_s or (stage.measured_units_per_s or 0.0) * (
+            tokens_per_unit or 0.0)
+        rate = total / stage.gpus
+        detail = f"measured: {total / 1000:,.1f} Ktok/s on {stage.gpus} GPU(s), linear per GPU"
+    elif stage.workload is not None:
+        rate, detail, busy_w = _engine_rate(stage, gpu, catalog, probes, cal)
+    else:
+        peak = stage.peak_tflops or gpu.peak_tflops.bf16
+        if peak is None:
+            raise InputError("the catalog has no bf16 peak for this GPU; give peak_tflops",
+                             entry=stage.name, field="peak_tflops")
+        assert stage.flops_per_token is not None and stage.mfu is not None
+        rate = peak * 1e12 * stage.mfu / stage.flops_per_token
+        basis = "given" if stage.peak_tflops else "catalog dense"
+        detail = (f"assumed: {peak:g} TFLOPS ({basis}) x {stage.mfu:.0%} MFU / "
+                  f"{stage.flops_per_token / 1e9:g} GFLOP per token")
+    if stage.hop_s_per_unit and tokens_per_unit:
+        rate = tokens_per_unit / (tokens_per_unit / rate + stage.hop_s_per_unit)
+        detail += f", plus a {stage.hop_s_per_unit * 1000:g} ms hop per {tokens_per_unit:,.0f}"
+    tdp = gpu.power.tdp_w if gpu.power else None
+    idle_cat = gpu.power.idle_w if gpu.power else None
+    active, power_source = stage.active_w, "given"
+    if active is None:
+        if busy_w is None and tdp is None:
+            raise InputError("the catalog has no TDP for this GPU; give active_w",
+                             entry=stage.name, field="active_w")
+        active = busy_w if busy_w is not None else tdp
+        power_source = ("engine utilisation" if busy_w is not None
+                        else "catalog TDP (a busy GPU at full draw)")
+    idle = stage.idle_w if stage.idle_w is not None else idle_cat
+    if idle is None:
+        idle = (tdp or active) * cal.idle_power_fraction
+        power_source += f"; idle assumed {cal.idle_power_fraction:.0%} of TDP"
+    elif stage.idle_w is None:
+        power_source += "; idle from the catalog"
+    return StageRate(name=stage.name, gpu=gpu.id, gpus=stage.gpus, tokens_per_s_per_gpu=rate,
+                     source=stage.source, detail=detail, active_w=active, idle_w=idle,
+                     power_source=power_source)
+
+
+def build_pipeline(spec: PipelineSpec, rates: list[StageRate]) -> Pipeline:
+    """The balance model's Pipeline, in the spec's work units (tokens when it has none)."""
+    tpu = spec.tokens_per_unit or 1.0
+    box = spec.box_gpus or sum(s.gpus for s in spec.stages)
+    return Pipeline(
+        stages=[Stage(name=r.name, gpus=r.gpus, rate_per_gpu=r.tokens_per_s_per_gpu / tpu,
+                      active_w=r.active_w, idle_w=r.idle_w, rate_source=r.source)
+                for r in rates],
+        tokens_per_unit=tpu, token_budget=spec.token_budget,
+        spare_gpus=box - sum(r.gpus for r in rates),
+    )
+
+
+def analyse_pipeline(spec: PipelineSpec, catalog: Catalog, gpus: int | None = None,
+                     probes: Mapping[str, ProbeRecord] | None = None,
+                     cal: Calibration | None = None, top: int = 5) -> PipelineReport:
+    """Stage rates, bottleneck and queues now, the best splits of `gpus`, and the neighbours."""
+    rates = [stage_rate(s, spec.tokens_per_unit, catalog, probes, cal) for s in spec.stages]
+    p = build_pipeline(spec, rates)
+    total = gpus or p.total_gpus
+    vary = spec.vary or spec.stages[0].name
+    assumptions = [
+        "a stage's rate scales linearly with its GPU count (independent producers; a "
+        "trainer's data-parallel communication is not re-projected per split)",
+        "power: busy GPUs at idle + utilisation x (active - idle) (low end) up to full draw "
+        "(high end: a GPU polling an empty queue may not slow down); spare GPUs at idle",
+    ]
+    if len({r.gpu for r in rates}) > 1:
+        assumptions.append("stages run on different GPU types; a split moves GPU slots, "
+                           "each keeping its stage's GPU type")
+    return PipelineReport(
+        unit=spec.unit if spec.tokens_per_unit else "token", tokens_per_unit=p.tokens_per_unit,
+        box_gpus=p.total_gpus, stages=rates, current=balance(p), best_gpus=total,
+        best=best_splits(p, total)[:top], vary=vary, neighbours=neighbours(p, vary, spec.span),
+        assumptions=assumptions, source=spec.source,
+    )

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from advisor.core.presets import PRESETS
 from advisor.core.stack import Stack
-from advisor.core.workload import ModelSpec, Workload
+from advisor.core.workload import TRAINING_MODES, ModelSpec, Workload
 
 CUSTOM = "custom"
 DIM_KEYS = ("layers", "hidden", "heads", "kv_heads", "ffn", "vocab")
@@ -66,6 +66,11 @@ def format_seq_lens(values: tuple[int, ...]) -> str:
     return ", ".join(f"{v // 1024}k" if v % 1024 == 0 and v >= 1024 else str(v) for v in values)
 
 
+def packs(mode: str) -> bool:
+    """Decode emits one token per step: there is nothing to pack."""
+    return mode != "decode"
+
+
 def build_workload(form: Mapping[str, Any]) -> Workload:
     """The engine's Workload from the form's fields; ValueError carries the first problem.
 
@@ -78,13 +83,14 @@ def build_workload(form: Mapping[str, Any]) -> Workload:
         model = ModelSpec(**{k: form[k] for k in DIM_KEYS})
     else:
         model = PRESETS[form["preset"]]
+    training = form["mode"] in TRAINING_MODES  # serving has no optimizer to shard
     try:
         return Workload(
             mode=form["mode"], model=model, seq_lens=list(form["seq_lens"]),
             micro_batch=form["micro_batch"],
-            packed_doc_len=form["doc_len"] if form["packing"] else None,
-            precision=form["precision"], zero_stage=form["zero_stage"], tp=form["tp"],
-            checkpointing=form["checkpointing"], gpus=form["gpus"],
+            packed_doc_len=form["doc_len"] if form["packing"] and packs(form["mode"]) else None,
+            precision=form["precision"], zero_stage=form["zero_stage"] if training else 0,
+            tp=form["tp"], checkpointing=form["checkpointing"] and training, gpus=form["gpus"],
             token_budget=form["token_budget"],
         )
     except ValidationError as exc:

@@ -60,6 +60,7 @@ class StepScreen(Screen[None]):
         yield from ()
 
     def on_mount(self) -> None:
+        """Runs after the subclass's own on_mount (Textual calls each class's handler)."""
         self.set_class(self.app.size.width < NARROW, "-narrow")
         self.refresh_nav()
 
@@ -117,7 +118,6 @@ class DecisionScreen(StepScreen):
     def on_mount(self) -> None:
         self.query_one("#decision").display = False
         self.query_one("#decide-error").display = False
-        super().on_mount()
         self.wizard.request_decision()
 
     def show_decision(self, decision: Decision) -> None:

@@ -14,6 +14,7 @@ from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.widget import Widget
 from textual.widgets import DataTable, Input, Static
 
 from advisor.tui.forms import format_stack, parse_stack
@@ -57,8 +58,10 @@ class GateScreen(StepScreen):
 
     def on_mount(self) -> None:
         self.refill()
-        self.query_one("#gate", DataTable).focus()
-        super().on_mount()
+        self.first_focus().focus()
+
+    def first_focus(self) -> Widget:
+        return self.query_one("#gate", DataTable)
 
     def refill(self) -> None:
         """Judge again (the answers changed) and redraw the table and the details."""
@@ -129,6 +132,17 @@ class SoftwareScreen(GateScreen):
             format_stack(stack_of(self.ctx)), id="stack", compact=True,
             placeholder="torch==2.7.1+cu128 flash-attn==2.8.3",
             validators=[Parsed(parse_stack)]), note=self._stack_note(), id="stack-field")
+
+    def first_focus(self) -> Widget:
+        if not self.ctx.hardware.has_gpu and self.state.stack is None:
+            return self.query_one("#stack", Input)  # this box's CPU torch is not the job's
+        return super().first_focus()
+
+    def ready(self) -> tuple[bool, str]:
+        ok, hint = super().ready()
+        if not ok:
+            return False, "no target passes: correct the job's stack above, or go back"
+        return ok, hint
 
     @on(Input.Submitted, "#stack")
     @on(Input.Changed, "#stack")

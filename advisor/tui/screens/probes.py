@@ -99,7 +99,6 @@ class ProbesScreen(StepScreen):
         if self.state.probe_record is not None:
             self._fill_results(self.state.probe_record)
             self.query_one("#probe-message", Label).update(self.state.probe_note)
-        super().on_mount()
 
     @property
     def choice(self) -> str:

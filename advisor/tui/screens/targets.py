@@ -47,7 +47,6 @@ class TargetsScreen(StepScreen):
     def on_mount(self) -> None:
         self._rebuild_prices()
         self.query_one("#gpus").focus()
-        super().on_mount()
 
     def _mark(self, gpu_id: str) -> str:
         if gpu_id == self.state.current:

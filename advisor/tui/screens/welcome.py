@@ -49,7 +49,6 @@ class WelcomeScreen(StepScreen):
     def on_mount(self) -> None:
         self.query_one("#gpus").focus()
         self.show_hardware()
-        super().on_mount()
 
     def show_hardware(self) -> None:
         """Fill in the box panel; called again when detection finishes after first paint."""

@@ -14,13 +14,14 @@ from textual.validation import Integer
 from textual.widgets import Checkbox, Input, Label, Select, Static
 
 from advisor.core.presets import PRESETS
-from advisor.core.workload import Precision
+from advisor.core.workload import TRAINING_MODES, Precision
 from advisor.tui.forms import (
     CUSTOM,
     FORM_DEFAULTS,
     build_workload,
     format_count,
     format_seq_lens,
+    packs,
     parse_count,
     parse_seq_lens,
 )
@@ -77,18 +78,19 @@ class WorkloadScreen(StepScreen):
                 yield FormField("micro-batch", _int_input("micro_batch", w["micro_batch"], 1, 4096),
                                 note="sequences per GPU")
                 yield FormField("packing", Checkbox("documents packed, doc mask", w["packing"],
-                                                    id="packing", compact=True))
+                                                    id="packing", compact=True), id="f-packing")
                 yield FormField("mean doc len", _int_input("doc_len", w["doc_len"], 1, 10**7),
                                 note="tokens per packed document", id="f-doc_len")
                 yield FormField("precision", _select("precision",
                                                      [(p, p) for p in get_args(Precision)],
                                                      w["precision"]))
-                yield FormField("sharding", _select("zero_stage", SHARDING, w["zero_stage"]))
+                yield FormField("sharding", _select("zero_stage", SHARDING, w["zero_stage"]),
+                                id="f-zero_stage")
                 yield FormField("tensor parallel", _int_input("tp", w["tp"], 1, 1024),
                                 note="GPUs per TP group")
                 yield FormField("recompute", Checkbox("activation checkpointing",
                                                       w["checkpointing"], id="checkpointing",
-                                                      compact=True))
+                                                      compact=True), id="f-checkpointing")
                 yield FormField("GPUs", _int_input("gpus", w["gpus"], 1, 100000),
                                 note="how many run the job")
                 yield FormField("token budget", Input(
@@ -98,13 +100,17 @@ class WorkloadScreen(StepScreen):
     def on_mount(self) -> None:
         self._show_optional()
         self.query_one("#mode").focus()
-        super().on_mount()
 
     def _show_optional(self) -> None:
         custom = self.state.workload["preset"] == CUSTOM
         for key, *_ in DIMS:
             self.query_one(f"#f-{key}").display = custom
-        self.query_one("#f-doc_len").display = bool(self.state.workload["packing"])
+        w = self.state.workload
+        training = w["mode"] in TRAINING_MODES
+        for field in ("#f-zero_stage", "#f-checkpointing"):
+            self.query_one(field).display = training
+        self.query_one("#f-packing").display = packs(w["mode"])
+        self.query_one("#f-doc_len").display = bool(w["packing"]) and packs(w["mode"])
         info = self.query_one("#model-info", Static)
         info.display = not custom
         if not custom:

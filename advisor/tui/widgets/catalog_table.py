@@ -13,6 +13,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.events import Key
 from textual.message import Message
 from textual.validation import Number
 from textual.widgets import DataTable, Input, Select
@@ -29,6 +30,10 @@ def price_cell(catalog: Catalog, gpu_id: str) -> str:
     return f"{price.usd_per_hour:.2f} default" if price else "none: quote"
 
 
+def _clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 class CatalogTable(Vertical):
     """Filters on top, one row per GPU below; enter or space selects the highlighted row."""
 
@@ -43,6 +48,7 @@ class CatalogTable(Vertical):
                  id: str | None = None) -> None:
         super().__init__(id=id, classes="catalog-table")
         self.catalog = catalog
+        self.fresh = True
         self.mark = mark
         self.mark_title = mark_title
 
@@ -56,14 +62,23 @@ class CatalogTable(Vertical):
             yield Select([(a, a) for a in archs], prompt="any arch", id="arch", compact=True)
             yield Input(placeholder="min GB", id="min-mem", type="number", compact=True,
                         validators=[Number(minimum=0)], valid_empty=True)
-        table: DataTable[str] = DataTable(cursor_type="row", zebra_stripes=True, id="gpus")
-        table.add_column(self.mark_title, key="mark")
-        for label, key in (("id", "id"), ("name", "name"), ("arch", "arch"), ("GB", "mem"),
-                           ("TB/s", "bw"), ("bf16", "bf16"), ("$/GPU-h", "price")):
-            table.add_column(label, key=key)
-        yield table
+        yield DataTable(cursor_type="row", zebra_stripes=True, id="gpus")
 
     def on_mount(self) -> None:
+        """Columns sized once for the terminal: the name shrinks first, then goes."""
+        table = self.query_one("#gpus", DataTable)
+        id_width = max(len(g.id) for g in self.catalog.gpus)
+        fixed = [("arch", "arch", 7), ("GB", "mem", 4), ("TB/s", "bw", 5), ("bf16", "bf16", 6),
+                 ("$/GPU-h", "price", 12)]
+        spare = self.app.size.width - 8 - 2 * (len(fixed) + 3) - 3 - id_width \
+            - sum(w for *_, w in fixed)
+        self.name_width = min(spare, max(len(g.name) for g in self.catalog.gpus))
+        table.add_column(self.mark_title, key="mark", width=3)
+        table.add_column("id", key="id", width=id_width)
+        if self.name_width >= 12:
+            table.add_column("name", key="name", width=self.name_width)
+        for label, key, width in fixed:
+            table.add_column(label, key=key, width=width)
         self.refill()
 
     def shown_gpus(self) -> list[Gpu]:
@@ -85,7 +100,8 @@ class CatalogTable(Vertical):
         table.clear()
         for g in self.shown_gpus():
             mem = g.memory
-            table.add_row(self.mark(g.id), g.id, g.name, g.arch, fmt(mem.gib if mem else None),
+            name = [_clip(g.name, self.name_width)] if self.name_width >= 12 else []
+            table.add_row(self.mark(g.id), g.id, *name, g.arch, fmt(mem.gib if mem else None),
                           fmt(mem.bandwidth_tbps if mem else None, 2), fmt(g.peak_tflops.bf16),
                           price_cell(self.catalog, g.id), key=g.id)
         if keep is not None and keep in table.rows:
@@ -114,6 +130,25 @@ class CatalogTable(Vertical):
     def _filter(self) -> None:
         self.refill()
 
+    def on_key(self, event: Key) -> None:
+        """Typing on the table filters it in place: users type "h100" before reading a prompt.
+
+        Focus stays on the table (moving it would race fast typists), and the
+        first key after a selection starts a new search.
+        """
+        if not self.query_one("#gpus", DataTable).has_focus:
+            return
+        search = self.query_one("#search", Input)
+        if event.key == "backspace":
+            search.value = search.value[:-1]
+        elif event.character and event.character.isprintable() and event.character != " ":
+            search.value = event.character if self.fresh else search.value + event.character
+            self.fresh = False
+        else:
+            return
+        event.stop()
+        self.refill()  # now, not on Input.Changed: an Enter typed next must see these rows
+
     @on(Input.Submitted, "#search")
     def _to_table(self) -> None:
         self.query_one("#gpus", DataTable).focus()
@@ -122,9 +157,11 @@ class CatalogTable(Vertical):
     def _selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
         if event.row_key.value is not None:
+            self.fresh = True
             self.post_message(self.Selected(event.row_key.value))
 
     def action_select_row(self) -> None:
         gpu_id = self.highlighted()
         if gpu_id is not None:
+            self.fresh = True
             self.post_message(self.Selected(gpu_id))

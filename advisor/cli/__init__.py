@@ -19,7 +19,7 @@ from advisor.core.errors import EXIT_INPUT_ERROR, InputError
 
 # Subcommand modules, in the order `advisor --help` lists them.
 COMMAND_MODULES: tuple[str, ...] = (
-    "catalog", "prices", "probe", "compare", "decide", "report", "validate",
+    "catalog", "prices", "probe", "compare", "decide", "report", "validate", "configs",
 )
 
 

@@ -316,10 +316,11 @@ def _assumptions(answers: Answers, opts: ConfigOptions, gpus: Sequence[Gpu],
         + ("empty slots of a partly used node at idle draw" if opts.count_idle_slots
            else "empty node slots not counted (rented instances)"),
     ]
-    for g, r in zip(gpus, rates, strict=True):
-        if r is not None and r.tdp_w is not None and r.idle_w is None:
-            out.append(f"idle draw of {g.id} assumed {idle_fraction:.0%} of its {r.tdp_w:g} W "
-                       "TDP (the published RTX PRO 6000 case: ~50-60 W idle on a 600 W card)")
+    no_idle = [g.id for g, r in zip(gpus, rates, strict=True)
+               if r is not None and r.tdp_w is not None and r.idle_w is None]
+    if no_idle:
+        out.append(f"idle draw assumed {idle_fraction:.0%} of TDP for {', '.join(no_idle)} (the "
+                   "catalog has none; the published RTX PRO 6000 case: ~50-60 W on a 600 W card)")
     for g, q in zip(gpus, quotes, strict=True):
         out.append(f"{g.id}: " + (f"${q.usd_per_hour:.2f}/GPU-hour ({q.source}: {q.label})" if q
                                   else "no price (quote one with --price); not ranked on cost"))

@@ -159,6 +159,24 @@ def _engine_rate(stage: StageSpec, gpu: Gpu, catalog: Catalog,
     return run.tokens_per_s_per_gpu, detail, run.busy_w
 
 
+def _power(stage: StageSpec, gpu: Gpu, busy_w: float | None,
+           idle_fraction: float) -> tuple[float, float, str]:
+    """(busy draw, idle draw, where they come from): given, else engine or catalog figures."""
+    tdp = gpu.power.tdp_w if gpu.power else None
+    active = stage.active_w or busy_w or tdp
+    if active is None:
+        raise InputError("the catalog has no TDP for this GPU; give active_w",
+                         entry=stage.name, field="active_w")
+    source = ("given" if stage.active_w else "engine utilisation" if busy_w
+              else "catalog TDP (a busy GPU at full draw)")
+    if stage.idle_w is not None:
+        return active, stage.idle_w, f"{source}; idle given"
+    if gpu.power and gpu.power.idle_w:
+        return active, gpu.power.idle_w, f"{source}; idle from the catalog"
+    assumed = f"{source}; idle assumed {idle_fraction:.0%} of TDP"
+    return active, (tdp or active) * idle_fraction, assumed
+
+
 def stage_rate(stage: StageSpec, tokens_per_unit: float | None, catalog: Catalog,
                probes: Mapping[str, ProbeRecord] | None = None,
                cal: Calibration | None = None) -> StageRate:
@@ -188,22 +206,7 @@ def stage_rate(stage: StageSpec, tokens_per_unit: float | None, catalog: Catalog
     if stage.hop_s_per_unit and tokens_per_unit:
         rate = tokens_per_unit / (tokens_per_unit / rate + stage.hop_s_per_unit)
         detail += f", plus a {stage.hop_s_per_unit * 1000:g} ms hop per {tokens_per_unit:,.0f}"
-    tdp = gpu.power.tdp_w if gpu.power else None
-    idle_cat = gpu.power.idle_w if gpu.power else None
-    active, power_source = stage.active_w, "given"
-    if active is None:
-        if busy_w is None and tdp is None:
-            raise InputError("the catalog has no TDP for this GPU; give active_w",
-                             entry=stage.name, field="active_w")
-        active = busy_w if busy_w is not None else tdp
-        power_source = ("engine utilisation" if busy_w is not None
-                        else "catalog TDP (a busy GPU at full draw)")
-    idle = stage.idle_w if stage.idle_w is not None else idle_cat
-    if idle is None:
-        idle = (tdp or active) * cal.idle_power_fraction
-        power_source += f"; idle assumed {cal.idle_power_fraction:.0%} of TDP"
-    elif stage.idle_w is None:
-        power_source += "; idle from the catalog"
+    active, idle, power_source = _power(stage, gpu, busy_w, cal.idle_power_fraction)
     return StageRate(name=stage.name, gpu=gpu.id, gpus=stage.gpus, tokens_per_s_per_gpu=rate,
                      source=stage.source, detail=detail, active_w=active, idle_w=idle,
                      power_source=power_source)

@@ -370,7 +370,7 @@ def render_scenario(inputs: ScenarioInputs, checks: list[Check], projections: li
         ["assumption", "baseline", "low end", "verdict (cost ratio)", "high end",
          "verdict (cost ratio)", "break-even", "flips"],
         [[t.assumption, t.baseline, t.low, f"{SHORT[t.low_verdict]} ({t.low_cost_ratio:.2f})",
-          t.high, f"{SHORT[t.high_verdict]} ({t.high_cost_ratio:.2f})", t.break_even or "-",
+          t.high, f"{SHORT[t.high_verdict]} ({t.high_cost_ratio:.2f})", t.break_even_label or "-",
           "YES" if t.flips else "no"] for t in sens.rows])
     sources = render_table(
         ["assumption", "range and where it comes from"],

@@ -206,7 +206,9 @@ class TornadoRow(BaseModel):
     high_cost_ratio: float
     low_verdict: Verdict
     high_verdict: Verdict
-    break_even: str | None = Field(description="where the cost ratio crosses 1, if it does")
+    break_even: float | None = Field(
+        description="the value where the cost ratio crosses 1, if it does in a wide domain")
+    break_even_label: str | None = None
     flips: bool
     source: str
 
@@ -227,8 +229,8 @@ class Sensitivity(BaseModel):
     summary: str
 
 
-def _break_even(s: ScenarioInputs, split: tuple[int, int], field: str, lo: float, hi: float,
-                fmt: Callable[[float], str]) -> str | None:
+def _break_even(s: ScenarioInputs, split: tuple[int, int], field: str, lo: float,
+                hi: float) -> float | None:
     """Bisect `field` over [lo, hi] for a cost ratio of 1; None when it never crosses."""
     def f(x: float) -> float:
         return project(s.model_copy(update={field: x}), split).cost_ratio - 1
@@ -242,7 +244,7 @@ def _break_even(s: ScenarioInputs, split: tuple[int, int], field: str, lo: float
             lo = mid
         else:
             hi = mid
-    return fmt((lo + hi) / 2)
+    return (lo + hi) / 2
 
 
 def _pct(x: float) -> str:
@@ -314,16 +316,18 @@ def _row(label: str, s: ScenarioInputs, field: str, lo: float, hi: float,
         label, fmt(getattr(s, field)),
         (fmt(lo), project(s.model_copy(update={field: lo}), split)),
         (fmt(hi), project(s.model_copy(update={field: hi}), split)), base, note,
-        _break_even(s, split, field, *domain, fmt))
+        _break_even(s, split, field, *domain), fmt)
 
 
 def _pair_row(assumption: str, baseline: str, low: tuple[str, Projected],
               high: tuple[str, Projected], base: Projected, source: str,
-              break_even: str | None = None) -> TornadoRow:
+              break_even: float | None = None,
+              fmt: Callable[[float], str] | None = None) -> TornadoRow:
     return TornadoRow(
         assumption=assumption, baseline=baseline, low=low[0], high=high[0],
         low_cost_ratio=low[1].cost_ratio, high_cost_ratio=high[1].cost_ratio,
         low_verdict=low[1].verdict, high_verdict=high[1].verdict, break_even=break_even,
+        break_even_label=fmt(break_even) if fmt and break_even is not None else None,
         flips=base.verdict != low[1].verdict or base.verdict != high[1].verdict, source=source)
 
 
@@ -369,7 +373,7 @@ def _summary(base: Projected, rows: list[TornadoRow]) -> str:
         at, verdict, cost = ((r.low, r.low_verdict, r.low_cost_ratio)
                              if r.low_verdict != base.verdict
                              else (r.high, r.high_verdict, r.high_cost_ratio))
-        even = f"; break-even {r.break_even}" if r.break_even else ""
+        even = f"; break-even {r.break_even_label}" if r.break_even_label else ""
         flips.append(f"{r.assumption} at {at} ({verdict}, cost ratio {cost:.2f}{even})")
     if not flips:
         return head + " Nothing within the stated ranges flips it."

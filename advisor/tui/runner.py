@@ -55,8 +55,9 @@ def rows_of(record: ProbeRecord) -> list[ProbeRow]:
     """A record's figures as table rows: for imported records and live runs alike."""
     rows = [ProbeRow("matmul", f"MAMF {m.dtype}", m.mamf_tflops, "TFLOPS", m.status)
             for m in record.matmul]
-    rows += [ProbeRow("attention", f"{a.backend} s={a.seq_len} d={a.head_dim} {a.direction}",
-                      a.tflops_median, "TFLOPS", a.status) for a in record.attention]
+    rows += [ProbeRow("attention", f"{a.backend} s={a.seq_len} d={a.head_dim} {a.direction}"
+                      + (" causal" if a.causal else ""), a.tflops_median, "TFLOPS", a.status)
+             for a in record.attention]
     rows += [ProbeRow("bandwidth", f"copy {b.kind}", b.gbps_median, "GB/s", b.status)
              for b in record.bandwidth]
     return rows

@@ -22,6 +22,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from advisor.core.errors import InputError
 from advisor.core.probe_record import ProbeRecord, load_probe_record
+from advisor.textfmt import fmt_num
 from advisor.tui.runner import ProbeMode, ProbeProgress, rows_of
 from advisor.tui.screens.base import StepScreen
 
@@ -73,7 +74,7 @@ class ProbesScreen(StepScreen):
             status.add_column("status", key="status", width=22)
             yield status
             results: DataTable[str] = DataTable(id="probe-results", cursor_type="none")
-            for label, width in (("probe", 9), ("measured", 28), ("value", 9), ("unit", 6)):
+            for label, width in (("probe", 9), ("measured", 38), ("value", 9), ("unit", 6)):
                 results.add_column(label, width=width)
             yield results
         yield Label("", id="probe-message")
@@ -179,7 +180,9 @@ class ProbesScreen(StepScreen):
             if key.value != p.stage:
                 status.update_cell(key, "status", "done")
         text = f"running: {p.message}" if p.message else "running"
-        if p.stage in status.rows:
+        if p.stage == "done":  # the runner's closing update, not a stage of its own
+            pass
+        elif p.stage in status.rows:
             status.update_cell(p.stage, "status", text)
         else:
             status.add_row(p.stage, text, key=p.stage)
@@ -199,6 +202,8 @@ class ProbesScreen(StepScreen):
         note = (f"{self.choice} run cancelled: kept the {n} result{'s' if n != 1 else ''} "
                 "measured so far" if message.cancelled
                 else f"{self.choice} run complete: {n} results")
+        if record.stamp.device.kind == "cpu":
+            note += " (measured on the CPU: shown for reference, not used to project GPUs)"
         if n:
             self._use(record, "run", note)
         else:
@@ -241,4 +246,4 @@ class ProbesScreen(StepScreen):
 
 
 def _value(value: float | None) -> str:
-    return "-" if value is None else f"{value:,.1f}"
+    return fmt_num(value, None if value is None or value < 100 else 0)

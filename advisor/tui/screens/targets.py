@@ -26,7 +26,7 @@ class TargetsScreen(StepScreen):
                     "remove it. Type in the search box to filter.", classes="prompt")
         yield CatalogTable(self.ctx.catalog, mark=self._mark, mark_title="✓")
         with Horizontal(id="money"):
-            with VerticalScroll(id="prices-box"):
+            with VerticalScroll(id="prices-box", can_focus=False):
                 yield Label("[b]$/GPU-hour[/b]  blank keeps the catalog default",
                             classes="prompt")
                 yield Vertical(id="prices")

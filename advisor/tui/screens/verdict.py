@@ -119,6 +119,7 @@ class VerdictScreen(DecisionScreen):
         cards.append(Static("[dim]" + "\n".join(escape(n) for n in decision.notes) + "[/]",
                             classes="notes", markup=True))
         box.mount_all(cards)
+        box.focus()  # arrows and page keys scroll the cards
 
     def ready(self) -> tuple[bool, str]:
         ok, hint = super().ready()

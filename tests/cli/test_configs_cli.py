@@ -1,0 +1,88 @@
+"""`advisor configs sweep | pipeline | scenario` as a user runs them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+ROOT = Path(__file__).parents[2]
+EXAMPLE = str(ROOT / "examples" / "configs_pipeline.toml")
+SWEEP = ["configs", "sweep", "--current", "h100-sxm", "--target", "b200-sxm",
+         "--model", "llama-3.1-8b", "--seq-len", "4096", "--zero", "3", "--checkpointing",
+         "--token-budget", "2e10", "--price", "h100-sxm=3.9", "--counts", "4,8,16"]
+
+
+def test_sweep_text_shows_inputs_prices_front_and_choice(advisor_cli):
+    r = advisor_cli(*SWEEP, "--power-cap", "6", "--deadline-days", "5")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "Workload: llama-3.1-8b" in out and "token budget 2e+10" in out
+    assert "$3.90 user" in out and "$6.40 default" in out
+    assert "Pareto front" in out and "Best (cost):" in out
+    assert "meeting a 6 kW power cap and a 5-day deadline" in out
+    assert "Assumptions" in out
+
+
+def test_sweep_json_matches_the_answers_file(advisor_cli):
+    flags = advisor_cli(*SWEEP, "--power-cap", "6", "--deadline-days", "5", "--json")
+    answers = advisor_cli("configs", "sweep", "--answers",
+                          str(ROOT / "tests" / "data" / "configs_sweep.toml"), "--json")
+    assert flags.returncode == answers.returncode == 0, flags.stderr + answers.stderr
+    a, b = json.loads(flags.stdout), json.loads(answers.stdout)
+    assert a["points"] == b["points"] and a["choice"] == b["choice"]
+    assert a["counts"] == [4, 8, 16] and a["choice"]["best"]["power_kw"] <= 6
+
+
+def test_sweep_input_errors_are_one_line(advisor_cli):
+    r = advisor_cli("configs", "sweep", "--current", "h100-sxm", "--seq-len", "4096")
+    assert r.returncode == 2 and r.stderr.count("\n") == 1
+    assert "--model or --params required" in r.stderr
+    r = advisor_cli(*SWEEP[:-2], "--counts", "0,8")
+    assert r.returncode == 2 and "positive integers" in r.stderr
+    r = advisor_cli("configs", "sweep", "--answers", EXAMPLE, "--model", "llama-3.1-8b")
+    assert r.returncode == 2 and "not both" in r.stderr
+
+
+def test_pipeline_text_walks_the_published_neighbours(advisor_cli):
+    r = advisor_cli("configs", "pipeline", EXAMPLE)
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "Now: 7+1 in a box of 8 GPUs, 34.7 Ktok/s, ETA 3.73 days, 4.70-4.70 kW" in out
+    assert "measured: 34.7 Ktok/s on 7 GPU(s)" in out
+    five = next(line for line in out.splitlines() if line.startswith("5+1"))
+    assert "24.8" in five and "5.23" in five and "1.21-1.06" in five and "drafter starve" in five
+
+
+def test_pipeline_json_best_split_of_four(advisor_cli):
+    r = advisor_cli("configs", "pipeline", EXAMPLE, "--gpus", "4", "--json")
+    assert r.returncode == 0, r.stderr
+    report = json.loads(r.stdout)
+    assert report["best"][0]["split"] == [3, 1]
+    assert abs(report["best"][0]["tokens_per_s"] / 14_800 - 1) < 0.01
+    assert [s["source"] for s in report["stages"]] == ["measured", "measured"]
+
+
+def test_pipeline_errors_name_file_and_field(advisor_cli, tmp_path):
+    bad = tmp_path / "p.toml"
+    bad.write_text("[other]\nx = 1\n")
+    r = advisor_cli("configs", "pipeline", str(bad))
+    assert r.returncode == 2 and "no [pipeline] section" in r.stderr
+    bad.write_text(Path(EXAMPLE).read_text().replace("gpus = 7", "gpus = 0"))
+    r = advisor_cli("configs", "pipeline", str(bad))
+    assert r.returncode == 2 and "pipeline.stages.0.gpus" in r.stderr
+    assert r.stderr.count("\n") == 1
+
+
+def test_scenario_checks_and_tornado(advisor_cli):
+    r = advisor_cli("configs", "scenario")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "NO (" not in out  # every published figure within its tolerance
+    assert "B200 MFU (of 2250 dense)" in out and "YES" in out
+    assert "It flips with: B200 MFU (of 2250 dense) at 40%" in out
+    r = advisor_cli("configs", "scenario", "--split", "7,1", "--set", "price_ratio=9", "--json")
+    data = json.loads(r.stdout)
+    assert all(c["ok"] for c in data["check"])  # the check always uses the published inputs
+    assert data["sensitivity"]["baseline"]["verdict"] == "faster but dearer"
+    r = advisor_cli("configs", "scenario", "--set", "mfu=0.3")
+    assert r.returncode == 2 and "--set" in r.stderr and r.stderr.count("\n") == 1

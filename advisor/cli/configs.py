@@ -251,11 +251,12 @@ def load_pipeline(path: str) -> PipelineSpec:
 
 def cmd_pipeline(args: argparse.Namespace) -> int:
     from advisor.catalog_store import effective_catalog
-    from advisor.core.pipeline_projection import analyse_pipeline
+    from advisor.core.loaders import load_model
+    from advisor.core.pipeline_projection import PipelineSpec, analyse_pipeline
 
     spec = load_pipeline(args.file)
     if args.vary:
-        spec = spec.model_copy(update={"vary": args.vary})
+        spec = load_model(PipelineSpec, {**spec.model_dump(), "vary": args.vary}, "--vary")
     report = analyse_pipeline(spec, effective_catalog(), gpus=args.gpus)
     print(json.dumps(report.model_dump(mode="json"), indent=2) if args.json
           else render_pipeline(report))

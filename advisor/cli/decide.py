@@ -39,8 +39,11 @@ def cmd_decide(args: argparse.Namespace) -> int:
     from advisor.catalog_store import effective_catalog, provenance
     from advisor.cli.compare import render, summary
     from advisor.core.answers_io import load_answers
+    from advisor.cli.configs import render_pipeline, render_sweep
     from advisor.core.atomic import write_atomic
+    from advisor.core.configs import sweep_configs
     from advisor.core.decide import decide
+    from advisor.core.pipeline_projection import analyse_pipeline
     from advisor.core.report import build_report, report_to_toml
     from advisor.probe_store import DRIFT_NOTE, drift_warning, probes_for, stack_drift
 
@@ -49,17 +52,30 @@ def cmd_decide(args: argparse.Namespace) -> int:
     ids = [catalog.gpu(g).id for g in (answers.current, *answers.targets)]
     probes = probes_for(ids, catalog, args.probe, stored=not args.no_stored_probes)
     decision = decide(answers, catalog, probes)
+    configs = sweep_configs(answers, catalog, probes) if answers.configs else None
+    pipeline = analyse_pipeline(answers.pipeline, catalog, probes=probes) \
+        if answers.pipeline else None
 
     drift = stack_drift(probes)
     warnings = [f"stack drift: {d.line()}" for d in drift] + ([DRIFT_NOTE] if drift else [])
     if drift:
         print(drift_warning(drift), file=sys.stderr)
     if args.json:
-        print(json.dumps(summary(decision), indent=2))
+        out = summary(decision)
+        if configs is not None:
+            out["configs"] = configs.model_dump(mode="json")
+        if pipeline is not None:
+            out["pipeline"] = pipeline.model_dump(mode="json")
+        print(json.dumps(out, indent=2))
     else:
         print(render(decision))
+        if configs is not None:
+            print("\n" + render_sweep(configs, answers))
+        if pipeline is not None:
+            print("\n" + render_pipeline(pipeline))
     if args.out:
-        report = build_report(decision, catalog, probes, provenance(), warnings)
+        report = build_report(decision, catalog, probes, provenance(), warnings,
+                              configs=configs, pipeline=pipeline)
         write_atomic(args.out, report_to_toml(report))
         print(f"report written to {args.out}", file=sys.stderr if args.json else sys.stdout)
     return 0

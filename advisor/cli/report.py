@@ -62,13 +62,19 @@ def header(r: Report) -> str:
 
 def cmd_show(args: argparse.Namespace) -> int:
     from advisor.cli.compare import render
+    from advisor.cli.configs import render_pipeline, render_sweep
     from advisor.core.report import load_report
 
     report = load_report(args.file)
     if args.json:
         print(json.dumps(report.model_dump(mode="json", by_alias=True), indent=2))
         return 0
-    print(header(report) + "\n\n" + render(report.decision))
+    parts = [header(report), render(report.decision)]
+    if report.configs is not None:
+        parts.append(render_sweep(report.configs, report.decision.answers))
+    if report.pipeline is not None:
+        parts.append(render_pipeline(report.pipeline))
+    print("\n\n".join(parts))
     return 0
 
 

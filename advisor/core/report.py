@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from advisor.core.answers_io import answers_data
 from advisor.core.catalog import Catalog
+from advisor.core.configs import ConfigSweep
 from advisor.core.decide import Decision
 from advisor.core.errors import InputError
 from advisor.core.loaders import (
@@ -29,6 +30,7 @@ from advisor.core.loaders import (
     read_text,
     toml_document,
 )
+from advisor.core.pipeline_projection import PipelineReport
 from advisor.core.probe_record import ProbeRecord
 
 SCHEMA = "advisor.decision-report"
@@ -75,6 +77,8 @@ class Report(_Frozen):
     warnings: list[str] = Field(default_factory=list, description="e.g. stack drift")
     probes: dict[str, ProbeRecord] = Field(default_factory=dict, description="by catalog id")
     decision: Decision
+    configs: ConfigSweep | None = Field(default=None, description="the [configs] sweep")
+    pipeline: PipelineReport | None = Field(default=None, description="the [pipeline] balance")
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
@@ -105,6 +109,14 @@ SECTIONS: dict[str, str] = {
         "each target: gates, projection per sweep point, job cost, and the verdict\n"
         "with its ranked reasons and flips (the assumption values that would change it)"
     ),
+    "configs": (
+        "GPU-count sweep ([configs] in the answers): throughput with communication, ETA,\n"
+        "$ and energy per configuration, the Pareto front and the best under your limits"
+    ),
+    "pipeline": (
+        "producer/consumer pipeline ([pipeline] in the answers): stage rates, bottleneck,\n"
+        "queue behaviour, the best split and the neighbouring splits"
+    ),
     "probes": "probe records used, with their stamps (host, date, device, versions)",
 }
 
@@ -134,6 +146,8 @@ def build_report(
     probes: dict[str, ProbeRecord],
     provenance: Provenance,
     warnings: list[str] | None = None,
+    configs: ConfigSweep | None = None,
+    pipeline: PipelineReport | None = None,
 ) -> Report:
     """The report of a decision; probe records are kept as they will read back."""
     return Report(
@@ -141,6 +155,8 @@ def build_report(
         quotes=quotes_for(decision, catalog), warnings=warnings or [],
         probes={gpu: normalize(rec) for gpu, rec in sorted(probes.items())},
         decision=decision,
+        configs=normalize(configs) if configs is not None else None,
+        pipeline=normalize(pipeline) if pipeline is not None else None,
     )
 
 

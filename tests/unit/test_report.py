@@ -120,6 +120,26 @@ def test_free_form_nulls_are_dropped_once_then_stable(report: Report) -> None:
     assert rec.mamf("bf16") == 760.0 and rec.stamp.versions.hip is None
 
 
+def test_configs_and_pipeline_sections_round_trip(catalog) -> None:
+    """[configs] and [pipeline] from the answers travel in the report and read back exactly."""
+    from advisor.cli.configs import load_pipeline
+    from advisor.core.configs import sweep_configs
+    from advisor.core.pipeline_projection import analyse_pipeline
+
+    answers = load_answers(EXAMPLE)
+    assert answers.configs is not None
+    spec = load_pipeline(str(EXAMPLE.with_name("configs_pipeline.toml")))
+    r = build_report(decide(answers, catalog), catalog, {}, PROVENANCE,
+                     configs=sweep_configs(answers, catalog),
+                     pipeline=analyse_pipeline(spec, catalog))
+    text = _exact(r)
+    doc = tomllib.loads(text)
+    assert {p["gpus"] for p in doc["configs"]["points"]} == {8, 16, 32}
+    assert doc["configs"]["choice"]["objective"] == "cost"
+    assert doc["pipeline"]["current"]["split"] == [7, 1]
+    assert "# GPU-count sweep" in text and "# producer/consumer pipeline" in text
+
+
 def test_report_fields_do_not_collide_with_the_decision() -> None:
     assert not set(Decision.model_fields) & {f.alias or n for n, f in Report.model_fields.items()}
 

@@ -38,8 +38,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def cmd_decide(args: argparse.Namespace) -> int:
     from advisor.catalog_store import effective_catalog, provenance
     from advisor.cli.compare import render, summary
-    from advisor.core.answers_io import load_answers
     from advisor.cli.configs import render_pipeline, render_sweep
+    from advisor.core.answers_io import load_answers
     from advisor.core.atomic import write_atomic
     from advisor.core.configs import sweep_configs
     from advisor.core.decide import decide

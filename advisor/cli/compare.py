@@ -51,19 +51,34 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Project the workload on --current and each --target from the catalog (and "
                     "any probe records), and say whether moving is worth it.",
     )
-    p.add_argument("--current", required=True, help="catalog id of the GPU you run on now")
-    p.add_argument("--target", action="append", required=True, help="catalog id; repeatable")
-    model = p.add_mutually_exclusive_group(required=True)
+    add_workload_args(p, required=True, counts=True)
+    p.set_defaults(handler=cmd_compare)
+
+
+def add_workload_args(p: argparse.ArgumentParser, *, required: bool, counts: bool) -> None:
+    """The GPUs, workload, price and probe flags, shared by `compare` and `configs sweep`.
+
+    `required=False` lets another source (an answers file) stand in for the GPUs, the
+    model and the sequence lengths; `counts=False` leaves out --gpus/--nodes for
+    commands that sweep the GPU count themselves.
+    """
+    p.add_argument("--current", required=required, help="catalog id of the GPU you run on now")
+    p.add_argument("--target", action="append", required=required,
+                   help="catalog id; repeatable")
+    model = p.add_mutually_exclusive_group(required=required)
     model.add_argument("--model", help="a preset, e.g. llama-3.1-8b, qwen3-32b, deepseek-v3")
     model.add_argument("--params", type=_count, help="parameter count of a custom model (8e9, 8B)")
     for dim in DIMENSIONS:
         p.add_argument(f"--{dim.replace('_', '-')}", type=int, help=f"custom model: {dim}")
-    p.add_argument("--seq-len", type=int, action="append", required=True,
+    p.add_argument("--seq-len", type=int, action="append", required=required,
                    help="sequence length; repeat to sweep (the first is the primary)")
     p.add_argument("--micro-batch", type=int, default=1)
     p.add_argument("--global-batch", type=int, help="sequences per optimizer step")
-    p.add_argument("--gpus", type=int, default=8, help="GPU count on each side (default 8)")
-    p.add_argument("--nodes", type=int, default=1)
+    if counts:
+        p.add_argument("--gpus", type=int, default=8, help="GPU count on each side (default 8)")
+        p.add_argument("--nodes", type=int, default=1)
+    else:
+        p.set_defaults(gpus=8, nodes=1)
     for deg in ("tp", "pp", "cp", "ep"):
         p.add_argument(f"--{deg}", type=int, default=1, help=f"{deg.upper()} degree")
     p.add_argument("--precision", default="bf16", choices=["bf16", "fp16", "fp8", "fp4", "nvfp4"])
@@ -85,7 +100,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="a probe record; it applies to the GPU it was measured on "
                         "(records imported with `advisor probe import` are used too)")
     p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.set_defaults(handler=cmd_compare)
 
 
 def _answers(args: argparse.Namespace, catalog: Catalog) -> Any:

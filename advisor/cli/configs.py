@@ -48,10 +48,8 @@ assumption (MFU on each side, the peak basis, FLOPs per token, the 60 ms GPU->CP
 price ratio) moved across its range in a tornado table that says which ones flip the
 verdict between faster-and-cheaper, faster-but-dearer and slower.
 """
-SWEEP_FLAGS_HIDDEN = ("gpus", "nodes")
 SHORT = {"faster and cheaper": "faster+cheaper", "faster but dearer": "faster+dearer",
          "slower": "slower"}
-SWEEP_FLAGS_OPTIONAL = ("current", "target", "seq_len")
 
 
 def _ints(text: str) -> list[int]:
@@ -75,34 +73,19 @@ def _setting(text: str) -> tuple[str, float]:
     return key.strip(), number
 
 
-def _compare_flags() -> argparse.ArgumentParser:
-    """`advisor compare`'s parser, to lend its workload, price and probe flags to the sweep."""
-    from advisor.cli import compare
-
-    holder = argparse.ArgumentParser(add_help=False)
-    sub = holder.add_subparsers()
-    compare.register(sub)
-    parent: argparse.ArgumentParser = sub.choices["compare"]
-    for action in parent._actions:
-        if action.dest in SWEEP_FLAGS_OPTIONAL:
-            action.required = False  # --answers can stand in for them
-        if action.dest in SWEEP_FLAGS_HIDDEN:
-            action.help = argparse.SUPPRESS
-    for group in parent._mutually_exclusive_groups:
-        group.required = False
-    return parent
-
-
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "configs", help="GPU-count sweep, pipeline split, and the RTX PRO 6000 -> B200 case",
         description="How many of which GPU, and how to split a staged pipeline.")
     cmds = p.add_subparsers(dest="configs_command", metavar="SUBCOMMAND", required=True)
 
-    s = cmds.add_parser("sweep", parents=[_compare_flags()], conflict_handler="resolve",
+    from advisor.cli.compare import add_workload_args
+
+    s = cmds.add_parser("sweep",
                         help="every candidate GPU at every count: time, $, power, Pareto front",
                         description=SWEEP_HELP,
                         formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_workload_args(s, required=False, counts=False)
     s.add_argument("--answers", metavar="FILE", help="answers.toml (its [configs] section too)")
     s.add_argument("--counts", type=_ints, metavar="N,N,...", help="GPU counts to sweep")
     s.add_argument("--max-gpus", type=int, help="default counts double up to this (16)")

@@ -6,7 +6,7 @@ First paint is measured in a fresh interpreter, from its start to the first
 step on screen, with the real effective catalog and this box's detection
 (nothing imported beforehand; hardware detection runs in a worker after the first
 paint, as in the app). Transitions press ctrl+n / esc through every
-step with the Pilot harness and time key press to painted screen. Budgets:
+step with the Pilot harness and time key press to the new screen's first frame. Budgets:
 first paint 0.8 s, each transition 100 ms. Exits 1 when a budget is missed.
 """
 
@@ -20,6 +20,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 FIRST_PAINT_BUDGET_S = 0.8
 TRANSITION_BUDGET_S = 0.100
@@ -55,6 +56,11 @@ def first_paint() -> dict[str, float]:
 
 
 async def transitions() -> list[tuple[str, float]]:
+    """Key press to the first frame of the new screen handed to the terminal driver.
+
+    Frames are timed where the app writes them, so the Pilot's own waiting
+    (about 60 ms per key on a 2-core box) is not counted.
+    """
     from advisor.catalog_store import effective_catalog
     from advisor.tui import demo
     from advisor.tui.app import AdvisorApp
@@ -65,27 +71,37 @@ async def transitions() -> list[tuple[str, float]]:
     targets = [g.id for g in catalog.gpus if g.id in ("b200-sxm", "h200-sxm")]
     state = WizardState(current="h100-sxm", targets=targets, probe_source="catalog")
     app = AdvisorApp(catalog, demo.gpu_box(), FakeProbeRunner(), state=state)
+    frames: list[tuple[float, object]] = []
+    display = app._display
+
+    def timed_display(screen: Any, renderable: Any) -> None:
+        display(screen, renderable)
+        if renderable is not None:
+            frames.append((time.perf_counter(), screen))
+
+    app._display = timed_display  # type: ignore[method-assign]
     timings: list[tuple[str, float]] = []
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
 
         async def timed(key: str, label: str) -> None:
             before = app.screen
+            frames.clear()
             t0 = time.perf_counter()
             await pilot.press(key)
-            while app.screen is before:
-                if time.perf_counter() - t0 > 5:
-                    hint = before.query_one("#hint").render()
-                    raise SystemExit(f"stuck on {label}: {hint}")
-                await asyncio.sleep(0)
+            await app.workers.wait_for_complete()
             await pilot.pause()
-            timings.append((label, time.perf_counter() - t0))
+            if app.screen is before:
+                hint = before.query_one("#hint").render()
+                raise SystemExit(f"stuck on {label}: {hint}")
+            first = next(t for t, screen in frames if screen is app.screen)
+            timings.append((label, first - t0))
 
-        for i in range(len(STEPS) - 1):
-            await timed("ctrl+n", f"{STEPS[i][1]} -> {STEPS[i + 1][1]}")
-        await app.workers.wait_for_complete()
-        for i in range(len(STEPS) - 1, 0, -1):
-            await timed("escape", f"{STEPS[i][1]} <- back")
+        for lap in (1, 2):  # lap 1 includes Textual's one-off parse of each widget's CSS
+            for i in range(len(STEPS) - 1):
+                await timed("ctrl+n", f"lap {lap}: {STEPS[i][1]} -> {STEPS[i + 1][1]}")
+            for i in range(len(STEPS) - 1, 0, -1):
+                await timed("escape", f"lap {lap}: {STEPS[i][1]} <- back")
     return timings
 
 
@@ -103,7 +119,7 @@ def main() -> int:
     for label, seconds in asyncio.run(transitions()):
         worst = max(worst, seconds)
         flag = "" if seconds <= TRANSITION_BUDGET_S else "  OVER BUDGET"
-        print(f"  {label:<40} {seconds * 1000:6.1f} ms{flag}")
+        print(f"  {label:<48} {seconds * 1000:6.1f} ms{flag}")
     ok = ok and worst <= TRANSITION_BUDGET_S
     print(f"slowest transition: {worst * 1000:.1f} ms (budget {TRANSITION_BUDGET_S * 1000:.0f} ms)")
     print("ok" if ok else "FAILED")

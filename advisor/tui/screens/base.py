@@ -30,6 +30,7 @@ if TYPE_CHECKING:
 class StepScreen(Screen[None]):
     STEP: ClassVar[int]
     NEXT_LABEL: ClassVar[str] = "Next"
+    AUTO_FOCUS = None  # each step focuses its main widget itself: one focus change, one footer
 
     BINDINGS: ClassVar = [
         Binding("escape", "back", "Back", key_display="esc"),
@@ -37,9 +38,12 @@ class StepScreen(Screen[None]):
     ]
 
     def __init__(self, ctx: Context) -> None:
-        super().__init__(classes=f"step step-{STEPS[self.STEP][0]}")
+        # -narrow from the start: toggling it after mount would restyle every widget again.
+        narrow = " -narrow" if self.app.size.width < NARROW else ""
+        super().__init__(classes=f"step step-{STEPS[self.STEP][0]}{narrow}")
         self.ctx = ctx
         self.state = ctx.state
+        self._nav: tuple[bool, str] | None = None
 
     @property
     def wizard(self) -> AdvisorApp:
@@ -61,7 +65,6 @@ class StepScreen(Screen[None]):
 
     def on_mount(self) -> None:
         """Runs after the subclass's own on_mount (Textual calls each class's handler)."""
-        self.set_class(self.app.size.width < NARROW, "-narrow")
         self.refresh_nav()
 
     def on_resize(self, event: Resize) -> None:
@@ -72,9 +75,16 @@ class StepScreen(Screen[None]):
         return True, ""
 
     def refresh_nav(self) -> None:
-        ok, hint = self.ready()
+        """Called on every keystroke in a form, so it touches the widgets only on a change:
+        a bindings refresh rebuilds the footer."""
+        nav = self.ready()
+        if nav == self._nav:
+            return
+        ok, hint = nav
         self.query_one(NavBar).set_hint(hint, ok)
-        self.refresh_bindings()
+        if self._nav is None or self._nav[0] != ok:
+            self.refresh_bindings()
+        self._nav = nav
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "back":

@@ -83,5 +83,6 @@ class PerformanceScreen(DecisionScreen):
             table.add_column(label, width=width)
         for row in sweep_rows(decision):
             table.add_row(*row)
+        table.focus()
         self.query_one("#chart", Static).update(speedup_chart(decision))
         self.query_one("#evidence", Static).update(evidence_line(decision))

@@ -96,6 +96,7 @@ class ProbesScreen(StepScreen):
                 "[b]python -m probes run[/b] on your GPU box.")
 
     def on_mount(self) -> None:
+        self.query_one("#choice", RadioSet).focus()
         self._sync_choice()
         if self.state.probe_record is not None:
             self._fill_results(self.state.probe_record)

@@ -21,6 +21,7 @@ class FormField(Horizontal):
         self.label = label
         self.field = field
         self.note = note
+        self.error: str | None = None
 
     def compose(self) -> ComposeResult:
         yield Label(self.label, classes="field-label")
@@ -30,10 +31,14 @@ class FormField(Horizontal):
 
     def set_note(self, note: str) -> None:
         self.note = note
-        if not self.has_class("-invalid"):
+        if self.error is None:
             self.query_one(".field-note", Label).update(note)
 
     def show_error(self, error: str | None) -> None:
+        """Touch the widgets only on a change: each Input reports once as it mounts."""
+        if error == self.error:
+            return
+        self.error = error
         self.set_class(error is not None, "-invalid")
         self.query_one(".field-note", Label).update(error if error is not None else self.note)
 

@@ -6,6 +6,8 @@ import subprocess
 import sys
 import tomllib
 
+import pytest
+
 from textual.widgets import DataTable, Input
 
 from advisor.tui.export import load_report, state_from_report
@@ -167,3 +169,50 @@ def test_resume_of_a_missing_report_is_one_line(tmp_path):
     out = subprocess.run([sys.executable, "-m", "advisor", "--resume", str(tmp_path / "no.toml")],
                          capture_output=True, text=True, stdin=subprocess.DEVNULL)
     assert out.returncode == 2 and "no terminal" in out.stderr
+
+
+def test_run_app_refuses_a_bad_report_before_taking_the_screen(tmp_path):
+    from advisor.core.errors import InputError
+    from advisor.tui.app import run_app
+
+    bad = tmp_path / "r.toml"
+    bad.write_text('schema = "something-else"\n', encoding="utf-8")
+    with pytest.raises(InputError, match="not an advisor decision report"):
+        run_app(resume=bad)
+
+
+async def test_hardware_is_detected_after_first_paint(make_app, monkeypatch, gpu_box):
+    import advisor.tui.app as app_module
+
+    monkeypatch.setattr(app_module, "detect_hardware", lambda catalog: gpu_box)
+    app = make_app()
+    app.ctx.hardware = app_module.Hardware(pending=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.ctx.hardware is gpu_box
+        assert app.state.current == "h100-sxm"
+        assert "8 × NVIDIA H100" in str(app.screen.query_one("#box").render())
+
+
+async def test_import_a_probe_record_from_another_box(make_app, ready_state, tmp_path):
+    from advisor.tui.runner import FakeProbeRunner
+
+    record = FakeProbeRunner(device="NVIDIA B200").run("quick", lambda _: None, lambda: False)
+    path = tmp_path / "b200.json"
+    path.write_text(record.model_dump_json(by_alias=True), encoding="utf-8")
+    app = make_app(state=ready_state(), start=5)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("down", "down", "down", "enter")
+        assert app.screen.choice == "import"
+        field = app.screen.query_one("#record-path", Input)
+        field.focus()
+        await pilot.press(*str(tmp_path / "missing.json"), "enter")
+        assert "cannot read" in str(app.screen.query_one("#probe-message").render())
+        field.value = str(path)
+        await pilot.press("enter")
+        assert app.state.probe_source == "import"
+        assert app.state.probe_record == record
+        assert app.screen.query_one("#probe-results", DataTable).row_count == 5

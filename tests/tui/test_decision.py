@@ -7,7 +7,6 @@ import sys
 import tomllib
 
 import pytest
-
 from textual.widgets import DataTable, Input
 
 from advisor.tui.export import load_report, state_from_report

@@ -10,6 +10,7 @@ when a run starts.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
@@ -99,8 +100,9 @@ class PackageProbeRunner:
 class FakeProbeRunner:
     """Canned, deterministic figures for tests and screenshots.
 
-    `hold_at`, when set, makes the run wait before that step until `release()`
-    (or a stop), so a test can cancel in the middle with results already shown.
+    `hold_at`, when set, makes the run wait before that step until it is told
+    to stop, so a test can cancel in the middle with results already shown;
+    `holding` is set once it waits there.
     """
 
     def __init__(self, device: str = "NVIDIA H100 80GB HBM3", kind: str = "cuda",
@@ -108,11 +110,7 @@ class FakeProbeRunner:
         self.device = device
         self.kind = kind
         self.hold_at = hold_at
-        self.released = threading.Event()
         self.holding = threading.Event()
-
-    def release(self) -> None:
-        self.released.set()
 
     def _steps(self, mode: ProbeMode) -> list[tuple[str, ProbeRow, dict[str, Any]]]:
         gpu = self.kind == "cuda"
@@ -151,8 +149,8 @@ class FakeProbeRunner:
         for i, (stage, row, result) in enumerate(steps):
             if i == self.hold_at:
                 self.holding.set()
-                while not (self.released.wait(0.01) or should_stop()):
-                    pass
+                while not should_stop():
+                    time.sleep(0.01)
             if should_stop():
                 break
             for kind, entry in result.items():

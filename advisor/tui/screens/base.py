@@ -97,16 +97,11 @@ class StepScreen(Screen[None]):
 
     def action_next(self) -> None:
         if self.ready()[0]:
-            self.leave()
             self.wizard.goto(self.STEP + 1)
 
     def action_back(self) -> None:
         if self.STEP > 0:
-            self.leave()
             self.wizard.goto(self.STEP - 1)
-
-    def leave(self) -> None:
-        """Hook for a screen to store anything it keeps outside the state while shown."""
 
 
 class DecisionScreen(StepScreen):

@@ -23,7 +23,7 @@ from textual.worker import Worker, WorkerState, get_current_worker
 from advisor.core.errors import InputError
 from advisor.core.probe_record import ProbeRecord, load_probe_record
 from advisor.textfmt import fmt_num
-from advisor.tui.runner import ProbeMode, ProbeProgress, rows_of
+from advisor.tui.runner import ProbeMode, ProbeProgress, ProbeRow, rows_of
 from advisor.tui.screens.base import StepScreen
 
 CHOICES = (
@@ -142,7 +142,7 @@ class ProbesScreen(StepScreen):
         table = self.query_one("#probe-results", DataTable)
         table.clear()
         for row in rows_of(record):
-            table.add_row(row.probe, row.what, _value(row.value), row.unit)
+            table.add_row(row.probe, row.what, _value(row), row.unit)
 
     def action_run(self) -> None:
         if self.running or self.choice not in ("quick", "full"):
@@ -189,7 +189,7 @@ class ProbesScreen(StepScreen):
             status.add_row(p.stage, text, key=p.stage)
         results = self.query_one("#probe-results", DataTable)
         for row in p.rows:
-            results.add_row(row.probe, row.what, _value(row.value), row.unit)
+            results.add_row(row.probe, row.what, _value(row), row.unit)
 
     def on_probe_done(self, message: ProbeDone) -> None:
         self.running = False
@@ -246,5 +246,8 @@ class ProbesScreen(StepScreen):
         return False, "press ^r to run the probes"
 
 
-def _value(value: float | None) -> str:
-    return fmt_num(value, None if value is None or value < 100 else 0)
+def _value(row: ProbeRow) -> str:
+    """The figure, or why there is none (a probe that could not run says so)."""
+    if row.status != "ok" or row.value is None:
+        return row.status if row.status != "ok" else "-"
+    return fmt_num(row.value, None if row.value < 100 else 0)

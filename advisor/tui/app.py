@@ -1,8 +1,8 @@
 """The wizard app: owns the state, swaps step screens, and runs the one decide call.
 
-Screens are rebuilt on every visit from `WizardState`, so each one shows the
-answers as they stand. Work that must outlive a screen (decide) runs on the
-app; probe runs belong to their screen and stop when it is left.
+Every screen reads and writes `WizardState`; a screen shown again redraws from
+it, so each one shows the answers as they stand. Work that must outlive a
+screen (decide) runs on the app; a probe run belongs to its screen.
 """
 
 from __future__ import annotations
@@ -90,15 +90,19 @@ class AdvisorApp(App[None]):
             self.screen.show_hardware()
 
     def goto(self, step: int) -> None:
-        """Show a step, built fresh from the state; the one way screens change."""
+        """Show a step; the one way steps change. Each step's screen is built on its first
+        visit and kept: a revisit redraws what the state changed (`refresh_view`), which
+        is several times faster than composing the form or catalog table again."""
         self.state.reached = max(self.state.reached, step)
         if step > SoftwareScreen.STEP:
             apply_gates(self.ctx, "software")
-        screen = SCREENS[step](self.ctx)
+        name = f"step-{step}"
+        if not self.is_screen_installed(name):
+            self.install_screen(SCREENS[step](self.ctx), name=name)
         if isinstance(self.screen, StepScreen):
-            self.switch_screen(screen)
+            self.switch_screen(name)
         else:
-            self.push_screen(screen)
+            self.push_screen(name)
 
     def decision_key(self) -> DecisionKey:
         """What a decision depends on; equal keys reuse the decision already made."""
@@ -172,8 +176,7 @@ class AdvisorApp(App[None]):
 
     async def action_quit(self) -> None:
         """Ask running probes to stop first, so exit never waits on a long measurement."""
-        for screen in self.screen_stack:
-            self.workers.cancel_node(screen)
+        self.workers.cancel_all()
         self.exit()
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:

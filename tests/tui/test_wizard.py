@@ -194,3 +194,29 @@ async def test_back_keeps_answers(make_app, ready_state):
         await pilot.press("ctrl+n")
         assert app.state.targets == ["b200-sxm", "mi300x"]
         assert app.screen.query_one("#price-mi300x", Input)
+
+
+async def test_revisited_steps_redraw_from_the_state(make_app, ready_state):
+    """Steps are built once and kept; coming back must still show the answers as they stand."""
+    state = ready_state(targets=["b200-sxm", "v100-sxm2"], quotes={"v100-sxm2": 0.5})
+    app = make_app(state=state, start=3)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        assert list(app.state.excluded) == ["v100-sxm2"], "V100 has no bf16 matrix units"
+        dtype_screen = app.screen
+        await pilot.press("escape", "escape")
+        assert isinstance(app.screen, WorkloadScreen)
+        app.state.workload["precision"] = "fp8"
+        await pilot.press("escape")
+        assert isinstance(app.screen, WelcomeScreen)
+        await pilot.press(*"h200", "enter")
+        assert app.state.current == "h200-sxm"
+        await pilot.press("ctrl+n", "ctrl+n")
+        assert isinstance(app.screen, TargetsScreen)
+        assert app.screen.query_one("#price-h200-sxm", Input)
+        assert not app.screen.query("#price-h100-sxm")
+        await pilot.press("ctrl+n")
+        assert app.screen is dtype_screen, "the same screen object, redrawn"
+        assert "fp8" in str(app.screen.query_one(".prompt").render())
+        assert list(app.state.excluded) == ["v100-sxm2"]
+        assert app.screen.query_one("#gate", DataTable).get_row("h200-sxm")

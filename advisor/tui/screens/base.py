@@ -44,6 +44,7 @@ class StepScreen(Screen[None]):
         self.ctx = ctx
         self.state = ctx.state
         self._nav: tuple[bool, str] | None = None
+        self._shown = False
 
     @property
     def wizard(self) -> AdvisorApp:
@@ -69,6 +70,21 @@ class StepScreen(Screen[None]):
 
     def on_resize(self, event: Resize) -> None:
         self.set_class(event.size.width < NARROW, "-narrow")
+
+    def on_screen_resume(self) -> None:
+        if self._shown:
+            self.refresh_view()
+        self._shown = True
+
+    def refresh_view(self) -> None:
+        """The step is shown again: other steps may have changed the state it depends on.
+
+        Subclasses redraw their own parts and call this last.
+        """
+        self.set_class(self.app.size.width < NARROW, "-narrow")
+        self.query_one(StepHeader).set_reached(self.state.reached)
+        self._nav = None
+        self.refresh_nav()
 
     def ready(self) -> tuple[bool, str]:
         """(may go on, what to tell the user): the hint beside the Next button."""
@@ -121,6 +137,14 @@ class DecisionScreen(StepScreen):
         yield from ()
 
     def on_mount(self) -> None:
+        self._ask()
+
+    def refresh_view(self) -> None:
+        self._ask()
+        super().refresh_view()
+
+    def _ask(self) -> None:
+        self.query_one("#deciding").display = True
         self.query_one("#decision").display = False
         self.query_one("#decide-error").display = False
         self.wizard.request_decision()

@@ -63,6 +63,11 @@ class GateScreen(StepScreen):
     def first_focus(self) -> Widget:
         return self.query_one("#gate", DataTable)
 
+    def refresh_view(self) -> None:
+        self.query_one(".prompt", Static).update(self.question())
+        self.refill()
+        super().refresh_view()
+
     def refill(self) -> None:
         """Judge again (the answers changed) and redraw the table and the details."""
         apply_gates(self.ctx, self.GATE)

@@ -48,6 +48,12 @@ class TargetsScreen(StepScreen):
         self._rebuild_prices()
         self.query_one("#gpus").focus()
 
+    def refresh_view(self) -> None:
+        """The current GPU may have changed on Welcome: marks and price rows follow."""
+        self.query_one(CatalogTable).refresh_marks()
+        self._rebuild_prices()
+        super().refresh_view()
+
     def _mark(self, gpu_id: str) -> str:
         if gpu_id == self.state.current:
             return "now"

@@ -50,6 +50,10 @@ class WelcomeScreen(StepScreen):
         self.query_one("#gpus").focus()
         self.show_hardware()
 
+    def refresh_view(self) -> None:
+        self.show_hardware()
+        super().refresh_view()
+
     def show_hardware(self) -> None:
         """Fill in the box panel; called again when detection finishes after first paint."""
         hw = self.ctx.hardware

@@ -108,10 +108,13 @@ class CatalogTable(Vertical):
             table.move_cursor(row=table.get_row_index(keep))
 
     def refresh_marks(self) -> None:
+        """Update only the marks that changed: each cell update costs a table refresh."""
         table = self.query_one("#gpus", DataTable)
         for key in table.rows:
             assert key.value is not None
-            table.update_cell(key, "mark", self.mark(key.value))
+            mark = self.mark(key.value)
+            if table.get_cell(key, "mark") != mark:
+                table.update_cell(key, "mark", mark)
 
     def highlighted(self) -> str | None:
         table = self.query_one("#gpus", DataTable)

@@ -23,6 +23,10 @@ class StepHeader(Static):
     def on_mount(self) -> None:
         self.update(self._render_strip(self.app.size.width))
 
+    def set_reached(self, reached: int) -> None:
+        self.reached = reached
+        self.update(self._render_strip(self.app.size.width))
+
     def on_resize(self, event: Resize) -> None:
         self.update(self._render_strip(event.size.width))
 

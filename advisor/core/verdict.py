@@ -17,7 +17,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-Kind = Literal["upgrade", "upgrade-for-time", "hold", "blocked-by-gate", "capability"]
+Kind = Literal[
+    "upgrade", "upgrade-for-time", "break-even", "hold", "blocked-by-gate", "capability"
+]
+# A saving this small, with the band straddling a tie, is within the model's noise.
+TIE = 0.05
 
 
 class Reason(BaseModel):
@@ -145,10 +149,16 @@ def judge(c: Case) -> Verdict:
     else:
         kind, headline = _money(c, speed, cost)
         _money_reasons(c, speed, cost, reasons)
-        if cost_lo is not None and cost_hi is not None and cost_lo < 1.0 < cost_hi:
-            reasons.append(Reason(
-                kind="evidence", weight=0.45,
-                text=f"the band straddles a tie: $/token {cost_lo:.2f}-{cost_hi:.2f}x the current"))
+        if cost is not None and cost_lo is not None and cost_hi is not None \
+                and cost_lo < 1.0 < cost_hi:
+            band = f"$/token {cost_lo:.2f}-{cost_hi:.2f}x the current"
+            if kind == "upgrade" and cost >= 1.0 - TIE:  # "cheaper" is within the model's noise
+                kind = "break-even"
+                pace = f"{speed:.2f}x faster" if speed >= 1 else f"{1 / speed:.2f}x slower"
+                headline = (f"break-even: $/token within {abs(cost - 1):.0%} of the current "
+                            f"({band}), {pace}; decide on wall-clock and capacity")
+            reasons.append(Reason(kind="evidence", weight=0.45,
+                                  text=f"the band straddles a tie: {band}"))
         flips += _money_flips(c, kind, speed)
 
     reasons.sort(key=lambda r: -r.weight)
@@ -182,11 +192,11 @@ def _money_reasons(c: Case, speed: float, cost: float | None, reasons: list[Reas
     reasons.append(Reason(kind="speed", weight=abs(math.log(speed)),
                           text=f"{speed:.2f}x tokens/s per GPU at the same GPU count ({basis})"))
     if cost is not None and c.price_current and c.price_target:
-        src = "/".join(c.price_sources)
+        src_cur, src_tgt = c.price_sources
         reasons.append(Reason(
             kind="cost", weight=abs(math.log(cost)) + 0.5,
-            text=f"$/token {cost:.2f}x the current at ${c.price_target:.2f}/h vs "
-                 f"${c.price_current:.2f}/h ({src} prices)"))
+            text=f"$/token {cost:.2f}x the current at ${c.price_target:.2f}/h ({src_tgt}) for "
+                 f"{c.target} vs ${c.price_current:.2f}/h ({src_cur}) for {c.current}"))
     else:
         reasons.append(Reason(kind="price", weight=0.5,
                               text="no price for one of the GPUs: quote one with --price GPU=USD"))
@@ -197,16 +207,21 @@ def _money_flips(c: Case, kind: Kind, speed: float) -> list[Flip]:
     if c.break_even_price is not None and c.price_target is not None:
         if kind == "upgrade":
             text = f"flips to hold above ${c.break_even_price:.2f}/h for {c.target}"
+        elif kind == "break-even":
+            text = (f"$/token ties at ${c.break_even_price:.2f}/h for {c.target}: a quote below "
+                    "that makes it an upgrade, above it a hold")
         else:
             text = f"flips to upgrade below ${c.break_even_price:.2f}/h for {c.target}"
         out.append(Flip(assumption=f"{c.target} price", current=c.price_target,
                         threshold=c.break_even_price, text=text))
     if c.break_even_efficiency is not None:
         mfu = f" (MFU {c.break_even_mfu:.0%})" if c.break_even_mfu is not None else ""
-        direction = "below" if kind == "upgrade" else "above"
-        out.append(Flip(
-            assumption=f"{c.target} achieved efficiency", current=1.0,
-            threshold=c.break_even_efficiency,
-            text=f"ties on $/token if {c.target} reaches {c.break_even_efficiency:.2f}x the "
-                 f"assumed matmul and attention rates{mfu}; {direction} that the verdict flips"))
+        ties = (f"ties on $/token if {c.target} reaches {c.break_even_efficiency:.2f}x the "
+                f"assumed matmul and attention rates{mfu}")
+        if kind == "break-even":
+            tail = "; below that it costs more per token, above it less"
+        else:
+            tail = f"; {'below' if kind == 'upgrade' else 'above'} that the verdict flips"
+        out.append(Flip(assumption=f"{c.target} achieved efficiency", current=1.0,
+                        threshold=c.break_even_efficiency, text=ties + tail))
     return out

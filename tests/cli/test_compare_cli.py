@@ -20,8 +20,8 @@ def test_json_has_the_documented_keys_for_every_gpu(advisor_cli) -> None:
     assert b200["gpu"] == "b200-sxm"
     assert b200["speedup_low"] < b200["speedup"] < b200["speedup_high"]
     assert b200["buckets"]["attention"] > 1 and b200["price"]["source"] == "user"
-    assert b200["verdict"] in {"upgrade", "upgrade-for-time", "hold", "blocked-by-gate",
-                               "capability"}
+    assert b200["verdict"] in {"upgrade", "upgrade-for-time", "break-even", "hold",
+                               "blocked-by-gate", "capability"}
     assert out["current"]["speedup"] == 1.0 and out["current"]["verdict"] is None
     assert [p["seq_len"] for p in b200["sweep"]] == [8192, 32768]
 

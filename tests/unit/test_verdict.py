@@ -87,3 +87,25 @@ def test_reasons_are_ranked_by_weight() -> None:
 def test_a_band_across_the_tie_is_said() -> None:
     v = judge(replace(BASE, price_target=7.2, lows=(1.4, 1.6), highs=(2.1, 2.5)))
     assert any("straddles a tie" in r.text for r in v.reasons)
+
+
+def test_a_tie_inside_the_band_is_break_even() -> None:
+    # 1.84x faster at 1.80x the price: 2% cheaper per token, and the band straddles 1.
+    speed = (1.7 * 2.0) ** 0.5
+    v = judge(replace(BASE, price_target=4.0 * speed * 0.98))
+    assert v.kind == "break-even"
+    assert v.cost_ratio_low < 1.0 < v.cost_ratio_high  # type: ignore[operator]
+    assert "decide on wall-clock" in v.headline
+    assert any("a quote below that makes it an upgrade" in f.text for f in v.flips)
+
+
+def test_a_clear_saving_is_not_break_even_even_with_a_wide_band() -> None:
+    v = judge(replace(BASE, lows=(1.0, 1.1), highs=(3.0, 3.2)))  # cost 0.82, band 0.47-1.43
+    assert v.kind == "upgrade"
+    assert any("straddles a tie" in r.text for r in v.reasons)
+
+
+def test_cost_reason_names_whose_price_is_whose() -> None:
+    v = judge(BASE)
+    cost = next(r.text for r in v.reasons if r.kind == "cost")
+    assert "$6.00/h (default) for b200-sxm vs $4.00/h (user) for h200-sxm" in cost

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 KIND = {
     "upgrade": ("UPGRADE", "$success"),
     "upgrade-for-time": ("UPGRADE FOR TIME", "$accent"),
+    "break-even": ("BREAK-EVEN", "$warning"),
     "hold": ("HOLD", "$warning"),
     "blocked-by-gate": ("BLOCKED", "$error"),
     "capability": ("CAPABILITY UPGRADE", "$success"),

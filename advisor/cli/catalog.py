@@ -93,6 +93,7 @@ def cmd_list(args: argparse.Namespace) -> int:
             g.arch,
             fmt_num(mem.gib if mem else None, 0),
             fmt_num(mem.bandwidth_tbps if mem else None, 2),
+            fmt_num(g.peak_tflops.fp16, 0),
             fmt_num(g.peak_tflops.bf16, 0),
             fmt_num(g.peak_tflops.fp8, 0),
             fmt_num(mamf.tflops if mamf else None, 0),
@@ -100,7 +101,8 @@ def cmd_list(args: argparse.Namespace) -> int:
             f"{_source_count(g)} ({_newest(g)})",
         ])
     print(render_table(
-        ["id", "vendor", "arch", "mem GB", "TB/s", "bf16 TF", "fp8 TF", "bf16 MAMF", "TDP W",
+        ["id", "vendor", "arch", "mem GB", "TB/s", "fp16 TF", "bf16 TF", "fp8 TF", "bf16 MAMF",
+         "TDP W",
          "sources (newest)"],
         rows,
     ))
@@ -113,7 +115,7 @@ def _group_lines(title: str, group: Any, fields: list[tuple[str, str]]) -> list[
     if group is None:
         return [f"  {title}: not published (unknown)"]
     values = ", ".join(
-        f"{label} {fmt_num(v) if isinstance(v, float | int) else v}"
+        f"{label} {fmt_num(v) if isinstance(v, float | int) else v}".strip()
         for label, attr in fields
         if (v := getattr(group, attr)) is not None
     )

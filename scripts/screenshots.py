@@ -18,6 +18,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input
 
 from advisor.core.catalog import load_catalog
+from advisor.core.configs import ConfigOptions
 from advisor.tui import demo
 from advisor.tui.app import AdvisorApp
 from advisor.tui.hardware import Hardware
@@ -29,7 +30,8 @@ Step = Callable[[Pilot[None]], Awaitable[None]]
 
 
 def scenario(start: int) -> WizardState:
-    """Llama-3.1-8B pre-training on 8×H100 today; B200, H200 and MI300X as candidates.
+    """Llama-3.1-8B pre-training on 8×H100 today; B200, H200 and MI300X as candidates,
+    under a 12 kW cap, sweeping 8 to 32 GPUs against a 30-day deadline.
 
     From Performance on, the canned quick probe run is in the answers, as it
     would be after step 6.
@@ -41,7 +43,8 @@ def scenario(start: int) -> WizardState:
         probe_source="run" if measured else None, probe_record=record,
         probe_note="quick run complete" if measured else "",
         targets=["b200-sxm", "h200-sxm", "mi300x"],
-        quotes={"b200-sxm": 4.80},
+        quotes={"b200-sxm": 4.80}, power_cap_kw=12.0,
+        configs=ConfigOptions(counts=[8, 16, 32], deadline_days=30),
         workload={"preset": "llama-3.1-8b", "seq_lens": (4096, 8192, 16384),
                   "checkpointing": True, "token_budget": 200 * 10**9},
     )
@@ -88,7 +91,8 @@ async def main(out: Path) -> None:
     await shoot(out, "05-software-gate.svg", gpu, 4, highlight_b200)
     await shoot(out, "06-probes.svg", gpu, 5, run_probes)
     await shoot(out, "07-performance.svg", gpu, 6)
-    await shoot(out, "08-verdict.svg", gpu, 7)
+    await shoot(out, "08-configs.svg", gpu, 7)
+    await shoot(out, "09-verdict.svg", gpu, 8)
 
 
 if __name__ == "__main__":

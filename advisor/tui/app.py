@@ -7,7 +7,8 @@ screen (decide) runs on the app; a probe run belongs to its screen.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -16,16 +17,15 @@ from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.worker import Worker, WorkerState
+from textual.worker import Worker, WorkerState, get_current_worker
 
-from advisor.core.answers import Answers
 from advisor.core.catalog import Catalog
 from advisor.core.errors import InputError
-from advisor.core.probe_record import ProbeRecord
 from advisor.tui.gating import apply_gates
 from advisor.tui.hardware import Hardware, detect_hardware
 from advisor.tui.runner import ProbeRunner
-from advisor.tui.screens.base import DecisionScreen, StepScreen
+from advisor.tui.screens.base import ComputedScreen, StepScreen
+from advisor.tui.screens.configs import ConfigsScreen
 from advisor.tui.screens.export import ExportScreen
 from advisor.tui.screens.gates import DtypeScreen, SoftwareScreen
 from advisor.tui.screens.performance import PerformanceScreen
@@ -34,16 +34,32 @@ from advisor.tui.screens.targets import TargetsScreen
 from advisor.tui.screens.verdict import VerdictScreen
 from advisor.tui.screens.welcome import WelcomeScreen
 from advisor.tui.screens.workload import WorkloadScreen
-from advisor.tui.state import STEPS, Context, WizardState
+from advisor.tui.state import STEPS, Computed, Context, Inputs, WizardState
 
 if TYPE_CHECKING:
+    from advisor.core.configs import ConfigSweep
     from advisor.core.decide import Decision
 
 SCREENS: tuple[type[StepScreen], ...] = (
     WelcomeScreen, WorkloadScreen, TargetsScreen, DtypeScreen, SoftwareScreen, ProbesScreen,
-    PerformanceScreen, VerdictScreen,
+    PerformanceScreen, ConfigsScreen, VerdictScreen,
 )
-DecisionKey = tuple[Answers, dict[str, ProbeRecord]]
+
+
+def _decide(inputs: Inputs, catalog: Catalog) -> Decision:
+    from advisor.core.decide import decide  # numpy loads here, not at startup
+
+    return decide(inputs[0], catalog, inputs[1])
+
+
+def _sweep(inputs: Inputs, catalog: Catalog) -> ConfigSweep:
+    from advisor.core.configs import sweep_configs
+
+    return sweep_configs(inputs[0], catalog, inputs[1])
+
+
+ENGINES: dict[str, Callable[[Inputs, Catalog], object]] = {"decision": _decide, "sweep": _sweep}
+"""How each computed result is made; a worker group of the same name runs it."""
 
 
 class AdvisorApp(App[None]):
@@ -104,51 +120,54 @@ class AdvisorApp(App[None]):
         else:
             self.push_screen(name)
 
-    def decision_key(self) -> DecisionKey:
-        """What a decision depends on; equal keys reuse the decision already made."""
+    def inputs(self) -> Inputs:
+        """What the engine computes from; equal Inputs reuse the result already computed."""
         state = self.state
         return state.to_answers(state.stack or self.ctx.hardware.stack), state.probes()
 
-    def request_decision(self) -> None:
-        """Performance and Verdict call this on mount: reuse the decision or make it once."""
+    def request(self, what: Computed) -> None:
+        """A computed step asks for its result: reuse the one made from these answers, or
+        make it once in a worker. Answers the engine cannot take are shown as an error."""
         try:
-            key = self.decision_key()
+            inputs = self.inputs()
         except ValidationError as exc:
             err = exc.errors()[0]
             where = ".".join(str(p) for p in err["loc"])
-            self._show_decision_error(f"{where}: {err['msg']}" if where else err["msg"])
+            self._show_error(what, f"{where}: {err['msg']}" if where else err["msg"])
             return
         except (ValueError, InputError) as exc:
-            self._show_decision_error(str(exc))
+            self._show_error(what, str(exc))
             return
-        # A decision with no inputs recorded came from a resumed report: adopt it as is.
-        if self.state.decision is not None and self.state.decision_for in (None, key):
-            self._decided(key, self.state.decision)
+        result, made_for = getattr(self.state, what), getattr(self.state, f"{what}_for")
+        # A result with no inputs recorded came from a resumed report: adopt it as is.
+        if result is not None and made_for in (None, inputs):
+            self._computed(what, inputs, result)
         else:
-            self._decide(key)
+            self.run_worker(partial(self._compute, what, inputs), thread=True, exclusive=True,
+                            group=what, exit_on_error=False, description=what)
 
-    @work(thread=True, exclusive=True, group="decide", exit_on_error=False,
-          description="decide")
-    def _decide(self, key: DecisionKey) -> None:
-        from advisor.core.decide import decide  # numpy loads here, not at startup
+    def _compute(self, what: Computed, inputs: Inputs) -> None:
+        result = ENGINES[what](inputs, self.ctx.catalog)
+        if not get_current_worker().is_cancelled:  # newer answers are being computed
+            self.call_from_thread(self._computed, what, inputs, result)
 
-        decision = decide(key[0], self.ctx.catalog, key[1])
-        self.call_from_thread(self._decided, key, decision)
-
-    def _decided(self, key: DecisionKey, decision: Decision) -> None:
-        self.state.decision, self.state.decision_for = decision, key
-        if isinstance(self.screen, DecisionScreen):
-            self.screen.show_decision(decision)
+    def _computed(self, what: Computed, inputs: Inputs, result: object) -> None:
+        setattr(self.state, what, result)
+        setattr(self.state, f"{what}_for", inputs)
+        screen = self.screen
+        if isinstance(screen, ComputedScreen) and what == screen.COMPUTES:
+            screen.show_result(result)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.group == "decide" and event.state == WorkerState.ERROR:
+        if event.worker.group in ENGINES and event.state == WorkerState.ERROR:
             error = event.worker.error
             text = error.one_line() if isinstance(error, InputError) else repr(error)
-            self._show_decision_error(text)
+            self._show_error(event.worker.group, text)
 
-    def _show_decision_error(self, text: str) -> None:
-        if isinstance(self.screen, DecisionScreen):
-            self.screen.show_error(text)
+    def _show_error(self, what: str, text: str) -> None:
+        screen = self.screen
+        if isinstance(screen, ComputedScreen) and what == screen.COMPUTES:
+            screen.show_error(text)
 
     def action_export(self) -> None:
         if self.state.decision is None:
@@ -159,11 +178,14 @@ class AdvisorApp(App[None]):
     def _export(self, path: Path | None) -> None:
         from advisor.tui.export import export_report
 
-        decision = self.state.decision
+        state = self.state
+        decision = state.decision
         if path is None or decision is None:
             return
+        # The sweep on screen belongs in the report only if it was made from the same answers.
+        sweep = state.sweep if state.sweep_for == state.decision_for else None
         try:
-            written = export_report(decision, self.ctx.catalog, self.state.probes(), path)
+            written = export_report(decision, self.ctx.catalog, state.probes(), path, sweep)
         except (OSError, InputError) as exc:
             self.notify(f"could not write {path}: {exc}", severity="error", title="Export")
             return

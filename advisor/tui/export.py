@@ -13,8 +13,10 @@ from pathlib import Path
 from advisor import __version__
 from advisor.core.atomic import write_atomic
 from advisor.core.catalog import Catalog
+from advisor.core.configs import ConfigSweep, sweep_configs
 from advisor.core.decide import Decision
 from advisor.core.loaders import read_text
+from advisor.core.pipeline_projection import analyse_pipeline
 from advisor.core.probe_record import ProbeRecord
 from advisor.core.report import (
     Provenance,
@@ -25,7 +27,7 @@ from advisor.core.report import (
     report_to_toml,
 )
 from advisor.tui.forms import form_from_workload
-from advisor.tui.state import WizardState
+from advisor.tui.state import STEPS, WizardState
 
 
 def provenance(now: datetime | None = None) -> Provenance:
@@ -38,9 +40,21 @@ def provenance(now: datetime | None = None) -> Provenance:
 
 
 def export_report(decision: Decision, catalog: Catalog, probes: dict[str, ProbeRecord],
-                  path: Path, now: datetime | None = None) -> Path:
-    """Write the report atomically: an interrupted export never leaves half a file."""
-    report = build_report(decision, catalog, probes, provenance(now))
+                  path: Path, sweep: ConfigSweep | None = None,
+                  now: datetime | None = None) -> Path:
+    """Write the report atomically: an interrupted export never leaves half a file.
+
+    Like `advisor decide`, the report gets a [configs] sweep when the answers have
+    options for one (and a token budget to sweep), and a [pipeline] balance when they
+    have stages; `sweep` is the one already computed from these answers, if any.
+    """
+    answers = decision.answers
+    if sweep is None and answers.configs is not None and answers.workload.token_budget:
+        sweep = sweep_configs(answers, catalog, probes)
+    pipeline = analyse_pipeline(answers.pipeline, catalog, probes=probes) \
+        if answers.pipeline is not None else None
+    report = build_report(decision, catalog, probes, provenance(now), configs=sweep,
+                          pipeline=pipeline)
     return write_atomic(path, report_to_toml(report))
 
 
@@ -50,7 +64,8 @@ def load_report(path: Path) -> Report:
 
 
 def state_from_report(report: Report) -> WizardState:
-    """The wizard's answers as the report recorded them, with its decision attached."""
+    """The wizard's answers as the report recorded them, with its decision and sweep
+    attached; the answers themselves are kept too, for what the wizard has no field for."""
     d = report.decision
     a = d.answers
     probes = report.probes
@@ -64,4 +79,4 @@ def state_from_report(report: Report) -> WizardState:
         probe_source="import" if record else "catalog", probe_record=record,
         probe_note=f"from the report: {record.stamp.device.name}, {record.stamp.date}" if record
         else "the report used catalog figures",
-        decision=d, reached=7)
+        decision=d, configs=a.configs, sweep=report.configs, loaded=a, reached=len(STEPS) - 1)

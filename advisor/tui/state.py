@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from advisor.core.answers import Answers
 from advisor.core.catalog import Catalog
+from advisor.core.configs import ConfigOptions, ConfigSweep
 from advisor.core.probe_record import ProbeRecord
 from advisor.core.stack import Stack
 from advisor.tui.forms import build_workload
@@ -29,11 +30,17 @@ STEPS: tuple[tuple[str, str], ...] = (
     ("software", "Software gate"),
     ("probes", "Probes"),
     ("performance", "Performance"),
+    ("configs", "Configurations"),
     ("verdict", "Verdict"),
 )
 STEP_IDS = tuple(s for s, _ in STEPS)
 
 ProbeSource = Literal["run", "catalog", "import"]
+Computed = Literal["decision", "sweep"]
+"""What the app computes from the answers; each is a WizardState field, with `<name>_for`."""
+Inputs = tuple[Answers, dict[str, ProbeRecord]]
+"""What the engine computes from: the answers and the probe records. Results are cached
+against the Inputs they came from; a mismatch means compute again."""
 
 
 @dataclass
@@ -56,8 +63,15 @@ class WizardState:
     stack: Stack | None = None
     """The stack to judge; None means this box's. A resumed report brings its own."""
     decision: Decision | None = None
-    decision_for: tuple[Answers, dict[str, ProbeRecord]] | None = None
-    """The inputs `decision` was computed from; a mismatch means compute again."""
+    decision_for: Inputs | None = None
+    configs: ConfigOptions | None = field(default_factory=ConfigOptions)
+    """The configurations step's options, in the answers from the start so that visiting
+    the step with them unchanged keeps the decision. None: a resumed report had none."""
+    sweep: ConfigSweep | None = None
+    sweep_for: Inputs | None = None
+    loaded: Answers | None = None
+    """A resumed report's answers: what the wizard has no field for (pp, global batch,
+    optimizer, time premium, a pipeline…) is kept from them."""
     reached: int = 0
 
     def probes(self) -> dict[str, ProbeRecord]:
@@ -78,12 +92,14 @@ class WizardState:
         extra: dict[str, Any] = {}
         if self.electricity_usd_per_kwh is not None:
             extra["electricity_usd_per_kwh"] = self.electricity_usd_per_kwh
+        if self.loaded is not None:
+            extra.update(time_premium=self.loaded.time_premium, pipeline=self.loaded.pipeline)
         assert self.current is not None
         return Answers(
             current=self.current, targets=self.active_targets,
-            workload=build_workload(self.workload),
+            workload=build_workload(self.workload, self.loaded.workload if self.loaded else None),
             prices={g: p for g, p in self.quotes.items() if g in self.gpus()},
-            power_cap_kw=self.power_cap_kw, stack=stack, **extra)
+            power_cap_kw=self.power_cap_kw, stack=stack, configs=self.configs, **extra)
 
     @property
     def active_targets(self) -> list[str]:

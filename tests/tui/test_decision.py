@@ -10,16 +10,19 @@ import pytest
 from textual.widgets import DataTable, Input
 
 from advisor.tui.export import load_report, state_from_report
+from advisor.tui.screens.configs import ConfigsScreen
 from advisor.tui.screens.export import ExportScreen
 from advisor.tui.screens.performance import PerformanceScreen
 from advisor.tui.screens.probes import ProbesScreen
 from advisor.tui.screens.verdict import VerdictScreen
 
 SIZE = (120, 40)
+LAST = VerdictScreen.STEP
 
 
 async def walk_to_verdict(app, pilot) -> None:
-    """From Welcome on the GPU box: defaults, B200 + MI300X, a fake probe run."""
+    """From Welcome on the GPU box: defaults, B200 + MI300X, a fake probe run, default
+    configuration options."""
     await pilot.pause()
     for _ in range(5):
         await pilot.press("ctrl+n")
@@ -31,6 +34,10 @@ async def walk_to_verdict(app, pilot) -> None:
     await app.workers.wait_for_complete()
     await pilot.pause()
     assert isinstance(app.screen, PerformanceScreen)
+    await pilot.press("ctrl+n")
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    assert isinstance(app.screen, ConfigsScreen)
     await pilot.press("ctrl+n")
     await pilot.pause()
     assert isinstance(app.screen, VerdictScreen)
@@ -64,7 +71,7 @@ async def test_gpu_box_full_path_then_export(make_app, ready_state, tmp_path):
 
 
 async def test_export_can_be_cancelled(make_app, ready_state, tmp_path):
-    app = make_app(state=ready_state(probe_source="catalog", reached=7), start=7)
+    app = make_app(state=ready_state(probe_source="catalog", reached=LAST), start=LAST)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await app.workers.wait_for_complete()
@@ -80,7 +87,7 @@ async def test_resume_shows_the_saved_verdict_without_recomputing(make_app, read
     from advisor.tui.export import export_report
 
     app = make_app(state=ready_state(probe_source="catalog", quotes={"b200-sxm": 4.25},
-                                     reached=7), start=6)
+                                     reached=LAST), start=PerformanceScreen.STEP)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await app.workers.wait_for_complete()
@@ -91,7 +98,7 @@ async def test_resume_shows_the_saved_verdict_without_recomputing(make_app, read
     resumed = state_from_report(load_report(path))
     assert resumed.quotes == {"b200-sxm": 4.25} and resumed.targets == ["b200-sxm"]
     saved = resumed.decision
-    app = make_app(state=resumed, start=7)
+    app = make_app(state=resumed, start=LAST)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, VerdictScreen)
@@ -100,7 +107,7 @@ async def test_resume_shows_the_saved_verdict_without_recomputing(make_app, read
         assert "b200-sxm" in text
         # Going back and changing an answer makes a fresh decision.
         await pilot.press("escape")
-        assert isinstance(app.screen, PerformanceScreen)
+        assert isinstance(app.screen, ConfigsScreen)
         assert app.state.decision is saved
         app.state.quotes["b200-sxm"] = 3.0
         await pilot.press("ctrl+n")
@@ -114,7 +121,7 @@ async def test_resume_shows_the_saved_verdict_without_recomputing(make_app, read
 async def test_performance_table_has_a_row_per_gpu_and_seq_len(make_app, ready_state):
     state = ready_state(probe_source="catalog", targets=["b200-sxm", "h200-sxm"],
                         workload={"seq_lens": (2048, 4096, 8192)})
-    app = make_app(state=state, start=6)
+    app = make_app(state=state, start=PerformanceScreen.STEP)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await app.workers.wait_for_complete()
@@ -124,17 +131,17 @@ async def test_performance_table_has_a_row_per_gpu_and_seq_len(make_app, ready_s
 
 
 async def test_unprojectable_answers_say_so(make_app, ready_state):
-    state = ready_state(targets=["v100-sxm2"], workload={"precision": "fp8"}, reached=7)
-    app = make_app(state=state, start=6)
+    state = ready_state(targets=["v100-sxm2"], workload={"precision": "fp8"}, reached=LAST)
+    app = make_app(state=state, start=PerformanceScreen.STEP)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        assert "Cannot project" in str(app.screen.query_one("#decide-error").render())
+        assert "Cannot project" in str(app.screen.query_one("#compute-error").render())
         await pilot.press("ctrl+n")
         assert isinstance(app.screen, PerformanceScreen)
 
 
 async def test_palette_commands_and_screenshot(make_app, ready_state, tmp_path):
-    app = make_app(state=ready_state(probe_source="catalog", reached=7), start=7)
+    app = make_app(state=ready_state(probe_source="catalog", reached=LAST), start=LAST)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         await app.workers.wait_for_complete()
@@ -215,3 +222,48 @@ async def test_import_a_probe_record_from_another_box(make_app, ready_state, tmp
         assert app.state.probe_source == "import"
         assert app.state.probe_record == record
         assert app.screen.query_one("#probe-results", DataTable).row_count == 5
+
+
+async def test_resume_keeps_what_the_form_does_not_show(make_app, catalog, tmp_path):
+    """A report made by the CLI carries fields the wizard has no control for; editing one
+    answer in the wizard must not drop them (nor the answers' time premium)."""
+    from advisor.core.answers import Answers
+    from advisor.core.decide import decide
+    from advisor.core.report import build_report, report_to_toml
+    from advisor.core.workload import Workload
+    from advisor.tui.export import provenance
+    from advisor.tui.screens.workload import WorkloadScreen
+
+    workload = Workload(model="mixtral-8x7b", seq_lens=[4096, 8192], gpus=16, nodes=2, pp=2,
+                        cp=2, ep=2, global_batch=32, optimizer="adamw8bit", fused_kernels=True,
+                        packed_doc_len=1024, zero_stage=1, token_budget=2e11)
+    answers = Answers(current="h100-sxm", targets=["b200-sxm"], workload=workload,
+                      time_premium=0.25)
+    path = tmp_path / "cli.toml"
+    path.write_text(report_to_toml(build_report(decide(answers, catalog, {}), catalog, {},
+                                                provenance())), encoding="utf-8")
+    app = make_app(state=state_from_report(load_report(path)), start=LAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        saved = app.state.decision
+        jump = next(c for c in app.get_system_commands(app.screen)
+                    if c.title == "Go to step 2: Workload")
+        jump.callback()
+        await pilot.pause()
+        assert isinstance(app.screen, WorkloadScreen)
+        kept = str(app.screen.query_one("#kept").render())
+        assert "global batch 32" in kept and "pp 2" in kept and "fused kernels" in kept
+        field = app.screen.query_one("#micro_batch", Input)
+        field.focus()
+        field.value = ""
+        await pilot.press("2")
+        assert field.value == "2", app.focused
+        while not isinstance(app.screen, PerformanceScreen):
+            await pilot.press("ctrl+n")
+            await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        decision = app.state.decision
+        assert decision is not None and decision is not saved
+        assert decision.answers.time_premium == 0.25
+        assert decision.answers.workload == workload.model_copy(update={"micro_batch": 2})

@@ -7,6 +7,11 @@ from __future__ import annotations
 
 from textual.pilot import Pilot
 
+from advisor.core.configs import ConfigOptions
+from advisor.tui.screens.configs import ConfigsScreen
+from advisor.tui.screens.performance import PerformanceScreen
+from advisor.tui.screens.verdict import VerdictScreen
+
 SIZE = (120, 40)
 
 
@@ -61,10 +66,22 @@ def test_probes_after_run(snap_compare, make_app, ready_state):
 def test_performance(snap_compare, make_app, ready_state):
     state = ready_state(probe_source="catalog", targets=["b200-sxm", "h200-sxm"],
                         workload={"seq_lens": (2048, 8192, 32768)})
-    assert snap_compare(make_app(state=state, start=6), terminal_size=SIZE, run_before=settle)
+    assert snap_compare(make_app(state=state, start=PerformanceScreen.STEP), terminal_size=SIZE,
+                        run_before=settle)
+
+
+def test_configs(snap_compare, make_app, ready_state):
+    """A cap and a deadline, so the limits column and a late configuration show."""
+    state = ready_state(probe_source="catalog", targets=["b200-sxm", "h200-sxm"],
+                        quotes={"b200-sxm": 4.5}, power_cap_kw=3.0,
+                        configs=ConfigOptions(counts=[4, 8, 16], deadline_days=60),
+                        reached=ConfigsScreen.STEP)
+    assert snap_compare(make_app(state=state, start=ConfigsScreen.STEP), terminal_size=SIZE,
+                        run_before=settle)
 
 
 def test_verdict(snap_compare, make_app, ready_state):
     state = ready_state(probe_source="catalog", targets=["b200-sxm", "h200-sxm"],
-                        quotes={"b200-sxm": 4.5}, reached=7)
-    assert snap_compare(make_app(state=state, start=7), terminal_size=SIZE, run_before=settle)
+                        quotes={"b200-sxm": 4.5}, reached=VerdictScreen.STEP)
+    assert snap_compare(make_app(state=state, start=VerdictScreen.STEP), terminal_size=SIZE,
+                        run_before=settle)

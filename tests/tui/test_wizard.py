@@ -7,6 +7,7 @@ import asyncio
 from textual.widgets import DataTable, Input
 
 from advisor.tui.runner import FakeProbeRunner
+from advisor.tui.screens.configs import ConfigsScreen
 from advisor.tui.screens.gates import DtypeScreen, SoftwareScreen
 from advisor.tui.screens.performance import PerformanceScreen
 from advisor.tui.screens.probes import ProbesScreen
@@ -61,6 +62,10 @@ async def test_cpu_only_box_picks_current_gpu_and_reaches_probes(make_app, cpu_b
         assert isinstance(app.screen, PerformanceScreen)
         decision = app.state.decision
         assert decision is not None and decision.answers.stack == app.state.stack
+        await pilot.press("ctrl+n")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, ConfigsScreen)
         await pilot.press("ctrl+n")
         assert isinstance(app.screen, VerdictScreen)
         assert app.state.decision is decision, "Verdict reuses the Performance decision"

@@ -6,7 +6,7 @@ Back never loses work and Next only has to ask `ready()`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -16,14 +16,13 @@ from textual.events import Resize
 from textual.screen import Screen
 from textual.widgets import Footer, LoadingIndicator, Static
 
-from advisor.tui.state import STEPS, Context
+from advisor.tui.state import STEPS, Computed, Context
 from advisor.tui.widgets.stepper import NavBar, StepHeader
 
 NARROW = 110
 """Below this many columns, side-by-side panels stack (80×24 must stay usable)."""
 
 if TYPE_CHECKING:
-    from advisor.core.decide import Decision
     from advisor.tui.app import AdvisorApp
 
 
@@ -120,52 +119,82 @@ class StepScreen(Screen[None]):
             self.wizard.goto(self.STEP - 1)
 
 
-class DecisionScreen(StepScreen):
-    """A step that renders the Decision: asks the app for it on mount, shows it when ready.
+class ComputedScreen(StepScreen):
+    """A step that shows what the app computes from the answers in a worker: a loading
+    indicator until the result arrives, then the result or why it cannot be computed.
 
-    The app computes the decision once per set of answers (in a worker) and
-    hands the same object to Performance and Verdict.
+    The app caches each result against the answers it came from, so a revisit with
+    nothing changed shows it at once.
     """
 
-    def compose_body(self) -> ComposeResult:
-        yield LoadingIndicator(id="deciding")
-        yield Static("", id="decide-error", markup=True)
-        with Container(id="decision"):
-            yield from self.compose_decision()
+    COMPUTES: ClassVar[Computed]
+    FIX_HINT: ClassVar[str] = "Go back (esc) and change them."
 
-    def compose_decision(self) -> ComposeResult:
+    def compose_body(self) -> ComposeResult:
+        yield from self.compose_inputs()
+        yield LoadingIndicator(id="computing")
+        yield Static("", id="compute-error", markup=True)
+        with Container(id="result"):
+            yield from self.compose_result()
+
+    def compose_inputs(self) -> ComposeResult:
+        yield from ()
+
+    def compose_result(self) -> ComposeResult:
         yield from ()
 
     def on_mount(self) -> None:
-        self._ask()
+        self.ask()
 
     def refresh_view(self) -> None:
-        self._ask()
+        self.ask()
         super().refresh_view()
 
-    def _ask(self) -> None:
-        self.query_one("#deciding").display = True
-        self.query_one("#decision").display = False
-        self.query_one("#decide-error").display = False
-        self.wizard.request_decision()
+    def ask(self) -> None:
+        """Hide the old result and ask the app for the one the answers now call for."""
+        self.query_one("#computing").display = True
+        self.query_one("#result").display = False
+        self.query_one("#compute-error").display = False
+        self.request()
 
-    def show_decision(self, decision: Decision) -> None:
-        self.query_one("#deciding").display = False
-        self.query_one("#decision").display = True
-        self.render_decision(decision)
+    def request(self) -> None:
+        self.wizard.request(self.COMPUTES)
+
+    @property
+    def shown(self) -> bool:
+        return bool(self.query_one("#result").display)
+
+    def show_result(self, result: Any) -> None:
+        self.query_one("#computing").display = False
+        self.query_one("#compute-error").display = False
+        self.query_one("#result").display = True
+        self.render_result(result)
         self.refresh_nav()
 
-    def show_error(self, message: str) -> None:
-        self.query_one("#deciding").display = False
-        error = self.query_one("#decide-error", Static)
-        error.display = True
-        error.update(Content.assemble(("Cannot project these answers: ", "bold $error"), message,
-                                      "\n\nGo back (esc) and change them."))
-
-    def render_decision(self, decision: Decision) -> None:
+    def render_result(self, result: Any) -> None:
         raise NotImplementedError
 
+    def show_error(self, message: str) -> None:
+        self.show_message(Content.assemble(("Cannot project these answers: ", "bold $error"),
+                                           message, f"\n\n{self.FIX_HINT}"))
+
+    def show_message(self, message: str | Content) -> None:
+        """In place of the result: why there is none (markup, or Content kept as is)."""
+        self.query_one("#computing").display = False
+        self.query_one("#result").display = False
+        error = self.query_one("#compute-error", Static)
+        error.display = True
+        error.update(message)
+        self.refresh_nav()
+
+
+class DecisionScreen(ComputedScreen):
+    """A step that renders the Decision: the app decides once per set of answers and hands
+    the same object to Performance and Verdict."""
+
+    COMPUTES = "decision"
+
     def ready(self) -> tuple[bool, str]:
-        if self.state.decision is None or self.query_one("#decision").display is False:
+        if self.state.decision is None or not self.shown:
             return False, "projecting…"
         return True, ""

@@ -61,14 +61,14 @@ def evidence_line(decision: Decision) -> str:
 class PerformanceScreen(DecisionScreen):
     STEP = 6
 
-    def compose_decision(self) -> ComposeResult:
+    def compose_result(self) -> ComposeResult:
         yield Static("", id="perf-summary", markup=True)
         with Horizontal(id="perf"):
             yield DataTable(id="sweep", cursor_type="row", zebra_stripes=True)
             yield Static("", id="chart", markup=True)
         yield Static("", id="evidence", markup=True)
 
-    def render_decision(self, decision: Decision) -> None:
+    def render_result(self, decision: Decision) -> None:
         w = decision.answers.workload
         self.query_one("#perf-summary", Static).update(
             f"[b]{w.model.name}[/b] {w.mode}, {w.gpus} GPUs, {w.precision}, micro-batch "

@@ -1,4 +1,4 @@
-"""Step 8: for each target, the decision, why, what it costs side by side, and what flips it.
+"""Step 9: for each target, the decision, why, what it costs side by side, and what flips it.
 
 From here the user exports the report (ctrl+e) or saves an SVG (ctrl+s).
 """
@@ -93,17 +93,17 @@ def card(decision: Decision, t: GpuResult, packing: bool) -> str:
 
 
 class VerdictScreen(DecisionScreen):
-    STEP = 7
+    STEP = 8
     BINDINGS: ClassVar = [
         Binding("ctrl+e", "app.export", "Export report", key_display="^e"),
         Binding("ctrl+s", "app.save_svg", "Screenshot", key_display="^s"),
     ]
 
-    def compose_decision(self) -> ComposeResult:
+    def compose_result(self) -> ComposeResult:
         yield Static("", id="verdict-summary", markup=True)
         yield VerticalScroll(id="verdicts")
 
-    def render_decision(self, decision: Decision) -> None:
+    def render_result(self, decision: Decision) -> None:
         self.query_one("#verdict-summary", Static).update("  ".join(
             f"[b]{t.gpu}[/b] [{KIND[t.verdict.kind][1]}]{KIND[t.verdict.kind][0]}[/]"
             for t in decision.targets if t.verdict) + f"   [dim]vs {decision.current.gpu} "

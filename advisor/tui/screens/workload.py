@@ -21,12 +21,13 @@ from advisor.tui.forms import (
     build_workload,
     format_count,
     format_seq_lens,
+    hidden_settings,
     packs,
-    parse_count,
+    parse_budget,
     parse_seq_lens,
 )
 from advisor.tui.screens.base import StepScreen
-from advisor.tui.widgets.field import FormField, Parsed
+from advisor.tui.widgets.field import FormField, Parsed, sync_input
 
 MODES = (("Pre-training", "pretrain"), ("Fine-tuning (full)", "finetune"),
          ("LoRA fine-tuning", "lora"), ("Inference: prefill", "prefill"),
@@ -37,7 +38,7 @@ DIMS = (("layers", "layers", 1, 1024), ("hidden", "hidden size", 64, 65536),
         ("heads", "attention heads", 1, 1024), ("kv_heads", "KV heads", 1, 1024),
         ("ffn", "FFN size", 64, 262144), ("vocab", "vocabulary", 256, 1_048_576))
 PARSERS: dict[str, Callable[[str], object]] = {"seq_lens": parse_seq_lens,
-                                               "token_budget": parse_count}
+                                               "token_budget": parse_budget}
 
 
 def _int_input(key: str, value: int, low: int, high: int) -> Input:
@@ -93,11 +94,27 @@ class WorkloadScreen(StepScreen):
                                 note="how many run the job")
                 yield FormField("token budget", Input(
                     format_count(w["token_budget"]), id="token_budget", compact=True,
-                    validators=[Parsed(parse_count)]), note="to train or serve, e.g. 300B")
+                    placeholder="none", valid_empty=True, validators=[Parsed(parse_budget)]),
+                    note="to train or serve, e.g. 300B")
+                kept = self._kept()
+                if kept:
+                    yield Static(kept, id="kept", markup=True)
 
     def on_mount(self) -> None:
         self._show_optional()
         self.query_one("#mode").focus()
+
+    def refresh_view(self) -> None:
+        """The configurations step edits the token budget too."""
+        sync_input(self.query_one("#token_budget", Input), self.state.workload["token_budget"],
+                   parse_budget, format_count)
+        super().refresh_view()
+
+    def _kept(self) -> str:
+        """What a resumed report sets that this form has no field for: kept as it was."""
+        loaded = self.state.loaded
+        kept = hidden_settings(loaded.workload) if loaded is not None else []
+        return f"[dim]kept from the report: {', '.join(kept)}[/]" if kept else ""
 
     def _dim_fields(self) -> list[FormField]:
         w = self.state.workload

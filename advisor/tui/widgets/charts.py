@@ -1,12 +1,16 @@
-"""Text charts that need no plotting library: speedup bars per sequence length."""
+"""Text charts that need no plotting library: speedup bars per sequence length, and time
+against cost for the configuration sweep."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from advisor.tui.forms import format_seq_lens
 
 if TYPE_CHECKING:
+    from advisor.core.configs import ConfigSweep
     from advisor.core.decide import Decision
 
 EIGHTHS = " ▏▎▍▌▋▊▉"
@@ -47,4 +51,73 @@ def speedup_chart(decision: Decision, width: int = 16) -> str:
             band = (f" [dim]{p.speedup_low:.2f}–{p.speedup_high:.2f}[/]"
                     if p.speedup_low is not None and p.speedup_high is not None else "")
             lines.append(f"{label} [{colour}]{drawn}[/] {p.speedup:.2f}×{band}")
+    return "\n".join(lines)
+
+
+MARKS = "◆■▲▼✚✖"
+COLOURS = ("$accent", "$success", "$primary", "$error", "$foreground", "$secondary")
+
+
+def _axis(values: list[float], cells: int, log: bool) -> Callable[[float], int]:
+    """Map a value onto 0..cells-1; a single value lands in the middle."""
+    f = math.log if log else float
+    low, high = f(min(values)), f(max(values))
+    if high - low < 1e-12:
+        return lambda v: cells // 2
+    return lambda v: round((f(v) - low) / (high - low) * (cells - 1))
+
+
+def _money(usd: float) -> str:
+    return f"${usd / 1e6:,.2f}M" if usd >= 1e6 else f"${usd / 1e3:,.1f}k" if usd >= 1e3 \
+        else f"${usd:,.0f}"
+
+
+def config_chart(sweep: ConfigSweep, highlight: str | None = None, width: int = 40,
+                 height: int = 8) -> str:
+    """Time against cost, one mark per configuration (markup): the trade-off at a glance.
+
+    Time is on a log scale, so each doubling of GPUs is a similar step. Bright
+    marks are on the Pareto front, dim ones are beaten on time, $ and kW at once;
+    ★ is the pick and the highlighted table row is drawn reversed.
+    """
+    priced = [p for p in sweep.points if p.usd is not None]
+    if not priced:
+        return "[b]Time vs cost[/b]\n[dim]no configuration has a price: quote one on Targets[/]"
+    glyph = {g: (MARKS[i % len(MARKS)], COLOURS[i % len(COLOURS)])
+             for i, g in enumerate(sweep.gpus)}
+    x = _axis([p.eta_days for p in priced], width, log=True)
+    y = _axis([p.usd or 0.0 for p in priced], height, log=False)
+    best = sweep.choice.best or sweep.choice.closest_miss
+    grid: list[list[tuple[int, str]]] = [[(0, " ")] * width for _ in range(height)]
+    deadline = sweep.choice.deadline_days
+    days = [p.eta_days for p in priced]
+    if deadline is not None and min(days) <= deadline <= max(days):
+        for cells in grid:
+            cells[x(deadline)] = (0, "[dim]┊[/]")
+    for p in priced:
+        mark, colour = glyph[p.gpu]
+        key = f"{p.gpu}:{p.gpus}"
+        if p == best:
+            mark = "★"
+        style = colour if p.pareto else f"dim {colour}"
+        rank = 1 + p.pareto + 2 * (p == best)
+        if key == highlight:
+            style, rank = f"reverse {style}", 9
+        line, col = height - 1 - y(p.usd or 0.0), x(p.eta_days)
+        if rank > grid[line][col][0]:
+            grid[line][col] = (rank, f"[{style}]{mark}[/]")
+    costs = [p.usd or 0.0 for p in priced]
+    top, bottom = _money(max(costs)), _money(min(costs))
+    pad = max(len(top), len(bottom))
+    lines = ["[b]Time vs cost[/b] [dim](time on a log scale)[/]"]
+    for i, cells in enumerate(grid):
+        label = top if i == 0 else bottom if i == height - 1 else ""
+        lines.append(f"[dim]{label.rjust(pad)} │[/]" + "".join(cell for _, cell in cells))
+    lo, hi = f"{min(days):,.1f} d", f"{max(days):,.1f} d"
+    lines.append(f"[dim]{'':>{pad}} └{'─' * width}[/]")
+    lines.append(f"[dim]{'':>{pad}}  {lo}{'ETA'.center(width - len(lo) - len(hi))}{hi}[/]")
+    legend = "  ".join(f"[{c}]{m}[/] {g}" for g, (m, c) in glyph.items())
+    lines.append(f"{legend}  ★ pick")
+    lines.append("[dim]bright: Pareto front (time, $, kW)"
+                 + ("; ┊ deadline" if deadline is not None else "") + "[/]")
     return "\n".join(lines)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from textual import on
 from textual.app import ComposeResult
@@ -62,3 +63,11 @@ class Parsed(Validator):
         except ValueError as exc:
             return self.failure(str(exc))
         return self.success()
+
+
+def sync_input(field: Input, value: object, parse: Callable[[str], object],
+               show: Callable[[Any], str]) -> None:
+    """Show a value another step changed; a field that already says it, or that holds a
+    half-typed invalid entry, is left alone."""
+    if field.is_valid and parse(field.value) != value:
+        field.value = show(value)

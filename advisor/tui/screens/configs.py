@@ -1,0 +1,264 @@
+"""Step 8: how many of which GPU. Every candidate at every GPU count, communication
+included, priced and powered for the token budget; the Pareto front over time, $ and kW;
+and the best configuration under the power cap and an optional deadline.
+
+Nothing here computes: the options are `answers.configs` (so the report carries them),
+and the app runs the sweep in a worker, cached against the answers like the decision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.markup import escape
+from textual.validation import Integer, Number
+from textual.widgets import DataTable, Input, Select, Static
+
+from advisor.core.configs import ConfigOptions
+from advisor.textfmt import fmt_num
+from advisor.tui.forms import FORM_DEFAULTS, format_count, parse_budget, parse_gpu_counts
+from advisor.tui.screens.base import ComputedScreen
+from advisor.tui.widgets.charts import config_chart
+from advisor.tui.widgets.field import FormField, Parsed, sync_input
+
+if TYPE_CHECKING:
+    from advisor.core.configs import ConfigPoint, ConfigSweep
+
+OBJECTIVES = (("cheapest", "cost"), ("fastest", "time"))
+OPTIONS: dict[str, tuple[str, Callable[[str], Any]]] = {
+    "counts": ("counts", lambda text: list(parse_gpu_counts(text))),
+    "per-node": ("gpus_per_node", int),
+    "deadline": ("deadline_days", lambda text: float(text) if text else None),
+}
+"""Input id -> (ConfigOptions field, parser of the already validated text)."""
+COLUMNS = ("", "GPU", "N", "Ktok/s", "scaling", "comm", "ETA d", "$", "GPU-d eq", "kW", "kWh",
+           "$/GPU-h")
+"""Sized to their contents; a "limits" column follows when there is a cap or a deadline."""
+
+
+def point_key(p: ConfigPoint) -> str:
+    return f"{p.gpu}:{p.gpus}"
+
+
+def _limits(p: ConfigPoint) -> Text:
+    over = [w for w, ok in (("> cap", p.meets_power_cap), ("late", p.meets_deadline))
+            if ok is False]
+    if over:
+        return Text(", ".join(over), style="bold red")
+    met = p.meets_power_cap or p.meets_deadline
+    return Text("meets" if met else "-", style="green" if met else "dim")
+
+
+def has_limits(sweep: ConfigSweep) -> bool:
+    return sweep.choice.power_cap_kw is not None or sweep.choice.deadline_days is not None
+
+
+def config_rows(sweep: ConfigSweep) -> list[tuple[str, list[str | Text]]]:
+    """(row key, cells): ★ marks the pick, ● the Pareto front; your prices vs defaults."""
+    pick = sweep.choice.best
+    limits = has_limits(sweep)
+    rows: list[tuple[str, list[str | Text]]] = []
+    for p in sweep.points:
+        mark = Text("★", style="bold") if p == pick else Text("●") if p.pareto else Text("")
+        price = Text("no price", style="dim") if p.usd_per_gpu_hour is None else Text(
+            f"${p.usd_per_gpu_hour:.2f} " + ("yours" if p.price_source == "user" else "default"),
+            style="" if p.price_source == "user" else "yellow")
+        gpu = Text(p.gpu + (" (now)" if p.gpu == sweep.current else ""),
+                   style="bold" if p == pick else "")
+        numbers = [str(p.gpus), fmt_num(p.tokens_per_s / 1e3, 1), f"{p.scaling_efficiency:.0%}",
+                   f"{p.comm_share:.0%}", fmt_num(p.eta_days, 1), fmt_num(p.usd, 0),
+                   fmt_num(p.gpu_days_equiv, 1), fmt_num(p.power_kw, 1), fmt_num(p.energy_kwh, 0)]
+        rows.append((point_key(p), [mark, gpu, *(Text(n, justify="right") for n in numbers),
+                                    price, *([_limits(p)] if limits else [])]))
+    return rows
+
+
+def choice_text(sweep: ConfigSweep) -> str:
+    """The pick and why (markup), or that nothing meets the limits and what comes closest."""
+    c = sweep.choice
+    what = "cheapest" if c.objective == "cost" else "fastest"
+
+    def figures(p: ConfigPoint) -> str:
+        usd = f", ${fmt_num(p.usd, 0)}" if p.usd is not None else ""
+        nodes = f" on {p.nodes} nodes" if p.nodes > 1 else ""
+        return (f"[b]{p.label}[/b]{nodes}: {fmt_num(p.eta_days, 1)} days{usd}, "
+                f"{fmt_num(p.power_kw, 1)} kW")
+
+    if c.best is not None:
+        head = f"[b $success]★ Best ({what})[/] {figures(c.best)}"
+    elif c.closest_miss is not None:
+        head = f"[b $warning]None meets the limits[/]; closest miss {figures(c.closest_miss)}"
+    else:
+        head = "[b $error]No configuration could be projected[/] (why: see the notes below)"
+    return f"{head}\n[dim]{escape(c.reason)}[/]"
+
+
+def notes_text(sweep: ConfigSweep) -> str:
+    """Legend, what was not projected and why, then the sweep's assumptions (markup)."""
+    lines = [f"[b]Columns[/b] [dim]N GPUs; scaling = per-GPU rate over the smallest count "
+             f"that runs; comm = exposed communication share of a step; GPU-d eq = $ in "
+             f"{sweep.current} GPU-days; ● Pareto front; ★ pick[/]"]
+    if sweep.skipped:
+        why: dict[str, list[str]] = {}
+        for s in sweep.skipped:
+            why.setdefault(s.reason, []).append(f"{s.gpus}x {s.gpu}")
+        lines.append("[b]Not projected[/b]")
+        lines += [f"  – {', '.join(who)}: {escape(reason)}" for reason, who in why.items()]
+    lines.append("[b]Assumptions[/b]")
+    lines += [f"  – {escape(a)}" for a in sweep.assumptions]
+    return "\n".join(lines)
+
+
+class ConfigsScreen(ComputedScreen):
+    STEP = 7
+    COMPUTES = "sweep"
+    FIX_HINT = "Change the options above, or go back (esc) and change the answers."
+
+    @property
+    def options(self) -> ConfigOptions:
+        return self.state.configs or ConfigOptions()
+
+    def _budget(self) -> float | None:
+        budget: float | None = self.state.workload.get("token_budget",
+                                                       FORM_DEFAULTS["token_budget"])
+        return budget
+
+    def compose_inputs(self) -> ComposeResult:
+        opts = self.options
+        yield Static("How many of which GPU? Each candidate at each count, communication "
+                     "included, for the whole token budget.", classes="prompt")
+        with Horizontal(id="cfg-form"):
+            with Vertical():
+                yield FormField("GPU counts", Input(
+                    ", ".join(map(str, opts.gpu_counts())), id="counts", compact=True,
+                    validators=[Parsed(parse_gpu_counts)]), note="to try, e.g. 4, 8, 16")
+                yield FormField("GPUs per node", Input(
+                    str(opts.gpus_per_node), id="per-node", type="integer", compact=True,
+                    validators=[Integer(minimum=1, maximum=72)]),
+                    note="NVLink inside, the NIC across")
+                yield FormField("token budget", Input(
+                    format_count(self._budget()), id="cfg-budget", compact=True,
+                    placeholder="e.g. 300B", valid_empty=True, validators=[Parsed(parse_budget)]),
+                    note="tokens to train or serve", id="budget-field")
+            with Vertical():
+                yield FormField("deadline days", Input(
+                    "" if opts.deadline_days is None else f"{opts.deadline_days:g}",
+                    id="deadline", type="number", compact=True, placeholder="none",
+                    valid_empty=True, validators=[Number(minimum=0.01, maximum=36500)]),
+                    note="optional")
+                yield FormField("best is the", Select(
+                    OBJECTIVES, value=opts.objective, id="objective", allow_blank=False,
+                    compact=True), note="within the limits")
+                yield FormField("power cap", note=self._cap_note(), id="cap-field")
+
+    def compose_result(self) -> ComposeResult:
+        yield Static("", id="cfg-best", markup=True)
+        yield DataTable(id="cfg-table", cursor_type="row", zebra_stripes=True)
+        with VerticalScroll(id="cfg-more"), Horizontal(id="cfg-panels"):
+            yield Static("", id="cfg-chart", markup=True)
+            yield Static("", id="cfg-notes", markup=True)
+
+    def on_mount(self) -> None:
+        """The counts first: typing replaces them, and the table follows as you type."""
+        self.query_one("#counts").focus()
+
+    def _cap_note(self) -> str:
+        cap = self.state.power_cap_kw
+        return f"{cap:g} kW [dim](set on Targets)[/]" if cap is not None \
+            else "[dim]none (set on Targets)[/]"
+
+    def refresh_view(self) -> None:
+        """Targets or Workload may have changed the cap or the budget since the last visit."""
+        self.query_one("#cap-field", FormField).set_note(self._cap_note())
+        sync_input(self.query_one("#cfg-budget", Input), self._budget(), parse_budget,
+                   format_count)
+        super().refresh_view()
+
+    def request(self) -> None:
+        """Visiting the step chooses its options (a resumed report may have had none), so the
+        report has them; with no token budget there is nothing to sweep, so say so instead."""
+        if self.state.configs is None:
+            self.state.configs = ConfigOptions()
+        if self._budget() is None:
+            self.show_message("[b $warning]No token budget yet.[/] Type one above (tokens to "
+                                 "train or serve, e.g. 300B) to sweep GPU counts; Next goes on "
+                                 "to the verdict without a sweep.")
+            self.query_one("#cfg-budget").focus()
+            return
+        self.wizard.request(self.COMPUTES)
+
+    def render_result(self, sweep: ConfigSweep) -> None:
+        self.query_one("#cfg-best", Static).update(choice_text(sweep))
+        table = self.query_one("#cfg-table", DataTable)
+        keep = self._highlighted()
+        table.clear(columns=True)
+        table.add_columns(*COLUMNS, *(["limits"] if has_limits(sweep) else []))
+        for key, cells in config_rows(sweep):
+            table.add_row(*cells, key=key)
+        pick = sweep.choice.best or sweep.choice.closest_miss
+        target = keep if keep in table.rows else (point_key(pick) if pick else None)
+        if target is not None and target in table.rows:
+            table.move_cursor(row=table.get_row_index(target))
+        self._draw_chart()
+        self.query_one("#cfg-notes", Static).update(notes_text(sweep))
+
+    def _highlighted(self) -> str | None:
+        table = self.query_one("#cfg-table", DataTable)
+        if not table.row_count:
+            return None
+        return table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+
+    def _draw_chart(self) -> None:
+        if self.state.sweep is not None:
+            self.query_one("#cfg-chart", Static).update(
+                config_chart(self.state.sweep, self._highlighted()))
+
+    @on(DataTable.RowHighlighted, "#cfg-table")
+    def _row(self) -> None:
+        self._draw_chart()
+
+    @on(Input.Changed)
+    def _typed(self, event: Input.Changed) -> None:
+        result = event.validation_result
+        if result is None or result.is_valid:
+            key = event.input.id
+            if key == "cfg-budget":
+                self._set_budget(parse_budget(event.value))
+            elif key in OPTIONS:
+                field, parse = OPTIONS[key]
+                self._set_option(field, parse(event.value))
+        self.refresh_nav()
+
+    @on(Select.Changed, "#objective")
+    def _objective(self, event: Select.Changed) -> None:
+        self._set_option("objective", event.value)
+
+    def _set_budget(self, budget: int | None) -> None:
+        if budget != self._budget():
+            self.state.workload["token_budget"] = budget
+            self.request()
+
+    def _set_option(self, field: str, value: object) -> None:
+        """Replace one option and sweep again; an unchanged value (each input reports once
+        as it mounts, and "1, 2, 4" is what counts=None means) leaves the options alone."""
+        opts = self.options
+        current = opts.gpu_counts() if field == "counts" else getattr(opts, field)
+        if value == current:
+            return
+        self.state.configs = ConfigOptions.model_validate({**opts.model_dump(), field: value})
+        self.request()
+
+    def ready(self) -> tuple[bool, str]:
+        bad = [f for f in self.query(FormField) if f.has_class("-invalid")]
+        if bad:
+            return False, f"fix {bad[0].label} first"
+        if self._budget() is None:
+            return True, "no token budget: Next skips the sweep"
+        if self.query_one("#compute-error").display:
+            return True, "no sweep for these answers"
+        return True, "" if self.shown else "sweeping…"

@@ -50,11 +50,6 @@ def scenario(start: int) -> WizardState:
     )
 
 
-async def settle(pilot: Pilot[None]) -> None:
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-
 
 async def shoot(out: Path, name: str, hardware: Hardware, start: int,
                 action: Step | None = None) -> None:
@@ -63,10 +58,10 @@ async def shoot(out: Path, name: str, hardware: Hardware, start: int,
     app.theme = "textual-dark"
     app.animation_level = "none"
     async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
+        await demo.settle(pilot)
         if action is not None:
             await action(pilot)
-            await settle(pilot)
+            await demo.settle(pilot)
         app.save_screenshot(filename=name, path=str(out))
     print(out / name)
 

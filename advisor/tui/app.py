@@ -139,8 +139,14 @@ class AdvisorApp(App[None]):
             self._show_error(what, str(exc))
             return
         result, made_for = getattr(self.state, what), getattr(self.state, f"{what}_for")
-        # A result with no inputs recorded came from a resumed report: adopt it as is.
-        if result is not None and made_for in (None, inputs):
+        if result is not None and made_for is None:
+            # Results with no inputs recorded came from a resumed report, all from the same
+            # answers: they stand for the answers as loaded, before any edit.
+            for name in ENGINES:
+                if getattr(self.state, name) is not None:
+                    setattr(self.state, f"{name}_for", inputs)
+            made_for = inputs
+        if result is not None and made_for == inputs:
             self._computed(what, inputs, result)
         else:
             self.run_worker(partial(self._compute, what, inputs), thread=True, exclusive=True,
@@ -182,10 +188,9 @@ class AdvisorApp(App[None]):
         decision = state.decision
         if path is None or decision is None:
             return
-        # The sweep on screen belongs in the report only if it was made from the same answers.
-        sweep = state.sweep if state.sweep_for == state.decision_for else None
         try:
-            written = export_report(decision, self.ctx.catalog, state.probes(), path, sweep)
+            written = export_report(decision, self.ctx.catalog, state.probes(), path,
+                                    state.decision_sweep())
         except (OSError, InputError) as exc:
             self.notify(f"could not write {path}: {exc}", severity="error", title="Export")
             return

@@ -86,6 +86,12 @@ class WizardState:
         gpu = rec.stamp.device.catalog_id or self.current
         return {gpu: rec} if gpu else {}
 
+    def decision_sweep(self) -> ConfigSweep | None:
+        """The sweep, if it was made from the same answers as the decision."""
+        if self.sweep is not None and self.sweep_for == self.decision_for:
+            return self.sweep
+        return None
+
     def to_answers(self, stack: Stack | None) -> Answers:
         """The engine's Answers; the electricity price is passed only when the user gave one,
         so the decision marks the default as a default."""

@@ -13,6 +13,7 @@ from advisor.core.answers import Answers
 from advisor.core.configs import ConfigOptions, sweep_configs
 from advisor.core.decide import decide
 from advisor.core.report import build_report, report_to_toml
+from advisor.tui.demo import settle
 from advisor.tui.export import load_report, provenance, state_from_report
 from advisor.tui.forms import build_workload
 from advisor.tui.screens.configs import ConfigsScreen
@@ -24,11 +25,6 @@ from advisor.tui.widgets.field import FormField
 SIZE = (120, 40)
 STEP = ConfigsScreen.STEP
 
-
-async def settle(pilot: Pilot[None]) -> None:
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 async def retype(pilot: Pilot[None], field: Input, text: str) -> None:

@@ -9,6 +9,7 @@ import tomllib
 import pytest
 from textual.widgets import DataTable, Input
 
+from advisor.tui.demo import settle
 from advisor.tui.export import load_report, state_from_report
 from advisor.tui.screens.configs import ConfigsScreen
 from advisor.tui.screens.export import ExportScreen
@@ -261,9 +262,28 @@ async def test_resume_keeps_what_the_form_does_not_show(make_app, catalog, tmp_p
         while not isinstance(app.screen, PerformanceScreen):
             await pilot.press("ctrl+n")
             await pilot.pause()
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(pilot)
         decision = app.state.decision
         assert decision is not None and decision is not saved
         assert decision.answers.time_premium == 0.25
         assert decision.answers.workload == workload.model_copy(update={"micro_batch": 2})
+
+
+async def test_break_even_card_says_each_thing_once(make_app, ready_state):
+    """A small saving inside a band that straddles a tie: the badge says break-even, the
+    headline gives the band once, and the tie price is one sensitivity line."""
+    state = ready_state(probe_source="catalog", targets=["b200-sxm"], quotes={"b200-sxm": 2.8},
+                        reached=LAST)
+    app = make_app(state=state, start=LAST)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        decision = app.state.decision
+        assert decision is not None
+        verdict = decision.targets[0].verdict
+        assert verdict is not None and verdict.kind == "break-even"
+        assert "BREAK-EVEN" in str(app.screen.query_one("#verdict-summary").render())
+        text = str(app.screen.query_one(".verdict-card").render())
+        band = f"{verdict.cost_ratio_low:.2f}-{verdict.cost_ratio_high:.2f}x"
+        assert text.count("BREAK-EVEN") == 1 and "break-even:" not in text
+        assert text.count(band) == 1, "the band is in the headline, not again as a warning"
+        assert text.count("ties at $") == 1 and "break-even price" not in text

@@ -8,17 +8,13 @@ from __future__ import annotations
 from textual.pilot import Pilot
 
 from advisor.core.configs import ConfigOptions
+from advisor.tui.demo import settle
 from advisor.tui.screens.configs import ConfigsScreen
 from advisor.tui.screens.performance import PerformanceScreen
 from advisor.tui.screens.verdict import VerdictScreen
 
 SIZE = (120, 40)
 
-
-async def settle(pilot: Pilot[None]) -> None:
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 def test_welcome_gpu_box(snap_compare, make_app):

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 KIND = {
     "upgrade": ("UPGRADE", "$success"),
     "upgrade-for-time": ("UPGRADE FOR TIME", "$accent"),
-    "break-even": ("BREAK-EVEN", "$warning"),
+    "break-even": ("BREAK-EVEN", "$primary"),
     "hold": ("HOLD", "$warning"),
     "blocked-by-gate": ("BLOCKED", "$error"),
     "capability": ("CAPABILITY UPGRADE", "$success"),
@@ -65,24 +65,42 @@ def side_by_side(cur: GpuResult, tgt: GpuResult, seq: int) -> str:
     return render_table([f"at {seq:,} tokens", f"{cur.gpu} (now)", tgt.gpu], rows)
 
 
+def headline(label: str, text: str) -> str:
+    """The core's headline without the "break-even: " its badge already says."""
+    kind, sep, rest = text.partition(": ")
+    return rest if sep and kind.lower() == label.lower() else text
+
+
+def _states(head: str, warning: str) -> bool:
+    """Whether the headline already gives a warning's figures ("the band straddles a tie:
+    $/token 0.85-1.11x" beside a break-even headline that quotes that band)."""
+    figures = warning.partition(": ")[2]
+    return bool(figures) and figures in head
+
+
 def card(decision: Decision, t: GpuResult, packing: bool) -> str:
-    """One target's verdict as markup; core text is escaped."""
+    """One target's verdict as markup; core text is escaped, and nothing is said twice: no
+    kind before the headline, no warning the headline states, no break-even price line
+    beside a flip at that price."""
     v = t.verdict
     assert v is not None
     label, colour = KIND[v.kind]
-    out = [f"[b reverse {colour}] {label} [/] [b]{t.gpu}[/b]  {escape(v.headline)}"]
+    head = headline(label, v.headline)
+    out = [f"[b reverse {colour}] {label} [/] [b]{t.gpu}[/b]  {escape(head)}"]
     reasons = [r for r in v.reasons if r.kind not in WARNING_KINDS]
     out += [f"  • {escape(r.text)}" for r in reasons[:5]]
     out.append("")
     out.append(escape(side_by_side(decision.current, t, decision.primary_seq_len)))
     out.append("")
-    if t.break_even_usd_per_hour is not None:
+    price_flip = any(f.assumption == f"{t.gpu} price" for f in v.flips)
+    if t.break_even_usd_per_hour is not None and not price_flip:
         out.append(f"[b]break-even price[/b] ${t.break_even_usd_per_hour:.2f}/GPU-hour for "
                    f"{t.gpu}: below it the target is cheaper per token")
     if v.flips:
         out.append("[b]sensitivity[/b]")
         out += [f"  ↻ {escape(f.text)}" for f in v.flips]
-    warnings = [short(r.text) for r in v.reasons if r.kind in WARNING_KINDS]
+    warnings = [short(r.text) for r in v.reasons
+                if r.kind in WARNING_KINDS and not _states(head, r.text)]
     if packing:
         warnings.append("packed data: attention cost assumes a document mask "
                         "(Σ len² per sequence); without one it grows with the full length")
@@ -104,10 +122,14 @@ class VerdictScreen(DecisionScreen):
         yield VerticalScroll(id="verdicts")
 
     def render_result(self, decision: Decision) -> None:
-        self.query_one("#verdict-summary", Static).update("  ".join(
+        summary = "  ".join(
             f"[b]{t.gpu}[/b] [{KIND[t.verdict.kind][1]}]{KIND[t.verdict.kind][0]}[/]"
-            for t in decision.targets if t.verdict) + f"   [dim]vs {decision.current.gpu} "
-            "today; details below (scroll)[/]")
+            for t in decision.targets if t.verdict) + f"   [dim]vs {decision.current.gpu} " \
+            "today; details below (scroll)[/]"
+        sweep = self.state.decision_sweep()
+        if sweep is not None:
+            summary += f"\n[dim]configurations (step 8): {escape(sweep.choice.reason)}[/]"
+        self.query_one("#verdict-summary", Static).update(summary)
         box = self.query_one("#verdicts", VerticalScroll)
         box.remove_children()
         packing = decision.answers.workload.packed_doc_len is not None

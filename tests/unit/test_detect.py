@@ -8,12 +8,11 @@ import os
 import stat
 import subprocess
 import sys
-from importlib import resources
 from pathlib import Path
 
 import pytest
 
-from advisor.core.catalog import Catalog, build_catalog
+from advisor.core.catalog import Catalog, load_catalog
 from advisor.detect import (
     DetectedGpu,
     detect_gpus,
@@ -136,42 +135,9 @@ class TestParsers:
         assert (g.gcn_arch, g.memory_mib, g.uuid, g.driver) == ("gfx942", None, None, None)
 
 
-STUB_SOFTWARE = """
-[[package]]
-id = "torch"
-name = "PyTorch"
-kind = "framework"
-[[support]]
-package = "torch"
-arch = "sm_90"
-min_version = "2.0"
-status = "ga"
-source = ["stub"]
-retrieved = 2026-08-22
-"""
-STUB_PRICES = """
-[[price]]
-gpu = "h100-sxm"
-usd_per_hour = 2.5
-label = "stub price"
-default = true
-source = ["stub"]
-retrieved = 2026-08-22
-"""
-
-
 @pytest.fixture(scope="module")
 def gpus_catalog() -> Catalog:
-    """The shipped archs and GPUs; software and prices stubbed (matching needs only GPUs)."""
-    root = resources.files("catalog")
-    return build_catalog(
-        {
-            "archs.toml": root.joinpath("archs.toml").read_text(encoding="utf-8"),
-            "gpus.toml": root.joinpath("gpus.toml").read_text(encoding="utf-8"),
-            "software.toml": STUB_SOFTWARE,
-            "prices.toml": STUB_PRICES,
-        }
-    )
+    return load_catalog()
 
 
 class TestMatch:

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from datetime import date
-from importlib import resources
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from advisor.core.catalog import Arch, Catalog, Gpu, Peaks, build_catalog
+from advisor.core.catalog import Arch, Catalog, Gpu, Peaks, load_catalog
 from advisor.core.errors import InputError
 from advisor.core.gates.dtype import (
     PRECISIONS,
@@ -159,43 +158,11 @@ class TestCheckDtype:
         assert not set(g.missing) & set(formats)
 
 
-# ---- the shipped archs.toml and gpus.toml (software.toml and prices.toml are stubbed)
-
-STUB_SOFTWARE = """
-[[package]]
-id = "torch"
-name = "PyTorch"
-kind = "framework"
-[[support]]
-package = "torch"
-arch = "sm_90"
-min_version = "2.0"
-status = "ga"
-source = ["stub"]
-retrieved = 2026-08-22
-"""
-STUB_PRICES = """
-[[price]]
-gpu = "h100-sxm"
-usd_per_hour = 2.5
-label = "stub price"
-default = true
-source = ["stub"]
-retrieved = 2026-08-22
-"""
-
+# ---- the shipped catalog
 
 @pytest.fixture(scope="module")
 def shipped() -> Catalog:
-    root = resources.files("catalog")
-    return build_catalog(
-        {
-            "archs.toml": root.joinpath("archs.toml").read_text(encoding="utf-8"),
-            "gpus.toml": root.joinpath("gpus.toml").read_text(encoding="utf-8"),
-            "software.toml": STUB_SOFTWARE,
-            "prices.toml": STUB_PRICES,
-        }
-    )
+    return load_catalog()
 
 
 def shipped_gate(cat: Catalog, gpu_id: str, precision: str):  # type: ignore[no-untyped-def]

@@ -233,15 +233,7 @@ def _package_finding(
         return _quote(row.error.replace("<GPU name>", gpu.name))
 
     if not rows:
-        return SoftwareFinding(
-            package=package,
-            installed=installed,
-            required=None,
-            status="unknown",
-            action="",
-            message=f"no support data for {package} on {arch.id}",
-            source=[],
-        )
+        return _unknown(package, installed, f"no support data for {package} on {arch.id}")
     outcomes = [_judge(r, installed) for r in rows]
     by_kind = {k: [o for o in outcomes if o.kind == k] for k in ("ga", "beta", "upgrade")}
     shown = installed or "not installed"
@@ -492,15 +484,13 @@ def _torch_finding(
 def _unknown_package(package: str, installed: str | None, catalog: Catalog) -> SoftwareFinding:
     close = difflib.get_close_matches(package, list(catalog.packages), n=2, cutoff=0.6)
     hint = f" (did you mean {', '.join(close)}?)" if close else ""
-    return SoftwareFinding(
-        package=package,
-        installed=installed,
-        required=None,
-        status="unknown",
-        action="",
-        message=f"{package} is not in the catalog{hint}: no support data",
-        source=[],
-    )
+    return _unknown(package, installed, f"{package} is not in the catalog{hint}: no support data")
+
+
+def _unknown(package: str, installed: str | None, message: str) -> SoftwareFinding:
+    """No data is not a pass: the finding says so, and the gate treats it as unverified."""
+    return SoftwareFinding(package=package, installed=installed, required=None,
+                           status="unknown", action="", message=message, source=[])
 
 
 def _summary(

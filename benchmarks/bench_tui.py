@@ -3,11 +3,15 @@
     python benchmarks/bench_tui.py [--runs 5]
 
 First paint is measured in a fresh interpreter, from its start to the first
-step on screen, with the real effective catalog and this box's detection
-(nothing imported beforehand; hardware detection runs in a worker after the first
-paint, as in the app). Transitions press ctrl+n / esc through every
-step with the Pilot harness and time key press to the new screen's first frame. Budgets:
-first paint 0.8 s, each transition 100 ms. Exits 1 when a budget is missed.
+step on screen and settled (every message handled, every repaint written), with
+the real effective catalog and this box's detection (nothing imported beforehand;
+hardware detection runs in a worker after the first paint, as in the app); the
+first frame written is shown too. Transitions press ctrl+n / esc through every
+step with the Pilot harness and time key press to the new screen's first frame,
+after a user's pause on the first screen (the app builds the slowest steps ahead
+in that time, as it does for a real user). The app is built as `advisor` builds
+it (own_process: it tunes the garbage collector). Budgets: first paint 0.8 s,
+each transition 100 ms. Exits 1 when a budget is missed.
 """
 
 from __future__ import annotations
@@ -24,6 +28,8 @@ from typing import Any
 
 FIRST_PAINT_BUDGET_S = 0.8
 TRANSITION_BUDGET_S = 0.100
+READING_S = 3.0
+"""How long the user looks at the first screen before the first key press."""
 
 FIRST_PAINT = r"""
 import time
@@ -36,14 +42,24 @@ from advisor.tui.screens.base import StepScreen
 
 async def main():
     catalog = effective_catalog()
-    app = AdvisorApp(catalog, None, PackageProbeRunner())
+    app = AdvisorApp(catalog, None, PackageProbeRunner(), own_process=True)
+    frames = []
+    display = app._display
+
+    def timed_display(screen, renderable):
+        display(screen, renderable)
+        if renderable is not None and isinstance(screen, StepScreen):
+            frames.append(time.perf_counter() - t0)
+
+    app._display = timed_display
     async with app.run_test(size=(120, 40)) as pilot:
         while not isinstance(app.screen, StepScreen):
             await asyncio.sleep(0.001)
         await pilot.pause()
         painted = time.perf_counter() - t0
     import sys
-    print(json.dumps({"first_paint_s": painted, "torch_loaded": "torch" in sys.modules}))
+    print(json.dumps({"first_paint_s": painted, "first_frame_s": frames[0],
+                      "torch_loaded": "torch" in sys.modules}))
 
 asyncio.run(main())
 """
@@ -70,7 +86,7 @@ async def transitions() -> list[tuple[str, float]]:
     catalog = effective_catalog()
     targets = [g.id for g in catalog.gpus if g.id in ("b200-sxm", "h200-sxm")]
     state = WizardState(current="h100-sxm", targets=targets, probe_source="catalog")
-    app = AdvisorApp(catalog, demo.gpu_box(), FakeProbeRunner(), state=state)
+    app = AdvisorApp(catalog, demo.gpu_box(), FakeProbeRunner(), state=state, own_process=True)
     frames: list[tuple[float, object]] = []
     display = app._display
 
@@ -82,7 +98,7 @@ async def transitions() -> list[tuple[str, float]]:
     app._display = timed_display  # type: ignore[method-assign]
     timings: list[tuple[str, float]] = []
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
+        await pilot.pause(READING_S)
 
         async def timed(key: str, label: str) -> None:
             before = app.screen
@@ -111,10 +127,11 @@ def main() -> int:
     args = parser.parse_args()
     samples = [first_paint() for _ in range(args.runs)]
     paint = statistics.median(s["first_paint_s"] for s in samples)
+    frame = statistics.median(s["first_frame_s"] for s in samples)
     ok = paint <= FIRST_PAINT_BUDGET_S and not any(s["torch_loaded"] for s in samples)
-    print(f"first paint: median {paint * 1000:.0f} ms over {args.runs} launches "
-          f"(budget {FIRST_PAINT_BUDGET_S * 1000:.0f} ms); torch imported at startup: "
-          f"{any(s['torch_loaded'] for s in samples)}")
+    print(f"first paint: median {paint * 1000:.0f} ms settled, first frame {frame * 1000:.0f} "
+          f"ms, over {args.runs} launches (budget {FIRST_PAINT_BUDGET_S * 1000:.0f} ms "
+          f"settled); torch imported at startup: {any(s['torch_loaded'] for s in samples)}")
     worst = 0.0
     for label, seconds in asyncio.run(transitions()):
         worst = max(worst, seconds)

@@ -1,14 +1,18 @@
-"""The wizard app: owns the state, swaps step screens, and runs the one decide call.
+"""The wizard app: owns the state, swaps step screens, and runs the engine (decide, the
+configuration sweep) in workers.
 
 Every screen reads and writes `WizardState`; a screen shown again redraws from
 it, so each one shows the answers as they stand. Work that must outlive a
-screen (decide) runs on the app; a probe run belongs to its screen.
+screen (decide, sweep) runs on the app; a probe run belongs to its screen. Only
+Welcome's modules load before the first paint; the other steps' load when built.
 """
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Iterable
 from functools import partial
+from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -21,29 +25,27 @@ from textual.worker import Worker, WorkerState, get_current_worker
 
 from advisor.core.catalog import Catalog
 from advisor.core.errors import InputError
-from advisor.tui.gating import apply_gates
 from advisor.tui.hardware import Hardware, detect_hardware
 from advisor.tui.runner import ProbeRunner
 from advisor.tui.screens.base import ComputedScreen, StepScreen
-from advisor.tui.screens.configs import ConfigsScreen
-from advisor.tui.screens.export import ExportScreen
-from advisor.tui.screens.gates import DtypeScreen, SoftwareScreen
-from advisor.tui.screens.performance import PerformanceScreen
-from advisor.tui.screens.probes import ProbesScreen
-from advisor.tui.screens.targets import TargetsScreen
-from advisor.tui.screens.verdict import VerdictScreen
 from advisor.tui.screens.welcome import WelcomeScreen
-from advisor.tui.screens.workload import WorkloadScreen
-from advisor.tui.state import STEPS, Computed, Context, Inputs, WizardState
+from advisor.tui.state import STEP_IDS, STEPS, Computed, Context, Inputs, WizardState
 
 if TYPE_CHECKING:
     from advisor.core.configs import ConfigSweep
     from advisor.core.decide import Decision
 
-SCREENS: tuple[type[StepScreen], ...] = (
-    WelcomeScreen, WorkloadScreen, TargetsScreen, DtypeScreen, SoftwareScreen, ProbesScreen,
-    PerformanceScreen, ConfigsScreen, VerdictScreen,
-)
+SCREENS = ("welcome.WelcomeScreen", "workload.WorkloadScreen", "targets.TargetsScreen",
+           "gates.DtypeScreen", "gates.SoftwareScreen", "probes.ProbesScreen",
+           "performance.PerformanceScreen", "configs.ConfigsScreen", "verdict.VerdictScreen")
+"""Each step's screen class, as module.Class under advisor.tui.screens, in STEPS order."""
+
+
+def screen_class(step: int) -> type[StepScreen]:
+    """A step's screen class, its module imported on first use."""
+    module, _, name = SCREENS[step].rpartition(".")
+    cls: type[StepScreen] = getattr(import_module(f"advisor.tui.screens.{module}"), name)
+    return cls
 
 
 def _decide(inputs: Inputs, catalog: Catalog) -> Decision:
@@ -58,6 +60,12 @@ def _sweep(inputs: Inputs, catalog: Catalog) -> ConfigSweep:
     return sweep_configs(inputs[0], catalog, inputs[1])
 
 
+AHEAD = tuple(STEP_IDS.index(s) for s in ("workload", "targets", "configs"))
+"""Steps built before they are reached, the slowest to build first (forms, the catalog
+table, price fields), so that a first showing is about as quick as a revisit. None of
+them depends on the hardware, which may still be being detected."""
+AHEAD_AFTER_S = 0.5
+"""Long enough after launch that building ahead never delays the first paint."""
 ENGINES: dict[str, Callable[[Inputs, Catalog], object]] = {"decision": _decide, "sweep": _sweep}
 """How each computed result is made; a worker group of the same name runs it."""
 
@@ -72,8 +80,12 @@ class AdvisorApp(App[None]):
 
     def __init__(self, catalog: Catalog, hardware: Hardware | None, runner: ProbeRunner,
                  state: WizardState | None = None, start: int = 0,
-                 screenshot_dir: Path | None = None, export_dir: Path | None = None) -> None:
+                 screenshot_dir: Path | None = None, export_dir: Path | None = None,
+                 own_process: bool = False) -> None:
+        """`own_process`: the app is the process (`advisor`), so it may tune the garbage
+        collector; tests and scripts that run many apps in one process leave it alone."""
         super().__init__()
+        self.own_process = own_process
         self.ctx = Context(catalog=catalog, hardware=hardware or Hardware(pending=True),
                            runner=runner, state=state or WizardState())
         self.start = start
@@ -94,6 +106,40 @@ class AdvisorApp(App[None]):
         self.goto(self.start)
         if self.ctx.hardware.pending:
             self._detect()
+        self.set_timer(AHEAD_AFTER_S, self._build_ahead)
+
+    def _build_ahead(self) -> None:
+        """While the user reads the first screen, do what later steps would otherwise do on
+        a key press: build the slowest screens off screen (composed and mounted as Textual
+        does on a first push, not shown), one per call; then import the other steps'
+        modules, and the engine in a thread."""
+        for step in AHEAD:
+            name = f"step-{step}"
+            if not self.is_screen_installed(name):
+                self.install_screen(screen_class(step)(self.ctx, ahead=True), name=name)
+                self._get_screen(name)  # registers it: compose and mount, no layout or paint
+                self.set_timer(0.05, self._build_ahead)
+                return
+        for step in range(len(STEPS)):
+            screen_class(step)
+        self._load_engine()
+
+    @work(thread=True, group="ahead", description="load the engine")
+    def _load_engine(self) -> None:
+        """numpy and the engine's models (~150 ms), so the first decision does not wait."""
+        import_module("advisor.core.answers")
+        import_module("advisor.core.decide")
+        if self.own_process:
+            self.call_from_thread(self._settle_gc)
+
+    def _settle_gc(self) -> None:
+        """The long-lived objects (Textual, the catalog, the screens, numpy) go to the
+        collector's permanent generation, and it runs less often: a full collection over
+        them took 40-60 ms, enough to push a step transition over budget whenever one fell
+        on a key press."""
+        gc.collect()
+        gc.freeze()
+        gc.set_threshold(10_000, 20, 20)
 
     @work(thread=True, exclusive=True, group="detect", description="detect hardware")
     def _detect(self) -> None:
@@ -110,11 +156,13 @@ class AdvisorApp(App[None]):
         visit and kept: a revisit redraws what the state changed (`refresh_view`), which
         is several times faster than composing the form or catalog table again."""
         self.state.reached = max(self.state.reached, step)
-        if step > SoftwareScreen.STEP:
+        if step > STEP_IDS.index("software"):
+            from advisor.tui.gating import apply_gates
+
             apply_gates(self.ctx, "software")
         name = f"step-{step}"
         if not self.is_screen_installed(name):
-            self.install_screen(SCREENS[step](self.ctx), name=name)
+            self.install_screen(screen_class(step)(self.ctx), name=name)
         if isinstance(self.screen, StepScreen):
             self.switch_screen(name)
         else:
@@ -179,6 +227,8 @@ class AdvisorApp(App[None]):
         if self.state.decision is None:
             self.notify("Nothing to export yet: reach Performance first.", severity="warning")
             return
+        from advisor.tui.screens.export import ExportScreen
+
         self.push_screen(ExportScreen(self.export_dir / "advisor-report.toml"), self._export)
 
     def _export(self, path: Path | None) -> None:
@@ -236,6 +286,7 @@ def run_app(resume: Path | None = None) -> int:
         from advisor.tui.export import load_report, state_from_report
 
         state, start = state_from_report(load_report(resume)), len(STEPS) - 1
-    app = AdvisorApp(catalog, None, PackageProbeRunner(), state=state, start=start)
+    app = AdvisorApp(catalog, None, PackageProbeRunner(), state=state, start=start,
+                     own_process=True)
     app.run()
     return app.return_code or 0

@@ -13,9 +13,10 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
-from advisor.core.probe_record import ProbeRecord, parse_probe_record
+if TYPE_CHECKING:
+    from advisor.core.probe_record import ProbeRecord
 
 ProbeMode = Literal["quick", "full"]
 
@@ -70,6 +71,7 @@ class PackageProbeRunner:
 
     def run(self, mode: ProbeMode, on_progress: ProgressCallback,
             should_stop: StopFlag) -> ProbeRecord:
+        from advisor.core.probe_record import parse_probe_record
         from probes.plan import SuiteConfig
         from probes.runner import Progress, run_suite
 
@@ -137,6 +139,8 @@ class FakeProbeRunner:
 
     def run(self, mode: ProbeMode, on_progress: ProgressCallback,
             should_stop: StopFlag) -> ProbeRecord:
+        from advisor.core.probe_record import parse_probe_record
+
         steps = self._steps(mode)
         record: dict[str, Any] = {
             "schema": "advisor.probe-record", "version": 1, "complete": False,

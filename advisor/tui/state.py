@@ -2,7 +2,8 @@
 
 Every step screen reads and writes this object; nothing else holds answers.
 It stays free of Textual so it can be unit-tested and turned into the
-engine's `Answers` when the user reaches Performance.
+engine's `Answers` when the user reaches Performance. The engine's models load
+when first needed, not before the first paint.
 """
 
 from __future__ import annotations
@@ -10,17 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from advisor.core.answers import Answers
 from advisor.core.catalog import Catalog
-from advisor.core.configs import ConfigOptions, ConfigSweep
-from advisor.core.probe_record import ProbeRecord
 from advisor.core.stack import Stack
-from advisor.tui.forms import build_workload
 from advisor.tui.hardware import Hardware
 from advisor.tui.runner import ProbeRunner
 
 if TYPE_CHECKING:
+    from advisor.core.answers import Answers
+    from advisor.core.configs import ConfigOptions, ConfigSweep
     from advisor.core.decide import Decision  # numpy: loaded when Performance is first shown
+    from advisor.core.probe_record import ProbeRecord
 
 STEPS: tuple[tuple[str, str], ...] = (
     ("welcome", "Welcome"),
@@ -38,7 +38,7 @@ STEP_IDS = tuple(s for s, _ in STEPS)
 ProbeSource = Literal["run", "catalog", "import"]
 Computed = Literal["decision", "sweep"]
 """What the app computes from the answers; each is a WizardState field, with `<name>_for`."""
-Inputs = tuple[Answers, dict[str, ProbeRecord]]
+Inputs = tuple["Answers", dict[str, "ProbeRecord"]]
 """What the engine computes from: the answers and the probe records. Results are cached
 against the Inputs they came from; a mismatch means compute again."""
 
@@ -64,9 +64,9 @@ class WizardState:
     """The stack to judge; None means this box's. A resumed report brings its own."""
     decision: Decision | None = None
     decision_for: Inputs | None = None
-    configs: ConfigOptions | None = field(default_factory=ConfigOptions)
-    """The configurations step's options, in the answers from the start so that visiting
-    the step with them unchanged keeps the decision. None: a resumed report had none."""
+    configs: ConfigOptions | None = None
+    """The configurations step's options; None: the defaults. They are in the answers from
+    the start, so visiting the step and changing nothing keeps the decision."""
     sweep: ConfigSweep | None = None
     sweep_for: Inputs | None = None
     loaded: Answers | None = None
@@ -92,9 +92,17 @@ class WizardState:
             return self.sweep
         return None
 
+    def config_options(self) -> ConfigOptions:
+        from advisor.core.configs import ConfigOptions
+
+        return self.configs or ConfigOptions()
+
     def to_answers(self, stack: Stack | None) -> Answers:
         """The engine's Answers; the electricity price is passed only when the user gave one,
         so the decision marks the default as a default."""
+        from advisor.core.answers import Answers
+        from advisor.tui.forms import build_workload
+
         extra: dict[str, Any] = {}
         if self.electricity_usd_per_kwh is not None:
             extra["electricity_usd_per_kwh"] = self.electricity_usd_per_kwh
@@ -105,7 +113,7 @@ class WizardState:
             current=self.current, targets=self.active_targets,
             workload=build_workload(self.workload, self.loaded.workload if self.loaded else None),
             prices={g: p for g, p in self.quotes.items() if g in self.gpus()},
-            power_cap_kw=self.power_cap_kw, stack=stack, configs=self.configs, **extra)
+            power_cap_kw=self.power_cap_kw, stack=stack, configs=self.config_options(), **extra)
 
     @property
     def active_targets(self) -> list[str]:

@@ -161,8 +161,13 @@ async def test_palette_commands_and_screenshot(make_app, ready_state, tmp_path):
 
 
 def test_startup_imports_neither_torch_nor_numpy():
+    """Nor the later steps' screens and the engine's answer models: they load after the
+    first paint (built ahead, or on the first visit)."""
+    later = ("advisor.tui.screens.workload", "advisor.tui.screens.configs",
+             "advisor.tui.gating", "advisor.core.answers")
     code = ("import sys, advisor.cli, advisor.tui.app; advisor.cli.build_parser(); "
-            "print(sorted(m for m in ('torch', 'numpy', 'textual') if m in sys.modules))")
+            f"print(sorted(m for m in ('torch', 'numpy', 'textual', *{later!r}) "
+            "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "['textual']"

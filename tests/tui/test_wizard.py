@@ -225,3 +225,29 @@ async def test_revisited_steps_redraw_from_the_state(make_app, ready_state):
         assert "fp8" in str(app.screen.query_one(".prompt").render())
         assert list(app.state.excluded) == ["v100-sxm2"]
         assert app.screen.query_one("#gate", DataTable).get_row("h200-sxm")
+
+
+def test_each_step_has_its_screen():
+    from advisor.tui.app import SCREENS, screen_class
+    from advisor.tui.state import STEPS
+
+    assert len(SCREENS) == len(STEPS)
+    assert [screen_class(i).STEP for i in range(len(STEPS))] == list(range(len(STEPS)))
+
+
+async def test_steps_built_ahead_show_the_answers_as_they_stand(make_app, cpu_box):
+    """Workload, Targets and Configurations are built while the user reads Welcome; the
+    current GPU is chosen after that, and Targets must still price it."""
+    from advisor.tui.app import AHEAD
+
+    app = make_app(hardware=cpu_box)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause(1.5)
+        assert all(app.is_screen_installed(f"step-{step}") for step in AHEAD)
+        built = app.get_screen(f"step-{TargetsScreen.STEP}")
+        assert not built.query("#prices Input"), "no GPU chosen yet: nothing to price"
+        await pilot.press(*"h200", "enter")
+        await pilot.press("ctrl+n", "ctrl+n")
+        assert app.screen is built
+        assert app.screen.query_one("#price-h200-sxm", Input)
+        assert app.screen.query_one("#gpus", DataTable).get_cell("h200-sxm", "mark") == "now"

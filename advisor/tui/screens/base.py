@@ -14,10 +14,10 @@ from textual.containers import Container
 from textual.content import Content
 from textual.events import Resize
 from textual.screen import Screen
-from textual.widgets import Footer, LoadingIndicator, Static
+from textual.widgets import LoadingIndicator, Static
 
 from advisor.tui.state import STEPS, Computed, Context
-from advisor.tui.widgets.stepper import NavBar, StepHeader
+from advisor.tui.widgets.stepper import NavBar, StepFooter, StepHeader
 
 NARROW = 110
 """Below this many columns, side-by-side panels stack (80×24 must stay usable)."""
@@ -29,21 +29,23 @@ if TYPE_CHECKING:
 class StepScreen(Screen[None]):
     STEP: ClassVar[int]
     NEXT_LABEL: ClassVar[str] = "Next"
-    AUTO_FOCUS = None  # each step focuses its main widget itself: one focus change, one footer
+    AUTO_FOCUS = ""  # each step focuses its main widget itself: one focus change, one footer
 
     BINDINGS: ClassVar = [
         Binding("escape", "back", "Back", key_display="esc"),
         Binding("ctrl+n", "next", "Next", key_display="^n"),
     ]
 
-    def __init__(self, ctx: Context) -> None:
+    def __init__(self, ctx: Context, ahead: bool = False) -> None:
+        """`ahead`: built in the background before the user gets here, so the state may
+        have moved on by the time it is first shown, which then redraws like a revisit."""
         # -narrow from the start: toggling it after mount would restyle every widget again.
         narrow = " -narrow" if self.app.size.width < NARROW else ""
         super().__init__(classes=f"step step-{STEPS[self.STEP][0]}{narrow}")
         self.ctx = ctx
         self.state = ctx.state
         self._nav: tuple[bool, str] | None = None
-        self._shown = False
+        self._shown = ahead
 
     @property
     def wizard(self) -> AdvisorApp:
@@ -58,7 +60,7 @@ class StepScreen(Screen[None]):
             yield from self.compose_body()
         yield NavBar(first=self.STEP == 0, last=len(STEPS) - 1 == self.STEP,
                      next_label=self.NEXT_LABEL)
-        yield Footer()
+        yield StepFooter()
 
     def compose_body(self) -> ComposeResult:
         yield from ()
@@ -129,6 +131,7 @@ class ComputedScreen(StepScreen):
 
     COMPUTES: ClassVar[Computed]
     FIX_HINT: ClassVar[str] = "Go back (esc) and change them."
+    _drawn: object = None
 
     def compose_body(self) -> ComposeResult:
         yield from self.compose_inputs()
@@ -144,7 +147,8 @@ class ComputedScreen(StepScreen):
         yield from ()
 
     def on_mount(self) -> None:
-        self.ask()
+        if self.is_current:  # one built ahead asks when it is first shown (refresh_view)
+            self.ask()
 
     def refresh_view(self) -> None:
         self.ask()
@@ -165,10 +169,13 @@ class ComputedScreen(StepScreen):
         return bool(self.query_one("#result").display)
 
     def show_result(self, result: Any) -> None:
+        """Show the result; one already drawn (a revisit, nothing changed) is not redrawn."""
         self.query_one("#computing").display = False
         self.query_one("#compute-error").display = False
         self.query_one("#result").display = True
-        self.render_result(result)
+        if result is not self._drawn:
+            self.render_result(result)
+            self._drawn = result
         self.refresh_nav()
 
     def render_result(self, result: Any) -> None:

@@ -121,7 +121,7 @@ class ConfigsScreen(ComputedScreen):
 
     @property
     def options(self) -> ConfigOptions:
-        return self.state.configs or ConfigOptions()
+        return self.state.config_options()
 
     def _budget(self) -> float | None:
         budget: float | None = self.state.workload.get("token_budget",
@@ -180,10 +180,7 @@ class ConfigsScreen(ComputedScreen):
         super().refresh_view()
 
     def request(self) -> None:
-        """Visiting the step chooses its options (a resumed report may have had none), so the
-        report has them; with no token budget there is nothing to sweep, so say so instead."""
-        if self.state.configs is None:
-            self.state.configs = ConfigOptions()
+        """With no token budget there is nothing to sweep: say so instead."""
         if self._budget() is None:
             self.show_message("[b $warning]No token budget yet.[/] Type one above (tokens to "
                                  "train or serve, e.g. 300B) to sweep GPU counts; Next goes on "

@@ -20,6 +20,7 @@ def field_id(gpu_id: str) -> str:
 
 class TargetsScreen(StepScreen):
     STEP = 2
+    _priced: list[str] | None = None
 
     def compose_body(self) -> ComposeResult:
         yield Label("Targets: highlight a row and press [b]enter[/b] or [b]space[/b] to add or "
@@ -73,10 +74,16 @@ class TargetsScreen(StepScreen):
         return "your price"
 
     def _rebuild_prices(self) -> None:
+        """One price row per GPU to price; rebuilt only when that list changes (mounting
+        rows is most of what a revisit costs)."""
+        gpus = self.state.gpus_for_pricing()
+        if gpus == self._priced:
+            return
+        self._priced = gpus
         box = self.query_one("#prices", Vertical)
         box.remove_children()
         rows = []
-        for gpu_id in self.state.gpus_for_pricing():
+        for gpu_id in gpus:
             default = self.ctx.catalog.default_price(gpu_id)
             label = f"{gpu_id} (now)" if gpu_id == self.state.current else gpu_id
             rows.append(FormField(label, Input(

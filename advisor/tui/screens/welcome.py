@@ -39,6 +39,7 @@ def describe_box(hw: Hardware) -> str:
 
 class WelcomeScreen(StepScreen):
     STEP = 0
+    _box = ""
 
     def compose_body(self) -> ComposeResult:
         yield Static("", id="box", markup=True)
@@ -57,7 +58,10 @@ class WelcomeScreen(StepScreen):
     def show_hardware(self) -> None:
         """Fill in the box panel; called again when detection finishes after first paint."""
         hw = self.ctx.hardware
-        self.query_one("#box", Static).update(describe_box(hw))
+        box = describe_box(hw)
+        if box != self._box:  # an unchanged panel is not laid out again on a revisit
+            self._box = box
+            self.query_one("#box", Static).update(box)
         if self.state.current is None:
             detected = [g.catalog_id for g in hw.gpus if g.catalog_id]
             self.state.current = detected[0] if detected else None

@@ -251,3 +251,18 @@ async def test_steps_built_ahead_show_the_answers_as_they_stand(make_app, cpu_bo
         assert app.screen is built
         assert app.screen.query_one("#price-h200-sxm", Input)
         assert app.screen.query_one("#gpus", DataTable).get_cell("h200-sxm", "mark") == "now"
+
+
+async def test_catalog_table_fits_80_columns(gpu_box):
+    """Without room for names, the longest ids (the shipped catalog's RTX PRO 6000s) are
+    clipped so that the price column still shows."""
+    from advisor.core.catalog import load_catalog
+    from advisor.tui.app import AdvisorApp
+
+    app = AdvisorApp(load_catalog(), gpu_box, FakeProbeRunner())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        table = app.screen.query_one("#gpus", DataTable)
+        used = sum(c.get_render_width(table) for c in table.columns.values())
+        assert "name" not in [c.key.value for c in table.columns.values()]
+        assert used <= table.scrollable_content_region.width

@@ -58,8 +58,9 @@ def has_limits(sweep: ConfigSweep) -> bool:
     return sweep.choice.power_cap_kw is not None or sweep.choice.deadline_days is not None
 
 
-def config_rows(sweep: ConfigSweep) -> list[tuple[str, list[str | Text]]]:
-    """(row key, cells): ★ marks the pick, ● the Pareto front; your prices vs defaults."""
+def config_rows(sweep: ConfigSweep, today: int) -> list[tuple[str, list[str | Text]]]:
+    """(row key, cells): ★ marks the pick, ● the Pareto front, (now) the current GPU at
+    today's count; your prices vs defaults."""
     pick = sweep.choice.best
     limits = has_limits(sweep)
     rows: list[tuple[str, list[str | Text]]] = []
@@ -68,7 +69,8 @@ def config_rows(sweep: ConfigSweep) -> list[tuple[str, list[str | Text]]]:
         price = Text("no price", style="dim") if p.usd_per_gpu_hour is None else Text(
             f"${p.usd_per_gpu_hour:.2f} " + ("yours" if p.price_source == "user" else "default"),
             style="" if p.price_source == "user" else "yellow")
-        gpu = Text(p.gpu + (" (now)" if p.gpu == sweep.current else ""),
+        now = p.gpu == sweep.current and p.gpus == today
+        gpu = Text(p.gpu + (" (now)" if now else ""),
                    style="bold" if p == pick else "")
         numbers = [str(p.gpus), fmt_num(p.tokens_per_s / 1e3, 1), f"{p.scaling_efficiency:.0%}",
                    f"{p.comm_share:.0%}", fmt_num(p.eta_days, 1), fmt_num(p.usd, 0),
@@ -102,7 +104,8 @@ def notes_text(sweep: ConfigSweep) -> str:
     """Legend, what was not projected and why, then the sweep's assumptions (markup)."""
     lines = [f"[b]Columns[/b] [dim]N GPUs; scaling = per-GPU rate over the smallest count "
              f"that runs; comm = exposed communication share of a step; GPU-d eq = $ in "
-             f"{sweep.current} GPU-days; ● Pareto front; ★ pick[/]"]
+             f"{sweep.current} GPU-days; (now) today's GPU and count; ● Pareto front; "
+             "★ pick[/]"]
     if sweep.skipped:
         why: dict[str, list[str]] = {}
         for s in sweep.skipped:
@@ -195,7 +198,8 @@ class ConfigsScreen(ComputedScreen):
         keep = self._highlighted()
         table.clear(columns=True)
         table.add_columns(*COLUMNS, *(["limits"] if has_limits(sweep) else []))
-        for key, cells in config_rows(sweep):
+        today = self.state.workload.get("gpus", FORM_DEFAULTS["gpus"])
+        for key, cells in config_rows(sweep, today):
             table.add_row(*cells, key=key)
         pick = sweep.choice.best or sweep.choice.closest_miss
         target = keep if keep in table.rows else (point_key(pick) if pick else None)

@@ -23,8 +23,8 @@ class TargetsScreen(StepScreen):
     _priced: list[str] | None = None
 
     def compose_body(self) -> ComposeResult:
-        yield Label("Targets: highlight a row and press [b]enter[/b] or [b]space[/b] to add or "
-                    "remove it. Type in the search box to filter.", classes="prompt")
+        yield Label("Targets: highlight a row; [b]enter[/b] or [b]space[/b] adds or removes it; "
+                    "type to filter.", classes="prompt")
         yield CatalogTable(self.ctx.catalog, mark=self._mark, mark_title="✓")
         with Horizontal(id="money"):
             with VerticalScroll(id="prices-box", can_focus=False):

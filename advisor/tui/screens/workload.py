@@ -114,7 +114,7 @@ class WorkloadScreen(StepScreen):
         """What a resumed report sets that this form has no field for: kept as it was."""
         loaded = self.state.loaded
         kept = hidden_settings(loaded.workload) if loaded is not None else []
-        return f"[dim]kept from the report: {', '.join(kept)}[/]" if kept else ""
+        return f"[dim]also from the report (no field here): {', '.join(kept)}[/]" if kept else ""
 
     def _dim_fields(self) -> list[FormField]:
         w = self.state.workload

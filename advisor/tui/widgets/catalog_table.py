@@ -70,9 +70,12 @@ class CatalogTable(Vertical):
         id_width = max(len(g.id) for g in self.catalog.gpus)
         fixed = [("arch", "arch", 7), ("GB", "mem", 4), ("TB/s", "bw", 5), ("bf16", "bf16", 6),
                  ("$/GPU-h", "price", 12)]
-        spare = self.app.size.width - 8 - 2 * (len(fixed) + 3) - 3 - id_width \
-            - sum(w for *_, w in fixed)
+        width, fixed_width = self.app.size.width, sum(w for *_, w in fixed)
+        spare = width - 8 - 2 * (len(fixed) + 3) - 3 - id_width - fixed_width
         self.name_width = min(spare, max(len(g.name) for g in self.catalog.gpus))
+        if self.name_width < 12:  # no name column: the longest ids are clipped to fit
+            id_width = min(id_width, width - 6 - 2 * (len(fixed) + 2) - 3 - fixed_width)
+        self.id_width = id_width
         table.add_column(self.mark_title, key="mark", width=3)
         table.add_column("id", key="id", width=id_width)
         if self.name_width >= 12:
@@ -101,7 +104,8 @@ class CatalogTable(Vertical):
         for g in self.shown_gpus():
             mem = g.memory
             name = [_clip(g.name, self.name_width)] if self.name_width >= 12 else []
-            table.add_row(self.mark(g.id), g.id, *name, g.arch, fmt(mem.gib if mem else None),
+            table.add_row(self.mark(g.id), _clip(g.id, self.id_width), *name, g.arch,
+                          fmt(mem.gib if mem else None),
                           fmt(mem.bandwidth_tbps if mem else None, 2), fmt(g.peak_tflops.bf16),
                           price_cell(self.catalog, g.id), key=g.id)
         if keep is not None and keep in table.rows:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 
 @pytest.fixture(autouse=True)
-def _isolated_advisor_home(tmp_path_factory, monkeypatch):
-    """Pulled catalogs and imported probes go to a fresh folder (subprocesses inherit it)."""
-    monkeypatch.setenv("ADVISOR_HOME", str(tmp_path_factory.mktemp("advisor-home")))
+def advisor_home(tmp_path_factory, monkeypatch) -> Path:
+    """A fresh ADVISOR_HOME per test (subprocesses inherit it): pulled data, imported probes."""
+    home = tmp_path_factory.mktemp("advisor-home")
+    monkeypatch.setenv("ADVISOR_HOME", str(home))
+    return home

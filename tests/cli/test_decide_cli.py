@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -19,14 +17,9 @@ Run = Callable[..., subprocess.CompletedProcess[str]]
 
 
 @pytest.fixture
-def run(tmp_path: Path) -> Run:
-    """The CLI in a fresh interpreter with no TTY and its data folder in tmp_path."""
-    env = {**os.environ, "ADVISOR_HOME": str(tmp_path / "home")}
-
-    def go(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "advisor", *args], capture_output=True,
-                              text=True, timeout=120, stdin=subprocess.DEVNULL, env=env)
-    return go
+def run(advisor_cli) -> Run:
+    """The CLI in a fresh interpreter with no TTY; its data folder is the test's ADVISOR_HOME."""
+    return advisor_cli
 
 
 def record(path: Path, gpu: str, torch: str) -> str:

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import functools
 import json
-import os
 import subprocess
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -43,23 +41,19 @@ def files(tmp_path: Path) -> Iterator[tuple[Path, str]]:
 
 
 @pytest.fixture
-def run(tmp_path: Path) -> Run:
-    env = {**os.environ, "ADVISOR_HOME": str(tmp_path / "home")}
-
-    def go(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "advisor", *args], capture_output=True,
-                              text=True, timeout=120, stdin=subprocess.DEVNULL, env=env)
-    return go
+def run(advisor_cli) -> Run:
+    """The CLI in a fresh interpreter with no TTY; its data folder is the test's ADVISOR_HOME."""
+    return advisor_cli
 
 
-def test_price_pull_then_show_then_unchanged(files, run: Run, tmp_path: Path) -> None:
+def test_price_pull_then_show_then_unchanged(files, run: Run, advisor_home: Path) -> None:
     root, base = files
     (root / "prices.csv").write_text(SHEET)
     url = f"{base}/prices.csv"
     r = run("prices", "pull", "--allow-http", url)
     assert r.returncode == 0, r.stderr
     assert "pulled 1 price" in r.stdout
-    cached = tmp_path / "home" / "pulled" / "prices.json"
+    cached = advisor_home / "pulled" / "prices.json"
     assert json.loads(cached.read_text())["url"] == url
 
     r = run("catalog", "show", "h100-sxm")
@@ -71,11 +65,11 @@ def test_price_pull_then_show_then_unchanged(files, run: Run, tmp_path: Path) ->
     assert "unchanged since" in r.stdout
 
 
-def test_failures_are_one_line_and_keep_the_cache(files, run: Run, tmp_path: Path) -> None:
+def test_failures_are_one_line_and_keep_the_cache(files, run: Run, advisor_home: Path) -> None:
     root, base = files
     (root / "prices.csv").write_text(SHEET)
     assert run("prices", "pull", "--allow-http", f"{base}/prices.csv").returncode == 0
-    cached = tmp_path / "home" / "pulled" / "prices.json"
+    cached = advisor_home / "pulled" / "prices.json"
     before = cached.read_bytes()
 
     r = run("prices", "pull", f"{base}/prices.csv")
@@ -93,7 +87,7 @@ def test_failures_are_one_line_and_keep_the_cache(files, run: Run, tmp_path: Pat
     assert cached.read_bytes() == before
 
 
-def test_catalog_pull_adds_without_removing(files, run: Run, tmp_path: Path) -> None:
+def test_catalog_pull_adds_without_removing(files, run: Run, advisor_home: Path) -> None:
     root, base = files
     before = json.loads(run("catalog", "list", "--json").stdout)
     h100 = next(g for g in before if g["id"] == "h100-sxm")
@@ -104,6 +98,6 @@ def test_catalog_pull_adds_without_removing(files, run: Run, tmp_path: Path) -> 
     after = json.loads(run("catalog", "list", "--json").stdout)
     assert len(after) == len(before) + 1 and any(g["id"] == "team-h100" for g in after)
 
-    (tmp_path / "home" / "pulled" / "catalog.json").write_text("{not json")
+    (advisor_home / "pulled" / "catalog.json").write_text("{not json")
     r = run("catalog", "list")
     assert r.returncode == 2 and "catalog.json" in r.stderr and "not valid JSON" in r.stderr

@@ -79,4 +79,5 @@ def state_from_report(report: Report) -> WizardState:
         probe_source="import" if record else "catalog", probe_record=record,
         probe_note=f"from the report: {record.stamp.device.name}, {record.stamp.date}" if record
         else "the report used catalog figures",
-        decision=d, configs=a.configs, sweep=report.configs, loaded=a, reached=len(STEPS) - 1)
+        decision=d, configs=a.configs, sweep=report.configs, pipeline=a.pipeline, loaded=a,
+        reached=len(STEPS) - 1)

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from advisor.core.answers import Answers
     from advisor.core.configs import ConfigOptions, ConfigSweep
     from advisor.core.decide import Decision  # numpy: loaded when Performance is first shown
+    from advisor.core.pipeline_projection import PipelineSpec
     from advisor.core.probe_record import ProbeRecord
 
 STEPS: tuple[tuple[str, str], ...] = (
@@ -69,9 +70,12 @@ class WizardState:
     the start, so visiting the step and changing nothing keeps the decision."""
     sweep: ConfigSweep | None = None
     sweep_for: Inputs | None = None
+    pipeline: PipelineSpec | None = None
+    """A staged workload's stages (the configurations step's Pipeline view); in the
+    answers, so an export writes its [pipeline] balance."""
     loaded: Answers | None = None
     """A resumed report's answers: what the wizard has no field for (pp, global batch,
-    optimizer, time premium, a pipeline…) is kept from them."""
+    optimizer, time premium…) is kept from them."""
     reached: int = 0
 
     def probes(self) -> dict[str, ProbeRecord]:
@@ -107,7 +111,9 @@ class WizardState:
         if self.electricity_usd_per_kwh is not None:
             extra["electricity_usd_per_kwh"] = self.electricity_usd_per_kwh
         if self.loaded is not None:
-            extra.update(time_premium=self.loaded.time_premium, pipeline=self.loaded.pipeline)
+            extra["time_premium"] = self.loaded.time_premium
+        if self.pipeline is not None:
+            extra["pipeline"] = self.pipeline
         assert self.current is not None
         return Answers(
             current=self.current, targets=self.active_targets,

@@ -81,3 +81,16 @@ def test_verdict(snap_compare, make_app, ready_state):
                         quotes={"b200-sxm": 4.5}, reached=VerdictScreen.STEP)
     assert snap_compare(make_app(state=state, start=VerdictScreen.STEP), terminal_size=SIZE,
                         run_before=settle)
+
+
+def test_configs_pipeline(snap_compare, make_app, ready_state):
+    """The Pipeline view with the published 7+1 drafter case filled in."""
+    async def fill_example(pilot: Pilot[None]) -> None:
+        await settle(pilot)
+        await pilot.press("ctrl+t")
+        await pilot.click("#pl-example")
+        await settle(pilot)
+
+    state = ready_state(probe_source="catalog", targets=["b200-sxm"], reached=ConfigsScreen.STEP)
+    assert snap_compare(make_app(state=state, start=ConfigsScreen.STEP), terminal_size=SIZE,
+                        run_before=fill_example)

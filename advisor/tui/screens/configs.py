@@ -9,15 +9,16 @@ and the app runs the sweep in a worker, cached against the answers like the deci
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.markup import escape
 from textual.validation import Integer, Number
-from textual.widgets import DataTable, Input, Select, Static
+from textual.widgets import DataTable, Input, Select, Static, TabbedContent, TabPane
 
 from advisor.core.configs import ConfigOptions
 from advisor.textfmt import fmt_num
@@ -25,6 +26,7 @@ from advisor.tui.forms import FORM_DEFAULTS, format_count, parse_budget, parse_g
 from advisor.tui.screens.base import ComputedScreen
 from advisor.tui.widgets.charts import config_chart
 from advisor.tui.widgets.field import FormField, Parsed, sync_input
+from advisor.tui.widgets.pipeline import PipelinePanel
 
 if TYPE_CHECKING:
     from advisor.core.configs import ConfigPoint, ConfigSweep
@@ -118,9 +120,27 @@ def notes_text(sweep: ConfigSweep) -> str:
 
 
 class ConfigsScreen(ComputedScreen):
+    """Two views: the GPU-count sweep, and a staged workload's pipeline balance."""
+
     STEP = 7
     COMPUTES = "sweep"
     FIX_HINT = "Change the options above, or go back (esc) and change the answers."
+    BINDINGS: ClassVar = [Binding("ctrl+t", "toggle_view", "Counts/Pipeline", key_display="^t")]
+
+    def compose_body(self) -> ComposeResult:
+        with TabbedContent(id="cfg-tabs"):
+            with TabPane("GPU counts", id="tab-counts"):
+                yield from super().compose_body()
+            with TabPane("Pipeline", id="tab-pipeline"):
+                yield PipelinePanel(self.ctx, id="pipeline")
+
+    def action_toggle_view(self) -> None:
+        tabs = self.query_one("#cfg-tabs", TabbedContent)
+        tabs.active = "tab-pipeline" if tabs.active == "tab-counts" else "tab-counts"
+        if tabs.active == "tab-pipeline":
+            self.query_one("#pl-0-name").focus()
+        else:
+            self.query_one("#counts").focus()
 
     @property
     def options(self) -> ConfigOptions:

@@ -1,0 +1,389 @@
+"""The configurations step's Pipeline view: stages on their own GPUs, and how to split them.
+
+A staged workload (N GPUs run a frozen target's forward pass and feed M GPUs that train
+a drafter; RL rollouts feed a trainer) runs at its slowest stage's pace. The user types
+each stage's GPU, count, measured rate and power (or resumes answers carrying a
+[pipeline]); `advisor.core.pipeline_projection.analyse_pipeline` runs in a worker, and
+this view shows each stage's rate and its source, the bottleneck, which side starves,
+the split as given, its neighbours (7+1 vs 6+1 vs 5+1) and the best splits of the box.
+
+The spec goes into the answers (`WizardState.pipeline`), so an export writes [pipeline].
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
+from textual.markup import escape
+from textual.widgets import Button, DataTable, Input, Static
+from textual.worker import get_current_worker
+
+from advisor.core.errors import InputError
+from advisor.core.pipeline_projection import PipelineSpec, StageSpec
+from advisor.textfmt import fmt_num
+from advisor.tui.forms import format_count, parse_budget
+from advisor.tui.state import Context
+
+if TYPE_CHECKING:
+    from advisor.core.pipeline import PipelineBalance
+    from advisor.core.pipeline_projection import PipelineReport
+
+STAGE_COLUMNS = (("name", "stage"), ("gpu", "catalog GPU"), ("gpus", "GPUs"),
+                 ("rate", "stage /s"), ("active", "active W"), ("idle", "idle W"))
+"""The stages table's inputs: (key in the input id, header)."""
+STAGE_ROWS = 2
+EXAMPLE_GPU = "rtx-pro-6000-bw-server"
+EXAMPLE: dict[str, Any] = {
+    "stages": [("targets", 7), ("drafter", 1)], "rate": "0.74", "active": "587.5",
+    "idle": "60", "tpu": "46891.9", "budget": "11.196B", "box": "8", "vary": "targets"}
+"""The published 7+1 drafter case (examples/configs_pipeline.toml): 7 GPUs run a frozen
+27B target and feed 1 drafter GPU; both sides at 0.74 batches/s, 34.7 Ktok/s."""
+INTRO = ("A workload made of stages on their own GPUs (producers feeding a trainer) runs at "
+         "its slowest stage. Give each stage's measured rate (work units/s, the whole stage at "
+         "its GPU count) and draw, e.g. the "
+         "published drafter case: 7 target GPUs + 1 drafter, 0.74 batches/s each side, "
+         "46,892 tokens per batch, 587.5 W busy, 60 W idle, in a box of 8 "
+         "(the Example button fills it in).")
+SPLIT_COLUMNS = ("split", "idle", "Ktok/s", "ETA d", "bottleneck", "waits", "kW (band)",
+                 "kW saved")
+BAR = 20
+"""Widest bar of the neighbours chart, in cells."""
+
+
+def _num(value: float | None) -> str:
+    return "" if value is None else f"{value:.12g}"
+
+
+def _parse(label: str, text: str, kind: type[int] | type[float]) -> Any:
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        return kind(text)
+    except ValueError:
+        raise ValueError(f"{label}: {text!r} is not a{'n integer' if kind is int else ' number'}") \
+            from None
+
+
+def stage_fields(stage: StageSpec | None) -> dict[str, str]:
+    """One stage's inputs as text; a rate that is not in units/s (tokens/s, a workload to
+    project, FLOPs at an MFU) is left blank and kept as loaded."""
+    if stage is None:
+        return {key: "" for key, _ in STAGE_COLUMNS}
+    return {"name": stage.name, "gpu": stage.gpu, "gpus": str(stage.gpus),
+            "rate": _num(stage.measured_units_per_s), "active": _num(stage.active_w),
+            "idle": _num(stage.idle_w)}
+
+
+def spec_from_form(stages: list[dict[str, str]], tpu: str, budget: str, box: str, vary: str,
+                   base: PipelineSpec | None = None) -> PipelineSpec | None:
+    """The spec the form describes, None when it is empty; ValueError or ValidationError
+    when it is incomplete. What the form has no field for (unit, span, source, a stage's
+    projected rate) is kept from `base`, the spec the form was filled from."""
+    if not any(v.strip() for row in stages for v in row.values()) and not tpu.strip():
+        return None
+    specs = []
+    for i, row in enumerate(stages):
+        if not any(v.strip() for v in row.values()):
+            continue
+        name = row["name"].strip() or f"stage {i + 1}"
+        old = base.stages[i].model_dump() if base and i < len(base.stages) else {}
+        rate = _parse(f"{name} units/s", row["rate"], float)
+        if rate is not None or not old:
+            for key in ("measured_tokens_per_s", "workload", "flops_per_token", "mfu",
+                        "peak_tflops", "hop_s_per_unit"):
+                old.pop(key, None)
+            old["measured_units_per_s"] = rate
+        if rate is None and not old.get("measured_tokens_per_s") and not old.get("workload") \
+                and not old.get("flops_per_token"):
+            raise ValueError(f"{name}: give its measured rate in units/s")
+        specs.append({**old, "name": name, "gpu": row["gpu"].strip(),
+                      "gpus": _parse(f"{name} GPUs", row["gpus"], int),
+                      "active_w": _parse(f"{name} active W", row["active"], float),
+                      "idle_w": _parse(f"{name} idle W", row["idle"], float)})
+    keep = base.model_dump(exclude={"stages", "tokens_per_unit", "token_budget", "box_gpus",
+                                    "vary"}) if base else {}
+    return PipelineSpec.model_validate({
+        **keep, "stages": specs, "tokens_per_unit": _parse("tokens per unit", tpu, float),
+        "token_budget": parse_budget(budget) if budget.strip() else None,
+        "box_gpus": _parse("box GPUs", box, int), "vary": vary.strip() or None})
+
+
+def error_line(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        msg = str(err["msg"]).removeprefix("Value error, ")
+        return f"{where}: {msg}" if where else msg
+    if isinstance(exc, InputError):
+        return exc.one_line()
+    return str(exc)
+
+
+def split_label(b: PipelineBalance) -> str:
+    return "+".join(str(n) for n in b.split)
+
+
+def waits(b: PipelineBalance) -> str:
+    """Which side waits, in a few words: "drafter starves", "targets blocked", or none."""
+    who = [f"{ld.name} starves" if "starved" in ld.state else f"{ld.name} blocked"
+           for ld in b.stages if "starved" in ld.state or "blocked" in ld.state]
+    return ", ".join(who) or "none"
+
+
+def head_text(r: PipelineReport) -> str:
+    """The split as given (markup): throughput, ETA, power band, bottleneck, queues."""
+    now = r.current
+    eta = f", ETA [b]{now.eta_days:.2f}[/b] days" if now.eta_days else ""
+    where = f" [dim]({escape(r.source)})[/]" if r.source else ""
+    neck = "[b $success]none: balanced[/]" if now.balanced \
+        else f"[b $warning]{escape(now.bottleneck)}[/]"
+    return (f"[b]Now {split_label(now)}[/b] in a box of {r.box_gpus} GPUs: "
+            f"[b]{now.tokens_per_s / 1e3:,.1f} Ktok/s[/b] "
+            f"({now.units_per_s:.3g} {escape(r.unit)}/s)"
+            f"{eta}, {now.power_kw_low:.2f}-{now.power_kw_high:.2f} kW{where}\n"
+            f"Bottleneck: {neck}. Queues: {escape(now.queue)}")
+
+
+def stage_rows(r: PipelineReport) -> list[list[str | Text]]:
+    """Each stage: its rate and where it comes from, its draw, and its load in the split."""
+    rows: list[list[str | Text]] = []
+    for s, load in zip(r.stages, r.current.stages, strict=True):
+        source = Text(s.source, style="green" if s.source == "measured" else "yellow")
+        label = "balanced" if r.current.balanced else load.state
+        state = Text(label, style="bold" if label == "bottleneck" else
+                     "yellow" if "starved" in load.state or "blocked" in load.state else "")
+        numbers = [str(s.gpus), fmt_num(s.tokens_per_s_per_gpu / 1e3, 2),
+                   fmt_num(s.tokens_per_s_per_gpu / r.tokens_per_unit, 3),
+                   fmt_num(load.capacity * r.tokens_per_unit / 1e3, 1),
+                   f"{load.utilisation:.0%}", fmt_num(s.active_w, 0), fmt_num(s.idle_w, 0)]
+        rows.append([s.name, s.gpu, *(Text(n, justify="right") for n in numbers[:3]), source,
+                     *(Text(n, justify="right") for n in numbers[3:]), state])
+    return rows
+
+
+def stage_columns(r: PipelineReport) -> tuple[str, ...]:
+    return ("stage", "GPU", "GPUs", "Ktok/s/GPU", f"{r.unit}/s/GPU", "rate", "cap Ktok/s",
+            "util", "busy W", "idle W", "state")
+
+
+def split_rows(rows: list[PipelineBalance], now: PipelineBalance) -> list[list[str | Text]]:
+    """Splits as the CLI's balance table shows them; the split as given in bold."""
+    out: list[list[str | Text]] = []
+    for b in rows:
+        style = "bold" if b.split == now.split else ""
+        label = split_label(b) + (" (now)" if b.split == now.split else "")
+        out.append([Text(label, style=style), Text(str(b.idle_gpus), justify="right"),
+                    Text(fmt_num(b.tokens_per_s / 1e3, 1), justify="right", style=style),
+                    Text(fmt_num(b.eta_days, 2), justify="right"),
+                    Text(b.bottleneck, style="green" if b.balanced else ""),
+                    Text(waits(b), style="dim" if b.balanced else "yellow"),
+                    f"{b.power_kw_low:.2f}-{b.power_kw_high:.2f}",
+                    f"{now.power_kw_low - b.power_kw_low:.2f}-"
+                    f"{now.power_kw_high - b.power_kw_high:.2f}"])
+    return out
+
+
+def split_chart(r: PipelineReport) -> str:
+    """Ktok/s of each neighbouring split as text bars (markup); the split as given marked."""
+    rows = r.neighbours
+    if not rows:
+        return ""
+    top = max(b.tokens_per_s for b in rows) or 1.0
+    width = max(len(split_label(b)) for b in rows)
+    lines = [f"[b]Ktok/s moving GPUs on or off {escape(r.vary)}[/b]"]
+    for b in rows:
+        n = max(1, round(BAR * b.tokens_per_s / top))
+        now = b.split == r.current.split
+        colour = "$success" if b.balanced else "$warning" if now else "$primary"
+        lines.append(f"{split_label(b):>{width}} [{colour}]{'█' * n}[/]{' ' * (BAR - n)} "
+                     f"{b.tokens_per_s / 1e3:5.1f}{' ◀ now' if now else ''}")
+    return "\n".join(lines)
+
+
+def notes_text(r: PipelineReport) -> str:
+    lines = [f"[b]Rates[/b] [dim](1 {escape(r.unit)} = {r.tokens_per_unit:,.0f} tokens)[/]"]
+    lines += [f"  – {escape(s.name)}: {escape(s.detail)}; power {escape(s.power_source)}"
+              for s in r.stages]
+    lines.append("[b]Assumptions[/b]")
+    lines += [f"  – {escape(a)}" for a in r.assumptions]
+    return "\n".join(lines)
+
+
+class PipelinePanel(Vertical):
+    """The stages form and the balance it computes; writes the spec into the answers."""
+
+    def __init__(self, ctx: Context, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.ctx = ctx
+        self.state = ctx.state
+        self._base = ctx.state.pipeline
+        """The spec the form was filled from: kept as is until the user edits a field."""
+        self._initial: dict[str, str] = {}
+        self._asked: PipelineSpec | None = None
+        self.report: PipelineReport | None = None
+
+    def _fields(self) -> dict[str, str]:
+        base = self._base
+        values: dict[str, str] = {}
+        rows = max(STAGE_ROWS, len(base.stages) if base else 0)
+        for i in range(rows):
+            stage = base.stages[i] if base and i < len(base.stages) else None
+            for key, text in stage_fields(stage).items():
+                values[f"pl-{i}-{key}"] = text
+        values.update({
+            "pl-tpu": _num(base.tokens_per_unit) if base else "",
+            "pl-budget": format_count(base.token_budget) if base else "",
+            "pl-box": str(base.box_gpus) if base and base.box_gpus else "",
+            "pl-vary": base.vary or "" if base else ""})
+        return values
+
+    def compose(self) -> ComposeResult:
+        values = self._fields()
+        self._initial = values
+        rows = sum(1 for k in values if k.endswith("-name"))
+        yield Static(INTRO, id="pl-intro", classes="prompt")
+        with Horizontal(id="pl-form"):
+            with Grid(id="pl-grid"):
+                for _, header in STAGE_COLUMNS:
+                    yield Static(f"[b]{header}[/b]", classes="pl-header")
+                for i in range(rows):
+                    for key, _ in STAGE_COLUMNS:
+                        yield Input(values[f"pl-{i}-{key}"], id=f"pl-{i}-{key}", compact=True,
+                                    classes=f"pl-{key}")
+            with Grid(id="pl-totals"):
+                for key, label, hint in (("tpu", "tokens per unit", "e.g. 46891.9"),
+                                         ("budget", "token budget", "e.g. 11.2B"),
+                                         ("box", "box GPUs", "default: the stages' sum"),
+                                         ("vary", "stage to vary", "default: the first")):
+                    yield Static(label, classes="pl-label")
+                    yield Input(values[f"pl-{key}"], id=f"pl-{key}", compact=True,
+                                placeholder=hint)
+            yield Button("Example", id="pl-example", compact=True)
+        yield Static("", id="pl-status", markup=True)
+        with VerticalScroll(id="pl-result"):
+            yield Static("", id="pl-head", markup=True)
+            yield DataTable(id="pl-stages", cursor_type="none", zebra_stripes=True)
+            with Horizontal(id="pl-splits"):
+                yield Static("", id="pl-chart", markup=True)
+                yield DataTable(id="pl-neighbours", cursor_type="none", zebra_stripes=True)
+            yield Static("", id="pl-best-title", markup=True)
+            yield DataTable(id="pl-best", cursor_type="none", zebra_stripes=True)
+            yield Static("", id="pl-notes", markup=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#pl-result").display = False
+        self._update()
+
+    def form_spec(self) -> PipelineSpec | None:
+        """The spec the form holds (ValueError / ValidationError when incomplete); the one
+        it was filled from while no field has been edited."""
+        values = {i.id: i.value for i in self.query(Input) if i.id}
+        if values == self._initial:
+            return self._base
+        rows = sum(1 for k in values if k.endswith("-name"))
+        stages = [{key: values[f"pl-{i}-{key}"] for key, _ in STAGE_COLUMNS}
+                  for i in range(rows)]
+        return spec_from_form(stages, values["pl-tpu"], values["pl-budget"], values["pl-box"],
+                              values["pl-vary"], self._base)
+
+    @on(Input.Changed)
+    def _typed(self, event: Input.Changed) -> None:
+        event.stop()
+        self._update()
+
+    @on(Button.Pressed, "#pl-example")
+    def _example_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.fill_example()
+
+    def fill_example(self) -> None:
+        """The published 7+1 drafter case; on the current GPU if the catalog lacks its own."""
+        gpu = EXAMPLE_GPU if self.ctx.catalog.match(EXAMPLE_GPU) else self.state.current or ""
+        with self.prevent(Input.Changed):
+            for i, (name, count) in enumerate(EXAMPLE["stages"]):
+                for key, value in (("name", name), ("gpu", gpu), ("gpus", str(count)),
+                                   ("rate", EXAMPLE["rate"]), ("active", EXAMPLE["active"]),
+                                   ("idle", EXAMPLE["idle"])):
+                    self.query_one(f"#pl-{i}-{key}", Input).value = value
+            for key in ("tpu", "budget", "box", "vary"):
+                self.query_one(f"#pl-{key}", Input).value = EXAMPLE[key]
+        self._update()
+
+    def _status(self, message: str) -> None:
+        status = self.query_one("#pl-status", Static)
+        status.display = bool(message)
+        status.update(message)
+
+    def _update(self) -> None:
+        """Parse the form; a valid spec goes into the answers and is analysed in a worker."""
+        try:
+            spec = self.form_spec()
+        except (ValueError, ValidationError) as exc:
+            self._status(f"[$warning]Incomplete:[/] {escape(error_line(exc))}")
+            self.query_one("#pl-result").display = False
+            return
+        self.state.pipeline = spec
+        if spec is None:
+            self._asked = None
+            self.report = None
+            self._status("[dim]No pipeline: fill the stages above (or press Example) "
+                         " to see its balance.[/]")
+            self.query_one("#pl-result").display = False
+            return
+        if spec == self._asked:  # each input reports once as it mounts
+            return
+        self._asked = spec
+        self._status("[dim]balancing…[/]")
+        self.run_worker(partial(self._analyse, spec, self.state.probes()), thread=True,
+                        exclusive=True, group="pipeline", exit_on_error=False,
+                        description="pipeline balance")
+
+    def _analyse(self, spec: PipelineSpec, probes: dict[str, Any]) -> None:
+        from advisor.core.pipeline_projection import analyse_pipeline
+
+        try:
+            result: PipelineReport | str = analyse_pipeline(spec, self.ctx.catalog,
+                                                            probes=probes)
+        except Exception as exc:  # shown in place of the balance, as the sweep's errors are
+            result = error_line(exc)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._analysed, spec, result)
+
+    def _analysed(self, spec: PipelineSpec, result: PipelineReport | str) -> None:
+        if spec != self._asked:  # the form has moved on
+            return
+        if isinstance(result, str):
+            self.report = None
+            self._status(f"[b $error]Cannot balance this pipeline:[/] {escape(result)}")
+            self.query_one("#pl-result").display = False
+            return
+        self.report = result
+        self._status("")
+        self.query_one("#pl-result").display = True
+        self.render_report(result)
+
+    def render_report(self, r: PipelineReport) -> None:
+        self.query_one("#pl-head", Static).update(head_text(r))
+        self._table("#pl-stages", stage_columns(r), stage_rows(r))
+        self._table("#pl-neighbours", SPLIT_COLUMNS, split_rows(r.neighbours, r.current))
+        self.query_one("#pl-chart", Static).update(split_chart(r))
+        self.query_one("#pl-best-title", Static).update(
+            f"[b]Best splits of {r.best_gpus} GPUs[/b] [dim](fastest first; ties to the "
+            "lower draw)[/]")
+        self._table("#pl-best", SPLIT_COLUMNS, split_rows(r.best, r.current))
+        self.query_one("#pl-notes", Static).update(notes_text(r))
+
+    def _table(self, selector: str, columns: tuple[str, ...],
+               rows: list[list[str | Text]]) -> None:
+        table = self.query_one(selector, DataTable)
+        table.clear(columns=True)
+        table.add_columns(*columns)
+        for i, cells in enumerate(rows):
+            table.add_row(*cells, key=str(i))

@@ -162,7 +162,7 @@ def stage_rows(r: PipelineReport) -> list[list[str | Text]]:
         numbers = [str(s.gpus), fmt_num(s.tokens_per_s_per_gpu / 1e3, 2),
                    fmt_num(s.tokens_per_s_per_gpu / r.tokens_per_unit, 3),
                    fmt_num(load.capacity * r.tokens_per_unit / 1e3, 1),
-                   f"{load.utilisation:.0%}", fmt_num(s.active_w, 0), fmt_num(s.idle_w, 0)]
+                   f"{load.utilisation:.0%}", f"{s.active_w:.0f}/{s.idle_w:.0f}"]
         rows.append([s.name, s.gpu, *(Text(n, justify="right") for n in numbers[:3]), source,
                      *(Text(n, justify="right") for n in numbers[3:]), state])
     return rows
@@ -170,7 +170,7 @@ def stage_rows(r: PipelineReport) -> list[list[str | Text]]:
 
 def stage_columns(r: PipelineReport) -> tuple[str, ...]:
     return ("stage", "GPU", "GPUs", "Ktok/s/GPU", f"{r.unit}/s/GPU", "rate", "cap Ktok/s",
-            "util", "busy W", "idle W", "state")
+            "util", "W busy/idle", "state")
 
 
 def split_rows(rows: list[PipelineBalance], now: PipelineBalance) -> list[list[str | Text]]:

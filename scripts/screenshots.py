@@ -74,6 +74,11 @@ async def highlight_b200(pilot: Pilot[None]) -> None:
     await pilot.press("down")
 
 
+async def pipeline_example(pilot: Pilot[None]) -> None:
+    await pilot.press("ctrl+t")
+    await pilot.click("#pl-example")
+
+
 async def main(out: Path) -> None:
     Input.cursor_blink = False  # a blinking cursor would make the images depend on timing
     out.mkdir(parents=True, exist_ok=True)
@@ -87,6 +92,7 @@ async def main(out: Path) -> None:
     await shoot(out, "06-probes.svg", gpu, 5, run_probes)
     await shoot(out, "07-performance.svg", gpu, 6)
     await shoot(out, "08-configs.svg", gpu, 7)
+    await shoot(out, "08-configs-pipeline.svg", gpu, 7, pipeline_example)
     await shoot(out, "09-verdict.svg", gpu, 8)
 
 

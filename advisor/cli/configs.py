@@ -251,10 +251,12 @@ def _split(b: PipelineBalance) -> str:
 
 
 def _balance_rows(rows: list[PipelineBalance], ref: PipelineBalance) -> list[list[str]]:
+    from advisor.core.pipeline import kw_saved
+
     return [[_split(b), str(b.idle_gpus), fmt_num(b.tokens_per_s / 1e3, 1),
              fmt_num(b.eta_days, 2), b.bottleneck,
              f"{b.power_kw_low:.2f}-{b.power_kw_high:.2f}",
-             f"{ref.power_kw_low - b.power_kw_low:.2f}-{ref.power_kw_high - b.power_kw_high:.2f}",
+             "{:.2f}-{:.2f}".format(*kw_saved(ref, b)),
              b.queue] for b in rows]
 
 

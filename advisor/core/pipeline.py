@@ -181,3 +181,14 @@ def neighbours(p: Pipeline, stage: str, span: int = 2) -> list[PipelineBalance]:
             continue
         out.append(balance(p.with_split(tuple(counts))))
     return out
+
+
+def kw_saved(ref: PipelineBalance, other: PipelineBalance) -> tuple[float, float]:
+    """Power saved moving from `ref` to `other`, as a (low, high) band.
+
+    Each end assumes the same draw model on both sides: starved GPUs at full draw, or at
+    a draw that falls with utilisation.
+    """
+    a = ref.power_kw_high - other.power_kw_high
+    b = ref.power_kw_low - other.power_kw_low
+    return (min(a, b), max(a, b))

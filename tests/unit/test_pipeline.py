@@ -95,3 +95,12 @@ def test_bad_splits_are_input_errors():
         balance(dflash().with_split((7, 0)))
     with pytest.raises(InputError, match="no such stage"):
         neighbours(dflash(), "trainer")
+
+
+def test_kw_saved_is_an_ordered_band():
+    from advisor.core.pipeline import kw_saved
+
+    base = balance(dflash())
+    lo, hi = kw_saved(base, balance(dflash().with_split((5, 1))))
+    assert lo <= hi
+    assert lo == pytest.approx(1.06, abs=0.01) and hi == pytest.approx(1.21, abs=0.01)

@@ -25,6 +25,7 @@ from textual.widgets import Button, DataTable, Input, Static
 from textual.worker import get_current_worker
 
 from advisor.core.errors import InputError
+from advisor.core.pipeline import kw_saved
 from advisor.core.pipeline_projection import PipelineSpec, StageSpec
 from advisor.textfmt import fmt_num
 from advisor.tui.forms import format_count, parse_budget
@@ -185,8 +186,7 @@ def split_rows(rows: list[PipelineBalance], now: PipelineBalance) -> list[list[s
                     Text(b.bottleneck, style="green" if b.balanced else ""),
                     Text(waits(b), style="dim" if b.balanced else "yellow"),
                     f"{b.power_kw_low:.2f}-{b.power_kw_high:.2f}",
-                    f"{now.power_kw_low - b.power_kw_low:.2f}-"
-                    f"{now.power_kw_high - b.power_kw_high:.2f}"])
+                    "{:.2f}-{:.2f}".format(*kw_saved(now, b))])
     return out
 
 

@@ -7,17 +7,21 @@ TUI does.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import tomllib
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.pilot import Pilot
 
 from advisor.core.catalog import CATALOG_FILES, Catalog, build_catalog
 from advisor.tui import demo
 from advisor.tui.app import AdvisorApp
 from advisor.tui.hardware import Hardware
 from advisor.tui.runner import FakeProbeRunner, ProbeRunner
+from advisor.tui.screens.export import ExportScreen
+from advisor.tui.screens.verdict import VerdictScreen
 from advisor.tui.state import WizardState
 
 HERE = Path(__file__).parent
@@ -74,3 +78,20 @@ def _no_blink(monkeypatch: pytest.MonkeyPatch) -> None:
     from textual.widgets import Input
 
     monkeypatch.setattr(Input, "cursor_blink", False)
+
+
+@pytest.fixture
+def export_from_next_step(tmp_path: Path) -> Callable[[AdvisorApp, Pilot[Any]], Awaitable[Any]]:
+    """Next to the verdict, ^e, accept the default path: the report as stdlib reads it."""
+
+    async def go(app: AdvisorApp, pilot: Pilot[Any]) -> Any:
+        await pilot.press("ctrl+n")
+        await demo.settle(pilot)
+        assert isinstance(app.screen, VerdictScreen)
+        await pilot.press("ctrl+e")
+        assert isinstance(app.screen, ExportScreen)
+        await pilot.press("enter")
+        await pilot.pause()
+        return tomllib.loads((tmp_path / "advisor-report.toml").read_text(encoding="utf-8"))
+
+    return go

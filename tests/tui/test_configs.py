@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import tomllib
-
 from textual.content import Content
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Select
@@ -17,7 +15,6 @@ from advisor.tui.demo import settle
 from advisor.tui.export import load_report, provenance, state_from_report
 from advisor.tui.forms import build_workload
 from advisor.tui.screens.configs import ConfigsScreen
-from advisor.tui.screens.export import ExportScreen
 from advisor.tui.screens.verdict import VerdictScreen
 from advisor.tui.widgets.charts import config_chart
 from advisor.tui.widgets.field import FormField
@@ -38,7 +35,8 @@ def text_of(screen: ConfigsScreen, selector: str) -> str:
     return str(screen.query_one(selector).render())
 
 
-async def test_options_typed_sweep_again_and_go_into_the_report(make_app, ready_state, tmp_path):
+async def test_options_typed_sweep_again_and_go_into_the_report(make_app, ready_state, tmp_path,
+                                                                 export_from_next_step):
     state = ready_state(probe_source="catalog", targets=["b200-sxm", "h200-sxm"],
                         quotes={"b200-sxm": 4.5}, reached=STEP)
     app = make_app(state=state, start=STEP)
@@ -73,14 +71,7 @@ async def test_options_typed_sweep_again_and_go_into_the_report(make_app, ready_
         assert "Best (fastest)" in text_of(screen, "#cfg-best")
         assert "Time vs cost" in text_of(screen, "#cfg-chart")
         assert "Assumptions" in text_of(screen, "#cfg-notes")
-        await pilot.press("ctrl+n")
-        await settle(pilot)
-        assert isinstance(app.screen, VerdictScreen)
-        await pilot.press("ctrl+e")
-        assert isinstance(app.screen, ExportScreen)
-        await pilot.press("enter")
-        await pilot.pause()
-    data = tomllib.loads((tmp_path / "advisor-report.toml").read_text(encoding="utf-8"))
+        data = await export_from_next_step(app, pilot)
     assert data["answers"]["configs"]["counts"] == [8, 16]
     assert data["answers"]["configs"]["objective"] == "time"
     assert len(data["configs"]["points"]) == 6

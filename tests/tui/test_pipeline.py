@@ -3,8 +3,6 @@ given, its neighbours and the best splits, the chart, and [pipeline] in the expo
 
 from __future__ import annotations
 
-import tomllib
-
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, TabbedContent
@@ -17,8 +15,6 @@ from advisor.tui.demo import settle
 from advisor.tui.export import load_report, provenance, state_from_report
 from advisor.tui.forms import build_workload
 from advisor.tui.screens.configs import ConfigsScreen
-from advisor.tui.screens.export import ExportScreen
-from advisor.tui.screens.verdict import VerdictScreen
 from advisor.tui.widgets.pipeline import PipelinePanel, spec_from_form
 
 SIZE = (120, 40)
@@ -45,7 +41,8 @@ def cells(table: DataTable[object]) -> list[list[str]]:
 
 
 async def test_stages_typed_in_show_the_balance_and_go_into_the_report(make_app, ready_state,
-                                                                         tmp_path):
+                                                                         tmp_path,
+                                                                         export_from_next_step):
     state = ready_state(probe_source="catalog", targets=["b200-sxm"], reached=STEP)
     app = make_app(state=state, start=STEP)
     async with app.run_test(size=SIZE) as pilot:
@@ -83,14 +80,7 @@ async def test_stages_typed_in_show_the_balance_and_go_into_the_report(make_app,
         assert best[0][0] == "7+1 (now)"
         assert "measured" in str(screen.query_one("#pl-notes").render())
         assert "drafter starve" not in head, "as given, no side waits"
-        await pilot.press("ctrl+n")
-        await settle(pilot)
-        assert isinstance(app.screen, VerdictScreen)
-        await pilot.press("ctrl+e")
-        assert isinstance(app.screen, ExportScreen)
-        await pilot.press("enter")
-        await pilot.pause()
-    data = tomllib.loads((tmp_path / "advisor-report.toml").read_text(encoding="utf-8"))
+        data = await export_from_next_step(app, pilot)
     assert data["answers"]["pipeline"]["stages"][0]["name"] == "targets"
     assert "pipeline" in data
     saved = load_report(tmp_path / "advisor-report.toml")

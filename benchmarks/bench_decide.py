@@ -13,9 +13,9 @@ import statistics
 import sys
 import time
 
-from advisor.core.answers import Answers
-from advisor.core.catalog import load_catalog
 from advisor.core.decide import decide
+from advisor.core.model.answers import Answers
+from advisor.io.catalog_store import load_catalog
 
 BUDGET_MS = 20.0
 SEQ_LENS = [1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072]

@@ -35,7 +35,7 @@ FIRST_PAINT = r"""
 import time
 t0 = time.perf_counter()
 import asyncio, json
-from advisor.catalog_store import effective_catalog
+from advisor.io.catalog_store import effective_catalog
 from advisor.tui.app import AdvisorApp
 from advisor.tui.runner import PackageProbeRunner
 from advisor.tui.screens.base import StepScreen
@@ -77,7 +77,7 @@ async def transitions() -> list[tuple[str, float]]:
     Frames are timed where the app writes them, so the Pilot's own waiting
     (about 60 ms per key on a 2-core box) is not counted.
     """
-    from advisor.catalog_store import effective_catalog
+    from advisor.io.catalog_store import effective_catalog
     from advisor.tui import demo
     from advisor.tui.app import AdvisorApp
     from advisor.tui.runner import FakeProbeRunner

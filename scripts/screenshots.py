@@ -17,8 +17,8 @@ from pathlib import Path
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from advisor.core.catalog import load_catalog
-from advisor.core.configs import ConfigOptions
+from advisor.core.model.options import ConfigOptions
+from advisor.io.catalog_store import load_catalog
 from advisor.tui import demo
 from advisor.tui.app import AdvisorApp
 from advisor.tui.hardware import Hardware

@@ -8,8 +8,8 @@ import json
 from typing import Any
 
 from advisor.cli.prices import PULL_HELP, add_pull_options, run_pull
-from advisor.core.catalog import Catalog, Gpu, Sourced
 from advisor.core.errors import InputError
+from advisor.core.model.catalog import Catalog, Gpu, Sourced
 from advisor.textfmt import fmt_num, render_table
 
 CATALOG_PULL_HELP = """\
@@ -76,7 +76,7 @@ def _source_count(g: Gpu) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    from advisor.catalog_store import effective_catalog
+    from advisor.io.catalog_store import effective_catalog
 
     catalog = effective_catalog()
     gpus = _filtered(catalog, args.query, args.vendor)
@@ -174,7 +174,7 @@ def describe(g: Gpu, catalog: Catalog) -> str:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from advisor.catalog_store import effective_catalog
+    from advisor.io.catalog_store import effective_catalog
 
     catalog = effective_catalog()
     gpus = catalog.match(args.gpu)

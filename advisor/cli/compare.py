@@ -16,8 +16,8 @@ from advisor.core.errors import InputError
 from advisor.textfmt import fmt_num, render_table
 
 if TYPE_CHECKING:
-    from advisor.core.catalog import Catalog
     from advisor.core.decide import Decision, GpuResult, SweepPoint
+    from advisor.core.model.catalog import Catalog
 
 DIMENSIONS = ("layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "experts", "active_experts")
 SHORT = {"dense": "dense", "attention": "attn", "elementwise": "elem", "optimizer": "opt",
@@ -103,8 +103,8 @@ def add_workload_args(p: argparse.ArgumentParser, *, required: bool, counts: boo
 
 
 def _answers(args: argparse.Namespace, catalog: Catalog) -> Any:
-    from advisor.core.answers import parse_answers
-    from advisor.core.workload import ModelSpec
+    from advisor.core.model.answers import parse_answers
+    from advisor.core.model.transformer import ModelSpec
 
     dims = {d: getattr(args, d) for d in DIMENSIONS if getattr(args, d) is not None}
     if args.model and dims:
@@ -131,9 +131,9 @@ def _answers(args: argparse.Namespace, catalog: Catalog) -> Any:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from advisor.catalog_store import effective_catalog
     from advisor.core.decide import decide
-    from advisor.probe_store import probes_for
+    from advisor.io.catalog_store import effective_catalog
+    from advisor.io.probe_store import probes_for
 
     catalog = effective_catalog()
     answers = _answers(args, catalog)

@@ -17,12 +17,13 @@ from advisor.core.errors import InputError
 from advisor.textfmt import fmt_num, render_table
 
 if TYPE_CHECKING:
-    from advisor.core.answers import Answers
-    from advisor.core.catalog import Catalog
-    from advisor.core.configs import ConfigOptions, ConfigSweep
-    from advisor.core.pipeline import PipelineBalance
-    from advisor.core.pipeline_projection import PipelineReport, PipelineSpec
-    from advisor.core.scenario import Check, Projected, ScenarioInputs, Sensitivity
+    from advisor.core.economics.configs import ConfigSweep
+    from advisor.core.economics.pipeline import PipelineBalance
+    from advisor.core.economics.scenario import Check, Projected, ScenarioInputs, Sensitivity
+    from advisor.core.economics.stages import PipelineReport
+    from advisor.core.model.answers import Answers
+    from advisor.core.model.catalog import Catalog
+    from advisor.core.model.options import ConfigOptions, PipelineSpec
 
 SWEEP_HELP = """\
 Project the workload on --current and each --target at every GPU count (default 1, 2, 4,
@@ -122,8 +123,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _options(args: argparse.Namespace, base: ConfigOptions | None) -> ConfigOptions:
-    from advisor.core.configs import ConfigOptions
-    from advisor.core.loaders import load_model
+    from advisor.core.formats import load_model
+    from advisor.core.model.options import ConfigOptions
 
     given = {"counts": args.counts, "max_gpus": args.max_gpus,
              "gpus_per_node": args.gpus_per_node, "deadline_days": args.deadline_days,
@@ -136,7 +137,7 @@ def _options(args: argparse.Namespace, base: ConfigOptions | None) -> ConfigOpti
 
 def _sweep_answers(args: argparse.Namespace, catalog: Catalog) -> Answers:
     from advisor.cli.compare import _answers
-    from advisor.core.answers_io import load_answers
+    from advisor.io.documents import load_answers
 
     flags = [f for f, v in (("--current", args.current), ("--model", args.model),
                             ("--params", args.params)) if v is not None]
@@ -159,9 +160,9 @@ def _sweep_answers(args: argparse.Namespace, catalog: Catalog) -> Answers:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from advisor.catalog_store import effective_catalog
-    from advisor.core.configs import sweep_configs
-    from advisor.probe_store import probes_for
+    from advisor.core.economics.configs import sweep_configs
+    from advisor.io.catalog_store import effective_catalog
+    from advisor.io.probe_store import probes_for
 
     catalog = effective_catalog()
     answers = _sweep_answers(args, catalog)
@@ -219,8 +220,9 @@ def render_sweep(r: ConfigSweep, answers: Answers) -> str:
 
 def load_pipeline(path: str) -> PipelineSpec:
     """The [pipeline] section of a TOML file (a standalone file or an answers.toml)."""
-    from advisor.core.loaders import load_model, parse_toml, read_text
-    from advisor.core.pipeline_projection import PipelineSpec
+    from advisor.core.formats import load_model, parse_toml
+    from advisor.core.model.options import PipelineSpec
+    from advisor.io.files import read_text
 
     data = parse_toml(read_text(path), path)
     if not isinstance(data.get("pipeline"), dict):
@@ -233,9 +235,10 @@ def load_pipeline(path: str) -> PipelineSpec:
 
 
 def cmd_pipeline(args: argparse.Namespace) -> int:
-    from advisor.catalog_store import effective_catalog
-    from advisor.core.loaders import load_model
-    from advisor.core.pipeline_projection import PipelineSpec, analyse_pipeline
+    from advisor.core.economics.stages import analyse_pipeline
+    from advisor.core.formats import load_model
+    from advisor.core.model.options import PipelineSpec
+    from advisor.io.catalog_store import effective_catalog
 
     spec = load_pipeline(args.file)
     if args.vary:
@@ -251,7 +254,7 @@ def _split(b: PipelineBalance) -> str:
 
 
 def _balance_rows(rows: list[PipelineBalance], ref: PipelineBalance) -> list[list[str]]:
-    from advisor.core.pipeline import kw_saved
+    from advisor.core.economics.pipeline import kw_saved
 
     return [[_split(b), str(b.idle_gpus), fmt_num(b.tokens_per_s / 1e3, 1),
              fmt_num(b.eta_days, 2), b.bottleneck,
@@ -298,8 +301,7 @@ def render_pipeline(r: PipelineReport) -> str:
 
 
 def cmd_scenario(args: argparse.Namespace) -> int:
-    from advisor.catalog_store import effective_catalog
-    from advisor.core.scenario import (
+    from advisor.core.economics.scenario import (
         catalog_caveats,
         current_days,
         current_gpu_days,
@@ -310,6 +312,7 @@ def cmd_scenario(args: argparse.Namespace) -> int:
         sensitivity,
         with_overrides,
     )
+    from advisor.io.catalog_store import effective_catalog
 
     if len(args.split) != 2:
         raise InputError("--split takes TARGETS,DRAFTERS, e.g. 3,1", field="--split",
@@ -337,7 +340,7 @@ def cmd_scenario(args: argparse.Namespace) -> int:
 def render_scenario(inputs: ScenarioInputs, checks: list[Check], projections: list[Projected],
                     sens: Sensitivity, caveats: list[str]) -> str:
     """The check against the write-up, the projections, and the tornado table."""
-    from advisor.core.scenario import SOURCE, current_days, current_gpu_days
+    from advisor.core.economics.scenario import SOURCE, current_days, current_gpu_days
 
     check = render_table(
         ["figure", "published", "predicted", "within", "note"],

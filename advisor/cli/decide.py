@@ -36,16 +36,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def cmd_decide(args: argparse.Namespace) -> int:
-    from advisor.catalog_store import effective_catalog, provenance
     from advisor.cli.compare import render, summary
     from advisor.cli.configs import render_pipeline, render_sweep
-    from advisor.core.answers_io import load_answers
-    from advisor.core.atomic import write_atomic
-    from advisor.core.configs import sweep_configs
     from advisor.core.decide import decide
-    from advisor.core.pipeline_projection import analyse_pipeline
-    from advisor.core.report import build_report, report_to_toml
-    from advisor.probe_store import DRIFT_NOTE, drift_warning, probes_for, stack_drift
+    from advisor.core.economics.configs import sweep_configs
+    from advisor.core.economics.stages import analyse_pipeline
+    from advisor.core.report.document import build_report, report_to_toml
+    from advisor.io.atomic import write_atomic
+    from advisor.io.catalog_store import effective_catalog, provenance
+    from advisor.io.documents import load_answers
+    from advisor.io.probe_store import DRIFT_NOTE, drift_warning, probes_for, stack_drift
 
     catalog = effective_catalog()
     answers = load_answers(args.answers)

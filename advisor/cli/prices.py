@@ -11,10 +11,10 @@ import sys
 from typing import TYPE_CHECKING
 
 from advisor.core.errors import InputError
-from advisor.core.loaders import FORMATS
+from advisor.core.formats import FORMATS
 
 if TYPE_CHECKING:
-    from advisor.catalog_store import PullKind
+    from advisor.io.catalog_store import PullKind
 
 EXIT_FETCH_FAILED = 1  # the network or the server failed; 2 is kept for bad content
 
@@ -51,7 +51,7 @@ def add_pull_options(p: argparse.ArgumentParser) -> None:
 
 
 def run_pull(kind: PullKind, args: argparse.Namespace) -> int:
-    from advisor.sync import FetchError, FetchPolicy, pull
+    from advisor.io.sync import FetchError, FetchPolicy, pull
 
     if not args.timeout > 0:
         raise InputError("must be a positive number of seconds", field="--timeout",

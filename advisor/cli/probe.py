@@ -40,14 +40,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def cmd_import(args: argparse.Namespace) -> int:
-    from advisor.probe_store import import_command
+    from advisor.io.probe_store import import_command
 
     return import_command(args.file, args.gpu)
 
 
 def cmd_probe(args: argparse.Namespace) -> int:
-    from advisor.core.atomic import write_atomic
-    from advisor.core.probe_record import parse_probe_record
+    from advisor.core.model.probe_record import parse_probe_record
+    from advisor.io.atomic import write_atomic
     from probes.cli import run_command
     from probes.record import to_json
 

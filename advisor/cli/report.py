@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 from advisor.textfmt import fmt_num, render_table
 
 if TYPE_CHECKING:
-    from advisor.core.report import Report
-    from advisor.core.report_diff import Change
+    from advisor.core.report.diff import Change
+    from advisor.core.report.document import Report
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -63,7 +63,7 @@ def header(r: Report) -> str:
 def cmd_show(args: argparse.Namespace) -> int:
     from advisor.cli.compare import render
     from advisor.cli.configs import render_pipeline, render_sweep
-    from advisor.core.report import load_report
+    from advisor.io.documents import load_report
 
     report = load_report(args.file)
     if args.json:
@@ -93,8 +93,8 @@ def render_changes(changes: list[Change]) -> str:
 def cmd_diff(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from advisor.core.report import load_report
-    from advisor.core.report_diff import diff_reports
+    from advisor.core.report.diff import diff_reports
+    from advisor.io.documents import load_report
 
     changes = diff_reports(load_report(args.old), load_report(args.new))
     if args.json:

@@ -21,7 +21,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         description="Predicted vs measured for every published case, the median |error|, and "
                     "the naive peak-ratio predictor's error beside ours.",
     )
-    p.add_argument("--cases", type=Path, help="folder of case TOML files (default: tests/data)")
+    p.add_argument("--cases", type=Path,
+                   help="folder of case TOML files (default: the shipped cases)")
     p.add_argument("--refit", action="store_true",
                    help="also solve the fitted constants again from the cases")
     p.add_argument("--json", action="store_true", help="machine-readable output")
@@ -39,8 +40,9 @@ def _pct(value: float | None) -> str:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
-    from advisor.core.catalog import load_catalog
-    from advisor.core.validation import CASES_DIR, load_cases, refit, validate
+    from advisor.core.validation import refit, validate
+    from advisor.io.cases import CASES_DIR, load_cases
+    from advisor.io.catalog_store import load_catalog
 
     catalog = load_catalog()  # the shipped figures the cases were written against
     cases = load_cases(args.cases or CASES_DIR)

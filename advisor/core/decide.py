@@ -17,10 +17,7 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict
 
-from advisor.core.answers import Answers
-from advisor.core.calibration import BETA_KERNEL_SIGMA, CAL, Calibration
-from advisor.core.catalog import Catalog, Gpu
-from advisor.core.cost import (
+from advisor.core.economics.cost import (
     BuyBack,
     CurrentScaling,
     JobCost,
@@ -32,16 +29,32 @@ from advisor.core.cost import (
     quote,
     usd_per_mtok,
 )
+from advisor.core.economics.verdict import Case, Verdict, judge
 from advisor.core.errors import InputError
 from advisor.core.gates.dtype import DtypeGate, check_dtype
 from advisor.core.gates.software import SoftwareGate, check_software
-from advisor.core.memory import MemoryFit, MemoryModel, fit, memory_model
-from advisor.core.perf import BUCKETS, COMPUTE, MEMORY, RESOURCES, Projection, simulate
-from advisor.core.probe_record import ProbeRecord
-from advisor.core.rates import PEAK_KEYS, Evidence, GpuRates, resolve_rates, transfer_efficiency
-from advisor.core.stack import ATTENTION_KERNELS
-from advisor.core.uncertainty import band, log_sigma
-from advisor.core.verdict import Case, Verdict, judge
+from advisor.core.model.answers import Answers
+from advisor.core.model.catalog import Catalog, Gpu
+from advisor.core.model.probe_record import ProbeRecord
+from advisor.core.model.stack import ATTENTION_KERNELS
+from advisor.core.projection.calibration import BETA_KERNEL_SIGMA, CAL, Calibration
+from advisor.core.projection.memory import MemoryFit, MemoryModel, fit, memory_model
+from advisor.core.projection.rates import (
+    PEAK_KEYS,
+    Evidence,
+    GpuRates,
+    resolve_rates,
+    transfer_efficiency,
+)
+from advisor.core.projection.roofline import (
+    BUCKETS,
+    COMPUTE,
+    MEMORY,
+    RESOURCES,
+    Projection,
+    simulate,
+)
+from advisor.core.projection.uncertainty import band, log_sigma
 
 Binding = Literal["compute", "memory", "network", "host", "capacity"]
 WEAK_SOURCES = ("transferred-efficiency", "generic-kernel-ratio")

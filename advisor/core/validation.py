@@ -1,6 +1,6 @@
 """Published cases: what the model predicts against what was measured, with the error stated.
 
-Each case file (tests/data/*.toml with [[case]] entries) cites its source. A
+Each case file (advisor/published_cases/*.toml with [[case]] entries) cites its source. A
 case is *in-sample* when a calibration constant was fitted to it (its `group`
 is in a constant's `fitted_to`), *input* when it only checks a catalog figure
 is passed through, and *held-out* otherwise; only held-out cases back the
@@ -12,35 +12,29 @@ from the case files, so the shipped values can be checked, not trusted.
 from __future__ import annotations
 
 import statistics
-import tomllib
 from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict
 
-from advisor.core.answers import Answers
-from advisor.core.calibration import CAL, AttentionCurve, Calibration
-from advisor.core.catalog import Catalog, Gpu
-from advisor.core.cost import value_per_dollar
 from advisor.core.decide import decide
+from advisor.core.economics.cost import value_per_dollar
 from advisor.core.errors import InputError
-from advisor.core.memory import GIB, fit, memory_model, usable_gib
-from advisor.core.perf import (
+from advisor.core.model.answers import Answers
+from advisor.core.model.catalog import Catalog, Gpu
+from advisor.core.model.workload import Workload
+from advisor.core.projection.calibration import CAL, AttentionCurve, Calibration
+from advisor.core.projection.memory import GIB, fit, memory_model, usable_gib
+from advisor.core.projection.rates import resolve_rates
+from advisor.core.projection.roofline import (
     RESOURCES,
     Hardware,
     all_reduce_time,
     attention_flops_per_token,
     simulate,
 )
-from advisor.core.rates import resolve_rates
-from advisor.core.workload import Workload
 
-# A wheel ships the cases inside the package; a source checkout reads them from tests/data.
-_SHIPPED_CASES = Path(__file__).resolve().parents[1] / "published_cases"
-CASES_DIR = (_SHIPPED_CASES if _SHIPPED_CASES.is_dir()
-             else Path(__file__).resolve().parents[2] / "tests" / "data")
 Kind = Literal[
     "matmul-ratio", "speedup", "tflops", "attention-ratio", "memory", "max-seq", "usable-gib",
     "busbw", "value-per-dollar", "cheaper-by", "binding", "verdict", "kv-bytes", "kv-cache",
@@ -113,36 +107,6 @@ class Summary(BaseModel):
 def fitted_groups(cal: Calibration = CAL) -> set[str]:
     groups = {g for note in cal.notes().values() for g in note.fitted_to}
     return groups | {g for curve in cal.attention.values() for g in curve.fitted_to}
-
-
-def load_cases(directory: Path = CASES_DIR) -> list[CaseSpec]:
-    """Every [[case]] in the directory's TOML files, with its named workload resolved."""
-    files = sorted(directory.glob("*.toml")) if directory.is_dir() else []
-    cases: list[CaseSpec] = []
-    for path in files:
-        try:
-            doc = tomllib.loads(path.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as exc:
-            raise InputError(f"not valid TOML ({exc})", file=str(path)) from None
-        workloads = doc.get("workloads", {})
-        for raw in doc.get("case", []):
-            entry = dict(raw)
-            name = entry.get("workload")
-            if name is not None:
-                if name not in workloads:
-                    raise InputError("unknown workload", file=str(path), entry=entry.get("id"),
-                                     field="workload", value=name)
-                entry["workload"] = workloads[name]
-            try:
-                cases.append(CaseSpec.model_validate({**entry, "file": path.name}))
-            except ValidationError as exc:
-                err = exc.errors()[0]
-                raise InputError(err["msg"], file=str(path), entry=entry.get("id"),
-                                 field=".".join(str(p) for p in err["loc"])) from None
-    if not cases:
-        raise InputError("no published cases found; pass the folder of case files",
-                         file=str(directory))
-    return cases
 
 
 def _basis(case: CaseSpec, groups: set[str]) -> Basis:

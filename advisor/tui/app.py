@@ -23,8 +23,8 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from advisor.core.catalog import Catalog
 from advisor.core.errors import InputError
+from advisor.core.model.catalog import Catalog
 from advisor.tui.hardware import Hardware, detect_hardware
 from advisor.tui.runner import ProbeRunner
 from advisor.tui.screens.base import ComputedScreen, StepScreen
@@ -32,8 +32,8 @@ from advisor.tui.screens.welcome import WelcomeScreen
 from advisor.tui.state import STEP_IDS, STEPS, Computed, Context, Inputs, WizardState
 
 if TYPE_CHECKING:
-    from advisor.core.configs import ConfigSweep
     from advisor.core.decide import Decision
+    from advisor.core.economics.configs import ConfigSweep
 
 SCREENS = ("welcome.WelcomeScreen", "workload.WorkloadScreen", "targets.TargetsScreen",
            "gates.DtypeScreen", "gates.SoftwareScreen", "probes.ProbesScreen",
@@ -55,7 +55,7 @@ def _decide(inputs: Inputs, catalog: Catalog) -> Decision:
 
 
 def _sweep(inputs: Inputs, catalog: Catalog) -> ConfigSweep:
-    from advisor.core.configs import sweep_configs
+    from advisor.core.economics.configs import sweep_configs
 
     return sweep_configs(inputs[0], catalog, inputs[1])
 
@@ -127,7 +127,7 @@ class AdvisorApp(App[None]):
     @work(thread=True, group="ahead", description="load the engine")
     def _load_engine(self) -> None:
         """numpy and the engine's models (~150 ms), so the first decision does not wait."""
-        import_module("advisor.core.answers")
+        import_module("advisor.core.model.answers")
         import_module("advisor.core.decide")
         if self.own_process:
             self.call_from_thread(self._settle_gc)
@@ -277,7 +277,7 @@ def run_app(resume: Path | None = None) -> int:
     Bad input (a broken catalog overlay, an unreadable report) raises InputError
     before the screen is taken over, so the CLI prints it as one line.
     """
-    from advisor.catalog_store import effective_catalog
+    from advisor.io.catalog_store import effective_catalog
     from advisor.tui.runner import PackageProbeRunner
 
     catalog = effective_catalog()

@@ -1,6 +1,6 @@
 """Reports in and out of the wizard: export a decision as report TOML, resume from one.
 
-The report format is the core's (`advisor.core.report`); this module only adds
+The report format is the core's (`advisor.core.report.document`); this module only adds
 what the wizard knows (provenance, probe records) and maps a report back onto
 the wizard's state.
 """
@@ -11,14 +11,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from advisor import __version__
-from advisor.core.atomic import write_atomic
-from advisor.core.catalog import Catalog
-from advisor.core.configs import ConfigSweep, sweep_configs
 from advisor.core.decide import Decision
-from advisor.core.loaders import read_text
-from advisor.core.pipeline_projection import analyse_pipeline
-from advisor.core.probe_record import ProbeRecord
-from advisor.core.report import (
+from advisor.core.economics.configs import ConfigSweep, sweep_configs
+from advisor.core.economics.stages import analyse_pipeline
+from advisor.core.model.catalog import Catalog
+from advisor.core.model.probe_record import ProbeRecord
+from advisor.core.report.document import (
     Provenance,
     PulledSource,
     Report,
@@ -26,12 +24,14 @@ from advisor.core.report import (
     parse_report,
     report_to_toml,
 )
+from advisor.io.atomic import write_atomic
+from advisor.io.files import read_text
 from advisor.tui.forms import form_from_workload
 from advisor.tui.state import STEPS, WizardState
 
 
 def provenance(now: datetime | None = None) -> Provenance:
-    from advisor.catalog_store import pulled_sources, shipped_catalog_version
+    from advisor.io.catalog_store import pulled_sources, shipped_catalog_version
 
     pulled = [PulledSource(kind=c.kind, url=c.url, etag=c.etag, last_modified=c.last_modified,
                            fetched_at=c.fetched_at) for c in pulled_sources()]

@@ -13,9 +13,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from advisor.core.presets import PRESETS
-from advisor.core.stack import Stack
-from advisor.core.workload import TRAINING_MODES, ModelSpec, Workload
+from advisor.core.model.presets import PRESETS
+from advisor.core.model.stack import Stack
+from advisor.core.model.transformer import ModelSpec
+from advisor.core.model.workload import TRAINING_MODES, Workload
 
 CUSTOM = "custom"
 DIM_KEYS = ("layers", "hidden", "heads", "kv_heads", "ffn", "vocab")

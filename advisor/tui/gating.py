@@ -14,7 +14,7 @@ from textual.markup import escape as esc
 
 from advisor.core.gates.dtype import check_dtype
 from advisor.core.gates.software import SoftwareGate, check_software
-from advisor.core.stack import Stack
+from advisor.core.model.stack import Stack
 from advisor.tui.forms import FORM_DEFAULTS
 from advisor.tui.state import Context
 

@@ -1,7 +1,7 @@
 """What the wizard knows about this box, as a plain value the app is given.
 
 The app takes a `Hardware` in its constructor so tests can say "an H100 box" or
-"CPU only" without nvidia-smi; `detect_hardware()` fills it from `advisor.detect`.
+"CPU only" without nvidia-smi; `detect_hardware()` fills it from `advisor.io.detect`.
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from advisor.core.catalog import Catalog
-from advisor.core.stack import ATTENTION_KERNELS, Stack
+from advisor.core.model.catalog import Catalog
+from advisor.core.model.stack import ATTENTION_KERNELS, Stack
 
 
 @dataclass(frozen=True)
@@ -41,8 +41,8 @@ class Hardware:
 
 
 def detect_hardware(catalog: Catalog) -> Hardware:
-    """This box via `advisor.detect`: vendor tools and package metadata, never torch itself."""
-    from advisor.detect import detect_gpus, detect_stack
+    """This box via `advisor.io.detect`: vendor tools and package metadata, never torch itself."""
+    from advisor.io.detect import detect_gpus, detect_stack
 
     found = detect_gpus(catalog)
     stack = detect_stack(catalog=catalog, gpus=found)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
-    from advisor.core.probe_record import ProbeRecord
+    from advisor.core.model.probe_record import ProbeRecord
 
 ProbeMode = Literal["quick", "full"]
 
@@ -71,7 +71,7 @@ class PackageProbeRunner:
 
     def run(self, mode: ProbeMode, on_progress: ProgressCallback,
             should_stop: StopFlag) -> ProbeRecord:
-        from advisor.core.probe_record import parse_probe_record
+        from advisor.core.model.probe_record import parse_probe_record
         from probes.plan import SuiteConfig
         from probes.runner import Progress, run_suite
 
@@ -139,7 +139,7 @@ class FakeProbeRunner:
 
     def run(self, mode: ProbeMode, on_progress: ProgressCallback,
             should_stop: StopFlag) -> ProbeRecord:
-        from advisor.core.probe_record import parse_probe_record
+        from advisor.core.model.probe_record import parse_probe_record
 
         steps = self._steps(mode)
         record: dict[str, Any] = {

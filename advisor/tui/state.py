@@ -11,17 +11,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from advisor.core.catalog import Catalog
-from advisor.core.stack import Stack
+from advisor.core.model.catalog import Catalog
+from advisor.core.model.stack import Stack
 from advisor.tui.hardware import Hardware
 from advisor.tui.runner import ProbeRunner
 
 if TYPE_CHECKING:
-    from advisor.core.answers import Answers
-    from advisor.core.configs import ConfigOptions, ConfigSweep
     from advisor.core.decide import Decision  # numpy: loaded when Performance is first shown
-    from advisor.core.pipeline_projection import PipelineSpec
-    from advisor.core.probe_record import ProbeRecord
+    from advisor.core.economics.configs import ConfigSweep
+    from advisor.core.model.answers import Answers
+    from advisor.core.model.options import ConfigOptions, PipelineSpec
+    from advisor.core.model.probe_record import ProbeRecord
 
 STEPS: tuple[tuple[str, str], ...] = (
     ("welcome", "Welcome"),
@@ -97,14 +97,14 @@ class WizardState:
         return None
 
     def config_options(self) -> ConfigOptions:
-        from advisor.core.configs import ConfigOptions
+        from advisor.core.model.options import ConfigOptions
 
         return self.configs or ConfigOptions()
 
     def to_answers(self, stack: Stack | None) -> Answers:
         """The engine's Answers; the electricity price is passed only when the user gave one,
         so the decision marks the default as a default."""
-        from advisor.core.answers import Answers
+        from advisor.core.model.answers import Answers
         from advisor.tui.forms import build_workload
 
         extra: dict[str, Any] = {}

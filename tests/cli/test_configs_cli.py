@@ -25,8 +25,8 @@ def test_sweep_text_shows_inputs_prices_front_and_choice(advisor_cli):
 
 def test_sweep_json_matches_the_answers_file(advisor_cli):
     flags = advisor_cli(*SWEEP, "--power-cap", "6", "--deadline-days", "5", "--json")
-    answers = advisor_cli("configs", "sweep", "--answers",
-                          str(ROOT / "tests" / "data" / "configs_sweep.toml"), "--json")
+    case = ROOT / "advisor" / "published_cases" / "configs_sweep.toml"
+    answers = advisor_cli("configs", "sweep", "--answers", str(case), "--json")
     assert flags.returncode == answers.returncode == 0, flags.stderr + answers.stderr
     a, b = json.loads(flags.stdout), json.loads(answers.stdout)
     assert a["points"] == b["points"] and a["choice"] == b["choice"]

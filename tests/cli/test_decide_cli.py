@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from advisor.core.report import load_report
+from advisor.io.documents import load_report
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "answers.toml"
 Run = Callable[..., subprocess.CompletedProcess[str]]

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from advisor.core.answers_io import parse_answers_toml
-from advisor.core.catalog import load_catalog
 from advisor.core.decide import decide
-from advisor.core.report import Provenance, build_report, report_to_toml
+from advisor.core.report.answers_toml import parse_answers_toml
+from advisor.core.report.document import Provenance, build_report, report_to_toml
+from advisor.io.catalog_store import load_catalog
 
 EXAMPLE = (Path(__file__).resolve().parents[2] / "examples" / "answers.toml").read_text()
 

@@ -10,7 +10,8 @@ import pytest
 
 from advisor.cli import main as advisor_main
 from advisor.core.errors import InputError
-from advisor.core.probe_record import load_probe_record, parse_probe_record
+from advisor.core.model.probe_record import parse_probe_record
+from advisor.io.documents import load_probe_record
 from probes.__main__ import main as probes_main
 from probes.record import read_record
 
@@ -151,5 +152,5 @@ def test_loader_names_the_bad_field(tmp_path):
     path.write_text(json.dumps(data))
     with pytest.raises(InputError, match=r"field 'matmul\.0\.status', value 'great'"):
         load_probe_record(path)
-    with pytest.raises(InputError, match="cannot read probe record"):
+    with pytest.raises(InputError, match="cannot read"):
         load_probe_record(tmp_path / "missing.json")

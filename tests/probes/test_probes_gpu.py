@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from advisor.core.probe_record import parse_probe_record
+from advisor.core.model.probe_record import parse_probe_record
 from probes.device import detect
 from probes.health import run_health
 from probes.matmul import run_matmul

@@ -10,7 +10,7 @@ import threading
 import pytest
 
 import probes.runner as runner_mod
-from advisor.core.probe_record import parse_probe_record
+from advisor.core.model.probe_record import parse_probe_record
 from probes.device import Device
 from probes.plan import SuiteConfig, plan_suite
 from probes.runner import run_suite

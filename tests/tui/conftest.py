@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from advisor.core.catalog import CATALOG_FILES, Catalog, build_catalog
+from advisor.core.model.catalog import CATALOG_FILES, Catalog, build_catalog
 from advisor.tui import demo
 from advisor.tui.app import AdvisorApp
 from advisor.tui.hardware import Hardware

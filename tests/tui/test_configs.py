@@ -7,10 +7,11 @@ from textual.content import Content
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Select
 
-from advisor.core.answers import Answers
-from advisor.core.configs import ConfigOptions, sweep_configs
 from advisor.core.decide import decide
-from advisor.core.report import build_report, report_to_toml
+from advisor.core.economics.configs import sweep_configs
+from advisor.core.model.answers import Answers
+from advisor.core.model.options import ConfigOptions
+from advisor.core.report.document import build_report, report_to_toml
 from advisor.tui.demo import settle
 from advisor.tui.export import load_report, provenance, state_from_report
 from advisor.tui.forms import build_workload

@@ -164,7 +164,7 @@ def test_startup_imports_neither_torch_nor_numpy():
     """Nor the later steps' screens and the engine's answer models: they load after the
     first paint (built ahead, or on the first visit)."""
     later = ("advisor.tui.screens.workload", "advisor.tui.screens.configs",
-             "advisor.tui.gating", "advisor.core.answers")
+             "advisor.tui.gating", "advisor.core.model.answers")
     code = ("import sys, advisor.cli, advisor.tui.app; advisor.cli.build_parser(); "
             f"print(sorted(m for m in ('torch', 'numpy', 'textual', *{later!r}) "
             "if m in sys.modules))")
@@ -233,10 +233,10 @@ async def test_import_a_probe_record_from_another_box(make_app, ready_state, tmp
 async def test_resume_keeps_what_the_form_does_not_show(make_app, catalog, tmp_path):
     """A report made by the CLI carries fields the wizard has no control for; editing one
     answer in the wizard must not drop them (nor the answers' time premium)."""
-    from advisor.core.answers import Answers
     from advisor.core.decide import decide
-    from advisor.core.report import build_report, report_to_toml
-    from advisor.core.workload import Workload
+    from advisor.core.model.answers import Answers
+    from advisor.core.model.workload import Workload
+    from advisor.core.report.document import build_report, report_to_toml
     from advisor.tui.export import provenance
     from advisor.tui.screens.workload import WorkloadScreen
 

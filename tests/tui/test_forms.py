@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from advisor.core.workload import ModelSpec, Workload
+from advisor.core.model.transformer import ModelSpec
+from advisor.core.model.workload import Workload
 from advisor.tui.forms import (
     build_workload,
     form_from_workload,

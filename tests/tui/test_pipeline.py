@@ -7,10 +7,10 @@ import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, TabbedContent
 
-from advisor.core.answers import Answers
 from advisor.core.decide import decide
-from advisor.core.pipeline_projection import PipelineSpec, StageSpec
-from advisor.core.report import build_report, report_to_toml
+from advisor.core.model.answers import Answers
+from advisor.core.model.options import PipelineSpec, StageSpec
+from advisor.core.report.document import build_report, report_to_toml
 from advisor.tui.demo import settle
 from advisor.tui.export import load_report, provenance, state_from_report
 from advisor.tui.forms import build_workload

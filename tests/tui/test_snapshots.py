@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from textual.pilot import Pilot
 
-from advisor.core.configs import ConfigOptions
+from advisor.core.model.options import ConfigOptions
 from advisor.tui.demo import settle
 from advisor.tui.screens.configs import ConfigsScreen
 from advisor.tui.screens.performance import PerformanceScreen

@@ -256,7 +256,7 @@ async def test_steps_built_ahead_show_the_answers_as_they_stand(make_app, cpu_bo
 async def test_catalog_table_fits_80_columns(gpu_box):
     """Without room for names, the longest ids (the shipped catalog's RTX PRO 6000s) are
     clipped so that the price column still shows."""
-    from advisor.core.catalog import load_catalog
+    from advisor.io.catalog_store import load_catalog
     from advisor.tui.app import AdvisorApp
 
     app = AdvisorApp(load_catalog(), gpu_box, FakeProbeRunner())

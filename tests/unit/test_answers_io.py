@@ -11,9 +11,10 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from advisor.core.answers import Answers
-from advisor.core.answers_io import answers_to_toml, load_answers, parse_answers_toml
 from advisor.core.errors import InputError
+from advisor.core.model.answers import Answers
+from advisor.core.report.answers_toml import answers_to_toml, parse_answers_toml
+from advisor.io.documents import load_answers
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "answers.toml"
 

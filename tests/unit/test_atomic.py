@@ -7,8 +7,8 @@ import stat
 
 import pytest
 
-from advisor.core import atomic
-from advisor.core.atomic import write_atomic
+from advisor.io import atomic
+from advisor.io.atomic import write_atomic
 
 
 def _mode(path) -> int:

@@ -10,13 +10,9 @@ from typing import Any
 import pytest
 import tomlkit
 
-from advisor.core.catalog import (
-    CATALOG_FILES,
-    build_catalog,
-    load_catalog,
-    read_shipped_texts,
-)
 from advisor.core.errors import InputError
+from advisor.core.model.catalog import CATALOG_FILES, build_catalog
+from advisor.io.catalog_store import load_catalog, read_shipped_texts
 
 REFERENCE_IDS = [
     "a100-sxm", "a100-pcie", "h100-sxm", "h100-pcie", "h100-nvl", "h200-sxm", "gh200-144g",

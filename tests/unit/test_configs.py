@@ -9,11 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from advisor.catalog_store import effective_catalog
-from advisor.core.answers import parse_answers
-from advisor.core.answers_io import answers_to_toml, load_answers, parse_answers_toml
-from advisor.core.calibration import CAL
-from advisor.core.configs import (
+from advisor.core.economics.configs import (
     ConfigOptions,
     ConfigPoint,
     choose,
@@ -23,17 +19,23 @@ from advisor.core.configs import (
     run_layout,
     sweep_configs,
 )
-from advisor.core.errors import InputError
-from advisor.core.loaders import parse_toml, read_text
-from advisor.core.pipeline_projection import (
+from advisor.core.economics.stages import (
     PipelineSpec,
     StageSpec,
     analyse_pipeline,
     stage_rate,
 )
+from advisor.core.errors import InputError
+from advisor.core.formats import parse_toml
+from advisor.core.model.answers import parse_answers
+from advisor.core.projection.calibration import CAL
+from advisor.core.report.answers_toml import answers_to_toml, parse_answers_toml
+from advisor.io.catalog_store import effective_catalog
+from advisor.io.documents import load_answers
+from advisor.io.files import read_text
 
 ROOT = Path(__file__).parents[2]
-DATA = ROOT / "tests" / "data"
+DATA = ROOT / "advisor" / "published_cases"
 CATALOG = effective_catalog()
 
 

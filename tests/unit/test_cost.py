@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from advisor.core.catalog import load_catalog
-from advisor.core.cost import (
+from advisor.core.economics.cost import (
     CurrentScaling,
     PriceQuote,
     break_even_price,
@@ -16,8 +15,9 @@ from advisor.core.cost import (
     usd_per_mtok,
     value_per_dollar,
 )
-from advisor.core.rates import resolve_rates
-from advisor.core.workload import Workload
+from advisor.core.model.workload import Workload
+from advisor.core.projection.rates import resolve_rates
+from advisor.io.catalog_store import load_catalog
 
 
 @pytest.fixture(scope="module")

@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from advisor.core.answers import Answers, parse_answers
-from advisor.core.catalog import load_catalog
 from advisor.core.decide import Decision, decide
 from advisor.core.errors import InputError
-from advisor.core.probe_record import ProbeRecord, parse_probe_record
-from advisor.core.stack import Stack
+from advisor.core.model.answers import Answers, parse_answers
+from advisor.core.model.probe_record import ProbeRecord, parse_probe_record
+from advisor.core.model.stack import Stack
+from advisor.io.catalog_store import load_catalog
 
 
 @pytest.fixture(scope="module")

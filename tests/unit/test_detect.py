@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from advisor.core.catalog import Catalog, load_catalog
-from advisor.detect import (
+from advisor.core.model.catalog import Catalog
+from advisor.io.catalog_store import load_catalog
+from advisor.io.detect import (
     DetectedGpu,
     detect_gpus,
     detect_stack,
@@ -25,7 +26,7 @@ from advisor.detect import (
 
 PROBE = """
 import json, sys
-from advisor.detect import detect_stack, detect_gpus
+from advisor.io.detect import detect_stack, detect_gpus
 s = detect_stack()
 print(json.dumps({"stack": s.model_dump(), "gpus": [g.model_dump() for g in detect_gpus()],
                   "torch_imported": "torch" in sys.modules}))

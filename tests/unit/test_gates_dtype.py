@@ -8,7 +8,6 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from advisor.core.catalog import Arch, Catalog, Gpu, Peaks, load_catalog
 from advisor.core.errors import InputError
 from advisor.core.gates.dtype import (
     PRECISIONS,
@@ -16,6 +15,8 @@ from advisor.core.gates.dtype import (
     check_dtype,
     required_formats,
 )
+from advisor.core.model.catalog import Arch, Catalog, Gpu, Peaks
+from advisor.io.catalog_store import load_catalog
 
 ALL_FORMATS = sorted({f for groups in PRECISIONS.values() for g in groups for f in g})
 
@@ -77,7 +78,7 @@ class TestRequiredFormats:
         assert required_formats(alias) == required_formats(canonical)
 
     def test_every_peak_dtype_is_a_precision(self) -> None:
-        from advisor.core.catalog import PEAK_DTYPES
+        from advisor.core.model.catalog import PEAK_DTYPES
 
         assert set(PEAK_DTYPES) <= set(PRECISIONS)
 

@@ -7,10 +7,11 @@ from typing import Any, ClassVar
 
 import pytest
 
-from advisor.core.catalog import Catalog, build_catalog, load_catalog
 from advisor.core.errors import InputError
 from advisor.core.gates.software import SoftwareGate, check_software, gate_all
-from advisor.core.stack import Stack
+from advisor.core.model.catalog import Catalog, build_catalog
+from advisor.core.model.stack import Stack
+from advisor.io.catalog_store import load_catalog
 
 SRC = 'source = ["test"]\nretrieved = 2026-08-22'
 

@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from advisor.core.calibration import CAL
-from advisor.core.catalog import load_catalog
-from advisor.core.memory import GIB, fit, memory_model, usable_gib
-from advisor.core.workload import Workload
+from advisor.core.model.workload import Workload
+from advisor.core.projection.calibration import CAL
+from advisor.core.projection.memory import GIB, fit, memory_model, usable_gib
+from advisor.io.catalog_store import load_catalog
 
 
 @pytest.fixture(scope="module")

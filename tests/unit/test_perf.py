@@ -7,10 +7,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from advisor.core.calibration import CAL
-from advisor.core.catalog import load_catalog
 from advisor.core.errors import InputError
-from advisor.core.perf import (
+from advisor.core.model.presets import PRESETS
+from advisor.core.model.probe_record import parse_probe_record
+from advisor.core.model.transformer import ModelSpec
+from advisor.core.model.workload import Workload
+from advisor.core.projection.calibration import CAL
+from advisor.core.projection.rates import resolve_rates, transfer_efficiency
+from advisor.core.projection.roofline import (
     COMPUTE,
     MEMORY,
     RESOURCES,
@@ -19,10 +23,7 @@ from advisor.core.perf import (
     attention_flops_per_token,
     simulate,
 )
-from advisor.core.presets import PRESETS
-from advisor.core.probe_record import parse_probe_record
-from advisor.core.rates import resolve_rates, transfer_efficiency
-from advisor.core.workload import ModelSpec, Workload
+from advisor.io.catalog_store import load_catalog
 
 
 @pytest.fixture(scope="module")

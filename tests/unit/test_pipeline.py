@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from advisor.core.economics.pipeline import Pipeline, Stage, balance, best_splits, neighbours
 from advisor.core.errors import InputError
-from advisor.core.pipeline import Pipeline, Stage, balance, best_splits, neighbours
 
-CASE = tomllib.loads((Path(__file__).parents[1] / "data" / "pipeline_dflash.toml").read_text())
+CASES = Path(__file__).parents[2] / "advisor" / "published_cases"
+CASE = tomllib.loads((CASES / "pipeline_dflash.toml").read_text())
 
 
 def dflash() -> Pipeline:
@@ -98,7 +99,7 @@ def test_bad_splits_are_input_errors():
 
 
 def test_kw_saved_is_an_ordered_band():
-    from advisor.core.pipeline import kw_saved
+    from advisor.core.economics.pipeline import kw_saved
 
     base = balance(dflash())
     lo, hi = kw_saved(base, balance(dflash().with_split((5, 1))))

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from advisor.core.catalog import load_catalog
 from advisor.core.errors import InputError
-from advisor.core.probe_record import parse_probe_record
-from advisor.probe_store import drift_warning, import_probe, stack_drift, stored_probes
+from advisor.core.model.probe_record import parse_probe_record
+from advisor.io.catalog_store import load_catalog
+from advisor.io.probe_store import drift_warning, import_probe, stack_drift, stored_probes
 
 
 @pytest.fixture(autouse=True)

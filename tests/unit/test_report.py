@@ -12,13 +12,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from advisor.catalog_store import build_effective
-from advisor.core.answers_io import load_answers, parse_answers_toml
-from advisor.core.catalog import load_catalog
 from advisor.core.decide import Decision, decide
 from advisor.core.errors import InputError
-from advisor.core.probe_record import parse_probe_record
-from advisor.core.report import (
+from advisor.core.model.probe_record import parse_probe_record
+from advisor.core.report.answers_toml import parse_answers_toml
+from advisor.core.report.document import (
     Provenance,
     PulledSource,
     Report,
@@ -27,6 +25,8 @@ from advisor.core.report import (
     quotes_for,
     report_to_toml,
 )
+from advisor.io.catalog_store import build_effective, load_catalog
+from advisor.io.documents import load_answers
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "answers.toml"
 PROVENANCE = Provenance(
@@ -123,8 +123,8 @@ def test_free_form_nulls_are_dropped_once_then_stable(report: Report) -> None:
 def test_configs_and_pipeline_sections_round_trip(catalog) -> None:
     """[configs] and [pipeline] from the answers travel in the report and read back exactly."""
     from advisor.cli.configs import load_pipeline
-    from advisor.core.configs import sweep_configs
-    from advisor.core.pipeline_projection import analyse_pipeline
+    from advisor.core.economics.configs import sweep_configs
+    from advisor.core.economics.stages import analyse_pipeline
 
     answers = load_answers(EXAMPLE)
     assert answers.configs is not None

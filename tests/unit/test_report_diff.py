@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from advisor.core.answers_io import parse_answers_toml
-from advisor.core.catalog import load_catalog
 from advisor.core.decide import decide
-from advisor.core.probe_record import parse_probe_record
-from advisor.core.report import Provenance, Report, build_report
-from advisor.core.report_diff import Change, diff_reports, probe_figures
+from advisor.core.model.probe_record import parse_probe_record
+from advisor.core.report.answers_toml import parse_answers_toml
+from advisor.core.report.diff import Change, diff_reports, probe_figures
+from advisor.core.report.document import Provenance, Report, build_report
+from advisor.io.catalog_store import load_catalog
 
 EXAMPLE = (Path(__file__).resolve().parents[2] / "examples" / "answers.toml").read_text()
 

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from advisor.catalog_store import effective_catalog
-from advisor.core.errors import InputError
-from advisor.core.scenario import (
+from advisor.core.economics.scenario import (
     catalog_caveats,
     classify,
     current_days,
@@ -18,6 +16,8 @@ from advisor.core.scenario import (
     sensitivity,
     with_overrides,
 )
+from advisor.core.errors import InputError
+from advisor.io.catalog_store import effective_catalog
 
 CATALOG = effective_catalog()
 S = published_inputs(CATALOG)

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from packaging.version import Version
 from pydantic import ValidationError
 
-from advisor.core.stack import (
+from advisor.core.model.stack import (
     Stack,
     cuda_of_tag,
     cuda_tag,

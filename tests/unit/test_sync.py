@@ -20,17 +20,17 @@ import tomlkit
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from advisor.catalog_store import (
+from advisor.core.errors import InputError
+from advisor.core.formats import detect_format
+from advisor.io.catalog_store import (
     cache_path,
     effective_catalog,
+    load_catalog,
     provenance,
     read_pulled,
     shipped_catalog_version,
 )
-from advisor.core.catalog import load_catalog
-from advisor.core.errors import InputError
-from advisor.core.loaders import detect_format
-from advisor.sync import (
+from advisor.io.sync import (
     FetchError,
     FetchPolicy,
     parse_catalog_doc,

@@ -6,15 +6,10 @@ from dataclasses import fields
 
 import pytest
 
-from advisor.core.calibration import CAL, Calibration
-from advisor.core.catalog import load_catalog
-from advisor.core.validation import (
-    evaluate,
-    fitted_groups,
-    load_cases,
-    refit,
-    validate,
-)
+from advisor.core.projection.calibration import CAL, Calibration
+from advisor.core.validation import evaluate, fitted_groups, refit, validate
+from advisor.io.cases import load_cases
+from advisor.io.catalog_store import load_catalog
 
 CASES = load_cases()
 

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from advisor.core.verdict import Case, judge
+from advisor.core.economics.verdict import Case, judge
 
 BASE = Case(
     target="b200-sxm", current="h200-sxm", target_gate=None, gate_fix=None,

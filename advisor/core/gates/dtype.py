@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
-from advisor.core.catalog import Arch, Gpu
 from advisor.core.errors import InputError
+from advisor.core.model.catalog import Arch, Gpu
 
 # Each precision needs every group; a group is satisfied by any one of its formats.
 #  - fp32 runs on the plain FP32 units of every GPU, so it needs no matrix format.

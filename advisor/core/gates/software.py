@@ -18,9 +18,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from advisor.core.catalog import Arch, Catalog, Gpu, Support
 from advisor.core.gates.dtype import canonical_precision
-from advisor.core.stack import (
+from advisor.core.model.catalog import Arch, Catalog, Gpu, Support
+from advisor.core.model.stack import (
     ATTENTION_KERNELS,
     Stack,
     cuda_of_tag,

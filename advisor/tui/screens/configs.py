@@ -20,7 +20,7 @@ from textual.markup import escape
 from textual.validation import Integer, Number
 from textual.widgets import DataTable, Input, Select, Static, TabbedContent, TabPane
 
-from advisor.core.configs import ConfigOptions
+from advisor.core.model.options import ConfigOptions
 from advisor.textfmt import fmt_num
 from advisor.tui.forms import FORM_DEFAULTS, format_count, parse_budget, parse_gpu_counts
 from advisor.tui.screens.base import ComputedScreen
@@ -29,7 +29,7 @@ from advisor.tui.widgets.field import FormField, Parsed, sync_input
 from advisor.tui.widgets.pipeline import PipelinePanel
 
 if TYPE_CHECKING:
-    from advisor.core.configs import ConfigPoint, ConfigSweep
+    from advisor.core.economics.configs import ConfigPoint, ConfigSweep
 
 OBJECTIVES = (("cheapest", "cost"), ("fastest", "time"))
 OPTIONS: dict[str, tuple[str, Callable[[str], Any]]] = {

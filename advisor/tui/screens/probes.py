@@ -21,7 +21,8 @@ from textual.widgets import DataTable, Input, Label, ProgressBar, RadioButton, R
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from advisor.core.errors import InputError
-from advisor.core.probe_record import ProbeRecord, load_probe_record
+from advisor.core.model.probe_record import ProbeRecord
+from advisor.io.documents import load_probe_record
 from advisor.textfmt import fmt_num
 from advisor.tui.runner import ProbeMode, ProbeProgress, ProbeRow, rows_of
 from advisor.tui.screens.base import StepScreen

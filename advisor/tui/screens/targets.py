@@ -8,7 +8,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.validation import Number
 from textual.widgets import Input, Label
 
-from advisor.core.answers import DEFAULT_ELECTRICITY_USD_PER_KWH
+from advisor.core.model.answers import DEFAULT_ELECTRICITY_USD_PER_KWH
 from advisor.tui.screens.base import StepScreen
 from advisor.tui.widgets.catalog_table import CatalogTable
 from advisor.tui.widgets.field import FormField

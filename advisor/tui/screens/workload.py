@@ -13,8 +13,8 @@ from textual.containers import Horizontal, Vertical
 from textual.validation import Integer
 from textual.widgets import Checkbox, Input, Label, Select, Static
 
-from advisor.core.presets import PRESETS
-from advisor.core.workload import TRAINING_MODES, Precision
+from advisor.core.model.presets import PRESETS
+from advisor.core.model.workload import TRAINING_MODES, Precision
 from advisor.tui.forms import (
     CUSTOM,
     FORM_DEFAULTS,

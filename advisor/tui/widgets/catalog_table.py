@@ -18,7 +18,7 @@ from textual.message import Message
 from textual.validation import Number
 from textual.widgets import DataTable, Input, Select
 
-from advisor.core.catalog import Catalog, Gpu
+from advisor.core.model.catalog import Catalog, Gpu
 
 
 def fmt(value: float | None, digits: int = 0) -> str:

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 from advisor.tui.forms import format_seq_lens
 
 if TYPE_CHECKING:
-    from advisor.core.configs import ConfigSweep
     from advisor.core.decide import Decision
+    from advisor.core.economics.configs import ConfigSweep
 
 EIGHTHS = " ▏▎▍▌▋▊▉"
 

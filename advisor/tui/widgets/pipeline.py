@@ -3,7 +3,7 @@
 A staged workload (N GPUs run a frozen target's forward pass and feed M GPUs that train
 a drafter; RL rollouts feed a trainer) runs at its slowest stage's pace. The user types
 each stage's GPU, count, measured rate and power (or resumes answers carrying a
-[pipeline]); `advisor.core.pipeline_projection.analyse_pipeline` runs in a worker, and
+[pipeline]); `advisor.core.economics.stages.analyse_pipeline` runs in a worker, and
 this view shows each stage's rate and its source, the bottleneck, which side starves,
 the split as given, its neighbours (7+1 vs 6+1 vs 5+1) and the best splits of the box.
 
@@ -24,16 +24,16 @@ from textual.markup import escape
 from textual.widgets import Button, DataTable, Input, Static
 from textual.worker import get_current_worker
 
+from advisor.core.economics.pipeline import kw_saved
 from advisor.core.errors import InputError
-from advisor.core.pipeline import kw_saved
-from advisor.core.pipeline_projection import PipelineSpec, StageSpec
+from advisor.core.model.options import PipelineSpec, StageSpec
 from advisor.textfmt import fmt_num
 from advisor.tui.forms import format_count, parse_budget
 from advisor.tui.state import Context
 
 if TYPE_CHECKING:
-    from advisor.core.pipeline import PipelineBalance
-    from advisor.core.pipeline_projection import PipelineReport
+    from advisor.core.economics.pipeline import PipelineBalance
+    from advisor.core.economics.stages import PipelineReport
 
 STAGE_COLUMNS = (("name", "stage"), ("gpu", "catalog GPU"), ("gpus", "GPUs"),
                  ("rate", "stage /s"), ("active", "active W"), ("idle", "idle W"))
@@ -346,7 +346,7 @@ class PipelinePanel(Vertical):
                         description="pipeline balance")
 
     def _analyse(self, spec: PipelineSpec, probes: dict[str, Any]) -> None:
-        from advisor.core.pipeline_projection import analyse_pipeline
+        from advisor.core.economics.stages import analyse_pipeline
 
         try:
             result: PipelineReport | str = analyse_pipeline(spec, self.ctx.catalog,

@@ -22,26 +22,32 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
+from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import tomlkit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from advisor.core.catalog import (
-    CATALOG_FILES,
-    Catalog,
-    build_catalog,
-    load_catalog,
-    parse_toml,
-    read_shipped_texts,
-)
 from advisor.core.errors import InputError
-from advisor.core.loaders import parse_json, read_text, validation_error, without_nulls
-from advisor.paths import pulled_dir
+from advisor.core.formats import parse_json, validation_error, without_nulls
+from advisor.core.model.catalog import CATALOG_FILES, Catalog, build_catalog, parse_toml
+from advisor.io.files import read_text
+from advisor.io.paths import pulled_dir
 
 if TYPE_CHECKING:
-    from advisor.core.report import Provenance
+    from advisor.core.report.document import Provenance
+
+def read_shipped_texts() -> dict[str, str]:
+    """The catalog files that ship with advisor, by file name."""
+    root = resources.files("catalog")
+    return {f: root.joinpath(f).read_text(encoding="utf-8") for f in CATALOG_FILES}
+
+
+def load_catalog() -> Catalog:
+    """The shipped catalog alone, as `advisor validate` and the tests read it."""
+    return build_catalog(read_shipped_texts(), {f: f"catalog/{f}" for f in CATALOG_FILES})
+
 
 PullKind = Literal["catalog", "prices"]
 PULL_KINDS: tuple[PullKind, ...] = ("catalog", "prices")  # also the order overlays apply in
@@ -186,7 +192,7 @@ def pulled_sources() -> list[PulledCache]:
 def provenance(now: datetime | None = None) -> Provenance:
     """What a report records about the data behind it: versions, pulled sources, the time."""
     from advisor import __version__
-    from advisor.core.report import Provenance, PulledSource  # heavy: the decision models
+    from advisor.core.report.document import Provenance, PulledSource  # heavy: the decision models
 
     pulled = [PulledSource(kind=c.kind, url=c.url, etag=c.etag, last_modified=c.last_modified,
                            fetched_at=c.fetched_at) for c in pulled_sources()]

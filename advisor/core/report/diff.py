@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from advisor.core.decide import GpuResult
-from advisor.core.loaders import without_nulls
-from advisor.core.probe_record import ProbeRecord
-from advisor.core.report import Report
+from advisor.core.formats import without_nulls
+from advisor.core.model.probe_record import ProbeRecord
+from advisor.core.report.document import Report
 
 ABSENT = "-"
 

@@ -6,7 +6,7 @@ Three kinds live here, and `fitted_to` tells them apart:
   (`fitted_to` empty, `source` says which);
 - assumed: a rule of thumb with a stated spread (`fitted_to` empty, `kind`
   "assumption");
-- fitted: solved from published cases in tests/data (`fitted_to` names the
+- fitted: solved from published cases in advisor/published_cases (`fitted_to` names the
   case ids). `advisor validate` marks those cases in-sample, so the error it
   reports on the held-out cases is not circular, and `advisor validate
   --refit` solves them again from the case files to show the shipped values

@@ -16,58 +16,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from advisor.core.errors import InputError
-from advisor.core.workload import Workload
+from advisor.core.model.options import ConfigOptions, Objective
+from advisor.core.model.workload import Workload
 
 if TYPE_CHECKING:
-    from advisor.core.answers import Answers
-    from advisor.core.calibration import Calibration
-    from advisor.core.catalog import Catalog, Gpu
-    from advisor.core.cost import PriceQuote
-    from advisor.core.probe_record import ProbeRecord
-    from advisor.core.rates import GpuRates
-    from advisor.core.stack import Stack
-
-Objective = Literal["cost", "time"]
-
-
-class ConfigOptions(BaseModel):
-    """The [configs] section of answers.toml: which counts to sweep and what to optimise."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    counts: list[int] | None = Field(
-        default=None, description="GPU counts to sweep; default 1, 2, 4, ... up to max_gpus")
-    max_gpus: int = Field(default=16, ge=1, le=4096)
-    gpus_per_node: int = Field(default=8, ge=1, le=72)
-    deadline_days: float | None = Field(default=None, gt=0)
-    objective: Objective = Field(
-        default="cost", description="what `best` minimises among configurations that qualify")
-    count_idle_slots: bool = Field(
-        default=True,
-        description="a partly used node's empty slots draw idle power (an owned box); "
-                    "false for rented instances")
-
-    @field_validator("counts")
-    @classmethod
-    def _positive_unique(cls, v: list[int] | None) -> list[int] | None:
-        if v is not None and (not v or min(v) < 1 or len(set(v)) != len(v)):
-            raise ValueError("counts must be distinct positive GPU counts")
-        return sorted(v) if v is not None else None
-
-    def gpu_counts(self) -> list[int]:
-        if self.counts is not None:
-            return self.counts
-        out, n = [], 1
-        while n <= self.max_gpus:
-            out.append(n)
-            n *= 2
-        return out
-
+    from advisor.core.economics.cost import PriceQuote
+    from advisor.core.model.answers import Answers
+    from advisor.core.model.catalog import Catalog, Gpu
+    from advisor.core.model.probe_record import ProbeRecord
+    from advisor.core.model.stack import Stack
+    from advisor.core.projection.calibration import Calibration
+    from advisor.core.projection.rates import GpuRates
 
 class ConfigPoint(BaseModel):
     """One GPU type at one count: speed, time, money and power for the whole token budget."""
@@ -169,7 +133,7 @@ def resolve_gpus(
     or why it cannot be projected: a number-format or software gate, or a catalog gap."""
     from advisor.core.gates.dtype import check_dtype
     from advisor.core.gates.software import check_software
-    from advisor.core.rates import PEAK_KEYS, resolve_rates, transfer_efficiency
+    from advisor.core.projection.rates import PEAK_KEYS, resolve_rates, transfer_efficiency
 
     by_id = {catalog.gpu(k).id: v for k, v in (probes or {}).items()}
     current = gpus[0]
@@ -195,9 +159,9 @@ def resolve_gpus(
 def run_layout(workload: Workload, gpus: Sequence[Gpu],
                rates: Sequence[GpuRates | None], cal: Calibration) -> list[EngineRun]:
     """Project `workload` (its own GPU count and nodes) at its primary sequence length."""
-    from advisor.core.cost import gpu_power_w
-    from advisor.core.memory import fit, memory_model
-    from advisor.core.perf import COMPUTE, MEMORY, simulate
+    from advisor.core.economics.cost import gpu_power_w
+    from advisor.core.projection.memory import fit, memory_model
+    from advisor.core.projection.roofline import COMPUTE, MEMORY, simulate
 
     live = [r for r in rates if r is not None]
     proj = simulate(workload, live, workload.seq_lens[:1], cal) if live else None
@@ -238,8 +202,8 @@ def sweep_configs(answers: Answers, catalog: Catalog,
                   probes: Mapping[str, ProbeRecord] | None = None,
                   cal: Calibration | None = None) -> ConfigSweep:
     """Every candidate GPU at every count: projected, priced, powered, then ranked."""
-    from advisor.core.calibration import CAL
-    from advisor.core.cost import job_cost, quote
+    from advisor.core.economics.cost import job_cost, quote
+    from advisor.core.projection.calibration import CAL
 
     cal = cal or CAL
     opts = answers.configs or ConfigOptions()

@@ -1,6 +1,6 @@
 """The software stack a workload runs on, and version comparison.
 
-A stack is either detected on this box (`advisor.detect`) or declared by the
+A stack is either detected on this box (`advisor.io.detect`) or declared by the
 user; the software gate compares it with the catalog's support rows. Versions
 are compared PEP 440-style without importing `packaging`, so the pure core
 stays dependency-light: "2.7.0+cu128" == "2.7", "4.0.0b22" < "4.0.0", and

@@ -8,14 +8,12 @@ and a malformed file gets one line naming the file, the field and the value.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from advisor.core.errors import InputError
-from advisor.core.loaders import validation_error
+from advisor.core.formats import validation_error
 
 SCHEMA = "advisor.probe-record"
 VERSION = 1
@@ -233,19 +231,3 @@ def parse_probe_record(data: Any, file: str) -> ProbeRecord:
         return ProbeRecord.model_validate(data)
     except ValidationError as exc:
         raise validation_error(exc, file) from None
-
-
-def load_probe_record(path: str | Path) -> ProbeRecord:
-    """Read and validate a probe record written by `python -m probes run`."""
-    file = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"cannot read probe record ({exc.strerror})", file=file) from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})", file=file
-        ) from None
-    return parse_probe_record(data, file)

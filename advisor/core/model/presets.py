@@ -13,7 +13,7 @@ import difflib
 import re
 
 from advisor.core.errors import InputError
-from advisor.core.workload import MlaSpec, ModelSpec
+from advisor.core.model.transformer import MlaSpec, ModelSpec
 
 _HF = "https://huggingface.co/{}/blob/main/config.json"
 

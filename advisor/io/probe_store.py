@@ -14,13 +14,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from advisor.core.atomic import write_atomic
-from advisor.core.catalog import Catalog
 from advisor.core.errors import InputError
-from advisor.core.loaders import decode_text, parse_json, read_bytes
-from advisor.core.probe_record import ProbeRecord, load_probe_record, parse_probe_record
-from advisor.core.stack import try_parse_version
-from advisor.paths import probes_dir
+from advisor.core.formats import decode_text, parse_json
+from advisor.core.model.catalog import Catalog
+from advisor.core.model.probe_record import ProbeRecord, parse_probe_record
+from advisor.core.model.stack import try_parse_version
+from advisor.io.atomic import write_atomic
+from advisor.io.documents import load_probe_record
+from advisor.io.files import read_bytes
+from advisor.io.paths import probes_dir
 
 # Versions that change measured speed. CUDA-side and ROCm-side libraries are only
 # compared between records of the same device kind: an H100 and an MI300X differ in
@@ -177,7 +179,7 @@ def import_probe(file: str | Path, catalog: Catalog, gpu: str | None = None) -> 
 
 def import_command(file: str, gpu: str | None) -> int:
     """`advisor probe import`: file the record, say where, and warn loudly on stack drift."""
-    from advisor.catalog_store import effective_catalog
+    from advisor.io.catalog_store import effective_catalog
 
     done = import_probe(file, effective_catalog(), gpu)
     print(done.summary())

@@ -14,14 +14,12 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
-from importlib import resources
-from pathlib import Path
 from typing import Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from advisor.core.errors import InputError
-from advisor.core.loaders import parse_toml, validation_error
+from advisor.core.formats import parse_toml, validation_error
 
 PeakDtype = Literal["fp32", "tf32", "bf16", "fp16", "fp8", "fp6", "fp4", "nvfp4", "int8"]
 PEAK_DTYPES: tuple[str, ...] = get_args(PeakDtype)
@@ -384,21 +382,3 @@ def build_catalog(texts: Mapping[str, str], origin: Mapping[str, str] | None = N
         prices=tuple(prices),
         origin={f: label(f) for f in CATALOG_FILES},
     )
-
-
-def read_shipped_texts() -> dict[str, str]:
-    root = resources.files("catalog")
-    return {f: root.joinpath(f).read_text(encoding="utf-8") for f in CATALOG_FILES}
-
-
-def load_catalog(overrides: Mapping[str, Path] | None = None) -> Catalog:
-    """The shipped catalog, with any file replaced by a local override (e.g. a pulled copy)."""
-    texts = read_shipped_texts()
-    origin = {f: f"catalog/{f}" for f in CATALOG_FILES}
-    for f, path in (overrides or {}).items():
-        try:
-            texts[f] = path.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise InputError(f"cannot read ({exc.strerror})", file=str(path)) from None
-        origin[f] = str(path)
-    return build_catalog(texts, origin)

@@ -30,7 +30,19 @@ import httpx
 from pydantic import BaseModel, ValidationError
 
 from advisor import __version__
-from advisor.catalog_store import (
+from advisor.core.errors import InputError
+from advisor.core.formats import (
+    Format,
+    decode_text,
+    detect_format,
+    parse_csv,
+    parse_json,
+    parse_toml,
+    validation_error,
+)
+from advisor.core.model.catalog import Arch, Catalog, Gpu, Package, Price, Support
+from advisor.io.atomic import write_atomic
+from advisor.io.catalog_store import (
     TABLE_FILE,
     Entries,
     PulledCache,
@@ -39,18 +51,6 @@ from advisor.catalog_store import (
     cache_path,
     entry_key,
     read_pulled,
-)
-from advisor.core.atomic import write_atomic
-from advisor.core.catalog import Arch, Catalog, Gpu, Package, Price, Support
-from advisor.core.errors import InputError
-from advisor.core.loaders import (
-    Format,
-    decode_text,
-    detect_format,
-    parse_csv,
-    parse_json,
-    parse_toml,
-    validation_error,
 )
 
 PRICE_COLUMNS_REQUIRED = ("gpu", "usd_per_hour")

@@ -7,12 +7,11 @@ a save and reload). See examples/answers.toml for every field with comments.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-from advisor.core.answers import Answers
 from advisor.core.errors import InputError
-from advisor.core.loaders import load_model, model_data, parse_toml, read_text, toml_document
+from advisor.core.formats import load_model, model_data, parse_toml, toml_document
+from advisor.core.model.answers import Answers
 
 ANSWERS_HEADER = (
     "advisor answers: the inputs of `advisor decide --answers FILE --out report.toml`.",
@@ -39,10 +38,6 @@ def parse_answers_toml(text: str, file: str) -> Answers:
         if exc.field == "model":  # an unknown preset, raised from inside [workload]
             exc.field = "workload.model"
         raise
-
-
-def load_answers(path: str | Path) -> Answers:
-    return parse_answers_toml(read_text(path), str(path))
 
 
 def answers_data(answers: Answers) -> dict[str, Any]:

@@ -21,7 +21,6 @@ import re
 import tomllib
 import types
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
 import tomlkit
@@ -41,19 +40,6 @@ _JSON_START = re.compile(r'^(\{|\[\s*(\{|"|$))')
 def _line_of(text: str, lineno: int) -> str | None:
     lines = text.splitlines()
     return lines[lineno - 1].strip() if 0 < lineno <= len(lines) else None
-
-
-def read_bytes(path: str | Path) -> bytes:
-    """A file's bytes, or an InputError saying why it can't be read."""
-    try:
-        return Path(path).read_bytes()
-    except OSError as exc:
-        raise InputError(f"cannot read ({exc.strerror})", file=str(path)) from None
-
-
-def read_text(path: str | Path) -> str:
-    """A UTF-8 text file, or an InputError saying why it can't be read."""
-    return decode_text(read_bytes(path), str(path))
 
 
 def decode_text(data: bytes, file: str) -> str:

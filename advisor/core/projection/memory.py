@@ -17,9 +17,9 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict
 
-from advisor.core.calibration import CAL, OPT_STATE_BYTES, Calibration
-from advisor.core.catalog import Gpu
-from advisor.core.workload import WEIGHT_BYTES, Workload
+from advisor.core.model.catalog import Gpu
+from advisor.core.model.workload import WEIGHT_BYTES, Workload
+from advisor.core.projection.calibration import CAL, OPT_STATE_BYTES, Calibration
 
 GIB = float(2**30)
 SEQ_GRANULE = 256  # max_seq_len is reported rounded down to this

@@ -27,9 +27,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from advisor.core.calibration import CAL, OPT_TRAFFIC_BYTES, Calibration
-from advisor.core.rates import GpuRates
-from advisor.core.workload import WEIGHT_BYTES, Workload
+from advisor.core.model.workload import WEIGHT_BYTES, Workload
+from advisor.core.projection.calibration import CAL, OPT_TRAFFIC_BYTES, Calibration
+from advisor.core.projection.rates import GpuRates
 
 BUCKETS: tuple[str, ...] = (
     "dense", "attention", "elementwise", "optimizer", "communication", "overhead",

@@ -13,11 +13,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from advisor.core.calibration import CAL, Calibration
-from advisor.core.catalog import Catalog
-from advisor.core.perf import simulate
-from advisor.core.rates import GpuRates
-from advisor.core.workload import Workload
+from advisor.core.model.catalog import Catalog
+from advisor.core.model.workload import Workload
+from advisor.core.projection.calibration import CAL, Calibration
+from advisor.core.projection.rates import GpuRates
+from advisor.core.projection.roofline import simulate
 
 PriceSource = Literal["user", "default"]
 BUY_BACK_MAX_FACTOR = 64  # search at most this many times the current GPU count

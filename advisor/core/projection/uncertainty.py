@@ -19,9 +19,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from advisor.core.calibration import CAL, Calibration
-from advisor.core.perf import COMPUTE, HOST, MEMORY, Projection
-from advisor.core.rates import GpuRates
+from advisor.core.projection.calibration import CAL, Calibration
+from advisor.core.projection.rates import GpuRates
+from advisor.core.projection.roofline import COMPUTE, HOST, MEMORY, Projection
 
 Z90 = 1.645
 

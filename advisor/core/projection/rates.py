@@ -18,16 +18,16 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from advisor.core.calibration import (
+from advisor.core.errors import InputError
+from advisor.core.model.catalog import Gpu
+from advisor.core.model.probe_record import ProbeRecord
+from advisor.core.model.workload import Workload
+from advisor.core.projection.calibration import (
     ARCH_ATTENTION,
     CAL,
     SOURCE_SIGMA,
     Calibration,
 )
-from advisor.core.catalog import Gpu
-from advisor.core.errors import InputError
-from advisor.core.probe_record import ProbeRecord
-from advisor.core.workload import Workload
 
 Source = Literal[
     "probe",

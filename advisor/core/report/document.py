@@ -12,26 +12,24 @@ Report. The schema is versioned; a report of another version is refused, not gue
 from __future__ import annotations
 
 from datetime import datetime
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from advisor.core.answers_io import answers_data
-from advisor.core.catalog import Catalog
-from advisor.core.configs import ConfigSweep
 from advisor.core.decide import Decision
+from advisor.core.economics.configs import ConfigSweep
+from advisor.core.economics.stages import PipelineReport
 from advisor.core.errors import InputError
-from advisor.core.loaders import (
+from advisor.core.formats import (
     load_model,
     model_data,
     normalize,
     parse_toml,
-    read_text,
     toml_document,
 )
-from advisor.core.pipeline_projection import PipelineReport
-from advisor.core.probe_record import ProbeRecord
+from advisor.core.model.catalog import Catalog
+from advisor.core.model.probe_record import ProbeRecord
+from advisor.core.report.answers_toml import answers_data
 
 SCHEMA = "advisor.decision-report"
 VERSION = 1
@@ -190,7 +188,3 @@ def parse_report(text: str, file: str) -> Report:
         if exc.field and exc.field.startswith("decision."):
             exc.field = exc.field.removeprefix("decision.")
         raise
-
-
-def load_report(path: str | Path) -> Report:
-    return parse_report(read_text(path), str(path))

@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from advisor.core.pipeline import Pipeline, Stage, balance
+from advisor.core.economics.pipeline import Pipeline, Stage, balance
 
 if TYPE_CHECKING:
-    from advisor.core.catalog import Catalog
+    from advisor.core.model.catalog import Catalog
 
 SOURCE = ("cost-power-figures.md: 'Cost-performance projection: RTX PRO 6000 Blackwell -> B200' "
           "and 'Power vs throughput' (seed write-ups 000 and 003)")
@@ -70,7 +70,7 @@ class ScenarioInputs(BaseModel):
 
 def published_inputs(catalog: Catalog) -> ScenarioInputs:
     """The published figures plus the catalog's dense peaks and B200 power."""
-    from advisor.core.calibration import CAL
+    from advisor.core.projection.calibration import CAL
 
     cur, tgt = catalog.gpu(CURRENT_ID), catalog.gpu(TARGET_ID)
     tdp = tgt.power.tdp_w if tgt.power and tgt.power.tdp_w else 1000.0
@@ -386,9 +386,10 @@ def engine_speedup(catalog: Catalog, seq_len: int = 2048, micro_batch: int = 24)
     A stand-in for the published target (54 GFLOP/token = 2 x 27B): Llama-shaped, prefill,
     2,048-token sequences (assumed), 24 per batch (~49K tokens, the published batch budget).
     """
-    from advisor.core.calibration import CAL
-    from advisor.core.configs import resolve_gpus, run_layout
-    from advisor.core.workload import ModelSpec, Workload
+    from advisor.core.economics.configs import resolve_gpus, run_layout
+    from advisor.core.model.transformer import ModelSpec
+    from advisor.core.model.workload import Workload
+    from advisor.core.projection.calibration import CAL
 
     w = Workload(mode="prefill", model=ModelSpec.from_params(27e9), seq_lens=[seq_len],
                  micro_batch=micro_batch, gpus=1)
@@ -400,6 +401,6 @@ def engine_speedup(catalog: Catalog, seq_len: int = 2048, micro_batch: int = 24)
 
 def with_overrides(s: ScenarioInputs, overrides: dict[str, Any]) -> ScenarioInputs:
     """The inputs with some figures replaced, validated like the originals (one-line errors)."""
-    from advisor.core.loaders import load_model
+    from advisor.core.formats import load_model
 
     return load_model(ScenarioInputs, {**s.model_dump(), **overrides}, "--set")

@@ -12,11 +12,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from advisor.core.configs import ConfigOptions
-from advisor.core.loaders import validation_error
-from advisor.core.pipeline_projection import PipelineSpec
-from advisor.core.stack import Stack
-from advisor.core.workload import Workload
+from advisor.core.formats import validation_error
+from advisor.core.model.options import ConfigOptions, PipelineSpec
+from advisor.core.model.stack import Stack
+from advisor.core.model.workload import Workload
 
 DEFAULT_ELECTRICITY_USD_PER_KWH = 0.12
 

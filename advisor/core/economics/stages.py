@@ -6,7 +6,7 @@ and where its rate comes from. A measured rate (the user saw "0.74 batches/s") w
 is labelled measured; otherwise the decision engine projects the stage's own workload
 (prefill for a forward-only stage, pretrain/finetune for a trainer) on its GPU; or, as in
 published back-of-envelope projections, FLOPs per token at an assumed MFU of a peak.
-The rates then go to advisor.core.pipeline for the bottleneck, queues, splits and power.
+The rates then go to advisor.core.economics.pipeline for the bottleneck, queues, splits and power.
 
 Answers can carry a [pipeline] section and the wizard imports answers at startup
 without numpy, so the engine loads only inside `stage_rates` when a stage asks for it.
@@ -15,97 +15,25 @@ without numpy, so the engine loads only inside `stage_rates` when a stage asks f
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict
 
+from advisor.core.economics.pipeline import (
+    Pipeline,
+    PipelineBalance,
+    Stage,
+    balance,
+    best_splits,
+    neighbours,
+)
 from advisor.core.errors import InputError
-from advisor.core.pipeline import Pipeline, PipelineBalance, Stage, balance, best_splits, neighbours
-from advisor.core.workload import Workload
+from advisor.core.model.options import PipelineSpec, RateSource, StageSpec
 
 if TYPE_CHECKING:
-    from advisor.core.calibration import Calibration
-    from advisor.core.catalog import Catalog, Gpu
-    from advisor.core.probe_record import ProbeRecord
-
-RateSource = Literal["measured", "projected", "assumed"]
-
-
-class StageSpec(BaseModel):
-    """One stage and its rate: measured, or a workload to project, or FLOPs/token at an MFU."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    name: str = Field(min_length=1)
-    gpu: str = Field(min_length=1, description="catalog id")
-    gpus: int = Field(ge=1, description="GPUs the stage has now (a measured rate's count)")
-    measured_units_per_s: float | None = Field(
-        default=None, gt=0, description="the whole stage's measured rate, work units/s")
-    measured_tokens_per_s: float | None = Field(default=None, gt=0)
-    workload: Workload | None = Field(
-        default=None, description="projected by the engine; its gpus are the stage's")
-    flops_per_token: float | None = Field(default=None, gt=0)
-    mfu: float | None = Field(default=None, gt=0, le=1)
-    peak_tflops: float | None = Field(
-        default=None, gt=0, description="the peak the MFU is read against; default catalog dense")
-    hop_s_per_unit: float = Field(
-        default=0.0, ge=0, description="serial time per work unit the projection leaves out "
-                                       "(e.g. a GPU->CPU copy); measured rates include it")
-    active_w: float | None = Field(default=None, gt=0, le=3000, description="a busy GPU's draw")
-    idle_w: float | None = Field(default=None, ge=0, le=500)
-
-    @model_validator(mode="after")
-    def _one_source(self) -> StageSpec:
-        sources = [self.measured_units_per_s is not None or self.measured_tokens_per_s is not None,
-                   self.workload is not None, self.flops_per_token is not None]
-        if sum(sources) != 1:
-            raise ValueError("give one rate: measured_units_per_s or measured_tokens_per_s, "
-                             "a workload to project, or flops_per_token with mfu")
-        if self.measured_units_per_s is not None and self.measured_tokens_per_s is not None:
-            raise ValueError("give measured_units_per_s or measured_tokens_per_s, not both")
-        if (self.flops_per_token is None) != (self.mfu is None):
-            raise ValueError("flops_per_token and mfu go together")
-        if self.hop_s_per_unit and sources[0]:
-            raise ValueError("a measured rate already includes its hops")
-        return self
-
-    @property
-    def source(self) -> RateSource:
-        if self.workload is not None:
-            return "projected"
-        return "assumed" if self.flops_per_token is not None else "measured"
-
-
-class PipelineSpec(BaseModel):
-    """The [pipeline] section: stages in flow order and what one work unit carries."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    stages: list[StageSpec] = Field(min_length=2)
-    unit: str = Field(default="batch", min_length=1)
-    tokens_per_unit: float | None = Field(
-        default=None, gt=0, description="needed for rates in units/s and for per-unit hops")
-    token_budget: float | None = Field(default=None, gt=0)
-    box_gpus: int | None = Field(default=None, ge=2, description="default: the stages' sum")
-    vary: str | None = Field(default=None, description="stage the neighbour table walks; "
-                                                       "default the first")
-    span: int = Field(default=2, ge=1, le=16)
-    source: str = ""
-
-    @model_validator(mode="after")
-    def _consistent(self) -> PipelineSpec:
-        names = [s.name for s in self.stages]
-        if len(set(names)) != len(names):
-            raise ValueError("stage names repeat")
-        if self.tokens_per_unit is None and any(
-                s.measured_units_per_s is not None or s.hop_s_per_unit for s in self.stages):
-            raise ValueError("tokens_per_unit is needed for rates in units/s and per-unit hops")
-        if self.vary is not None and self.vary not in names:
-            raise ValueError(f"vary names no stage; stages are {', '.join(names)}")
-        if self.box_gpus is not None and self.box_gpus < sum(s.gpus for s in self.stages):
-            raise ValueError("box_gpus is below the stages' GPUs")
-        return self
-
+    from advisor.core.model.catalog import Catalog, Gpu
+    from advisor.core.model.probe_record import ProbeRecord
+    from advisor.core.projection.calibration import Calibration
 
 class StageRate(BaseModel):
     model_config = ConfigDict(frozen=True)
@@ -143,7 +71,7 @@ def _engine_rate(stage: StageSpec, gpu: Gpu, catalog: Catalog,
                  probes: Mapping[str, ProbeRecord] | None,
                  cal: Calibration) -> tuple[float, str, float | None]:
     """(tokens/s per GPU, detail, busy draw) from the engine for the stage's own workload."""
-    from advisor.core.configs import layout, resolve_gpus, run_layout
+    from advisor.core.economics.configs import layout, resolve_gpus, run_layout
 
     assert stage.workload is not None
     w, why = layout(stage.workload, stage.gpus, stage.workload.gpus_per_node)
@@ -181,7 +109,7 @@ def stage_rate(stage: StageSpec, tokens_per_unit: float | None, catalog: Catalog
                probes: Mapping[str, ProbeRecord] | None = None,
                cal: Calibration | None = None) -> StageRate:
     """One stage's per-GPU rate in tokens/s and its power, each labelled with its source."""
-    from advisor.core.calibration import CAL
+    from advisor.core.projection.calibration import CAL
 
     cal = cal or CAL
     gpu = catalog.gpu(stage.gpu)

@@ -1,0 +1,1 @@
+"""Money, time and power: cost, the verdict, GPU-count configurations and pipeline balance."""

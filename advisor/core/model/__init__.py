@@ -1,0 +1,1 @@
+"""Input models: workload, model shapes, presets, catalog schema, stack, probe records, answers."""

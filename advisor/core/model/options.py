@@ -1,0 +1,128 @@
+"""The optional sections of the answers: a GPU-count sweep and a staged pipeline.
+
+They are inputs, so they live with the other input models; the economics
+package computes with them.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from advisor.core.model.workload import Workload
+
+Objective = Literal["cost", "time"]
+
+
+class ConfigOptions(BaseModel):
+    """The [configs] section of answers.toml: which counts to sweep and what to optimise."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    counts: list[int] | None = Field(
+        default=None, description="GPU counts to sweep; default 1, 2, 4, ... up to max_gpus")
+    max_gpus: int = Field(default=16, ge=1, le=4096)
+    gpus_per_node: int = Field(default=8, ge=1, le=72)
+    deadline_days: float | None = Field(default=None, gt=0)
+    objective: Objective = Field(
+        default="cost", description="what `best` minimises among configurations that qualify")
+    count_idle_slots: bool = Field(
+        default=True,
+        description="a partly used node's empty slots draw idle power (an owned box); "
+                    "false for rented instances")
+
+    @field_validator("counts")
+    @classmethod
+    def _positive_unique(cls, v: list[int] | None) -> list[int] | None:
+        if v is not None and (not v or min(v) < 1 or len(set(v)) != len(v)):
+            raise ValueError("counts must be distinct positive GPU counts")
+        return sorted(v) if v is not None else None
+
+    def gpu_counts(self) -> list[int]:
+        if self.counts is not None:
+            return self.counts
+        out, n = [], 1
+        while n <= self.max_gpus:
+            out.append(n)
+            n *= 2
+        return out
+
+
+RateSource = Literal["measured", "projected", "assumed"]
+
+
+class StageSpec(BaseModel):
+    """One stage and its rate: measured, or a workload to project, or FLOPs/token at an MFU."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(min_length=1)
+    gpu: str = Field(min_length=1, description="catalog id")
+    gpus: int = Field(ge=1, description="GPUs the stage has now (a measured rate's count)")
+    measured_units_per_s: float | None = Field(
+        default=None, gt=0, description="the whole stage's measured rate, work units/s")
+    measured_tokens_per_s: float | None = Field(default=None, gt=0)
+    workload: Workload | None = Field(
+        default=None, description="projected by the engine; its gpus are the stage's")
+    flops_per_token: float | None = Field(default=None, gt=0)
+    mfu: float | None = Field(default=None, gt=0, le=1)
+    peak_tflops: float | None = Field(
+        default=None, gt=0, description="the peak the MFU is read against; default catalog dense")
+    hop_s_per_unit: float = Field(
+        default=0.0, ge=0, description="serial time per work unit the projection leaves out "
+                                       "(e.g. a GPU->CPU copy); measured rates include it")
+    active_w: float | None = Field(default=None, gt=0, le=3000, description="a busy GPU's draw")
+    idle_w: float | None = Field(default=None, ge=0, le=500)
+
+    @model_validator(mode="after")
+    def _one_source(self) -> StageSpec:
+        sources = [self.measured_units_per_s is not None or self.measured_tokens_per_s is not None,
+                   self.workload is not None, self.flops_per_token is not None]
+        if sum(sources) != 1:
+            raise ValueError("give one rate: measured_units_per_s or measured_tokens_per_s, "
+                             "a workload to project, or flops_per_token with mfu")
+        if self.measured_units_per_s is not None and self.measured_tokens_per_s is not None:
+            raise ValueError("give measured_units_per_s or measured_tokens_per_s, not both")
+        if (self.flops_per_token is None) != (self.mfu is None):
+            raise ValueError("flops_per_token and mfu go together")
+        if self.hop_s_per_unit and sources[0]:
+            raise ValueError("a measured rate already includes its hops")
+        return self
+
+    @property
+    def source(self) -> RateSource:
+        if self.workload is not None:
+            return "projected"
+        return "assumed" if self.flops_per_token is not None else "measured"
+
+
+class PipelineSpec(BaseModel):
+    """The [pipeline] section: stages in flow order and what one work unit carries."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    stages: list[StageSpec] = Field(min_length=2)
+    unit: str = Field(default="batch", min_length=1)
+    tokens_per_unit: float | None = Field(
+        default=None, gt=0, description="needed for rates in units/s and for per-unit hops")
+    token_budget: float | None = Field(default=None, gt=0)
+    box_gpus: int | None = Field(default=None, ge=2, description="default: the stages' sum")
+    vary: str | None = Field(default=None, description="stage the neighbour table walks; "
+                                                       "default the first")
+    span: int = Field(default=2, ge=1, le=16)
+    source: str = ""
+
+    @model_validator(mode="after")
+    def _consistent(self) -> PipelineSpec:
+        names = [s.name for s in self.stages]
+        if len(set(names)) != len(names):
+            raise ValueError("stage names repeat")
+        if self.tokens_per_unit is None and any(
+                s.measured_units_per_s is not None or s.hop_s_per_unit for s in self.stages):
+            raise ValueError("tokens_per_unit is needed for rates in units/s and per-unit hops")
+        if self.vary is not None and self.vary not in names:
+            raise ValueError(f"vary names no stage; stages are {', '.join(names)}")
+        if self.box_gpus is not None and self.box_gpus < sum(s.gpus for s in self.stages):
+            raise ValueError("box_gpus is below the stages' GPUs")
+        return self

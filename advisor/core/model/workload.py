@@ -1,0 +1,126 @@
+"""How the user runs the model: mode, sequence lengths, batch, precision and parallelism.
+
+These are the inputs every projection starts from. They are plain pydantic
+models so a workload round-trips through answers.toml and reports unchanged.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from advisor.core.model.presets import resolve_preset
+from advisor.core.model.transformer import ModelSpec
+
+Mode = Literal["pretrain", "finetune", "lora", "prefill", "decode"]
+Precision = Literal["bf16", "fp16", "fp8", "fp4", "nvfp4"]
+Optimizer = Literal["adamw", "adamw8bit", "sgd"]
+AttentionKernel = Literal["auto", "fa2", "fa3", "fa4"]
+
+TRAINING_MODES: frozenset[str] = frozenset({"pretrain", "finetune", "lora"})
+
+# Bytes per weight element when the recipe stores weights in that format (inference),
+# with block scales amortised: nvfp4 carries one fp8 scale per 16 elements.
+WEIGHT_BYTES: dict[str, float] = {
+    "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "fp4": 0.53, "nvfp4": 0.5625,
+}
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Workload(_Frozen):
+    """How the model is run: mode, sequence lengths, batch, precision and parallelism."""
+
+    mode: Mode = "pretrain"
+    model: ModelSpec
+    seq_lens: list[int] = Field(min_length=1, description="the sweep; the first is the primary")
+    micro_batch: int = Field(default=1, ge=1, description="sequences per GPU per micro-step")
+    global_batch: int | None = Field(
+        default=None, ge=1,
+        description="sequences per optimizer step; default one micro-batch per DP rank",
+    )
+    packed_doc_len: int | None = Field(
+        default=None, ge=1,
+        description="mean document length when sequences are packed with a doc mask",
+    )
+    precision: Precision = "bf16"
+    optimizer: Optimizer = "adamw"
+    zero_stage: int = Field(default=0, ge=0, le=3, description="ZeRO / FSDP sharding stage")
+    checkpointing: bool = False
+    offload_optimizer: bool = False
+    fused_kernels: bool = Field(
+        default=False, description="fused norm/SwiGLU/RoPE and chunked cross-entropy (e.g. Liger)"
+    )
+    attention_kernel: AttentionKernel = "auto"
+    tp: int = Field(default=1, ge=1)
+    pp: int = Field(default=1, ge=1)
+    cp: int = Field(default=1, ge=1)
+    ep: int = Field(default=1, ge=1)
+    gpus: int = Field(default=8, ge=1)
+    nodes: int = Field(default=1, ge=1)
+    nic_gbit: float = Field(
+        default=400.0, gt=0, description="scale-out NIC line rate per GPU, Gbit/s"
+    )
+    token_budget: float | None = Field(default=None, gt=0, description="tokens to train or serve")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _resolve_model(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("model"), str):
+            data = {**data, "model": resolve_preset(data["model"])}
+        return data
+
+    @model_validator(mode="after")
+    def _layout(self) -> Workload:
+        if any(s < 1 for s in self.seq_lens):
+            raise ValueError("sequence lengths must be positive")
+        if len(set(self.seq_lens)) != len(self.seq_lens):
+            raise ValueError("sequence lengths repeat")
+        group = self.tp * self.pp * self.cp
+        if self.gpus % group:
+            raise ValueError(f"gpus {self.gpus} is not a multiple of tp*pp*cp = {group}")
+        if self.gpus % self.nodes:
+            raise ValueError(f"gpus {self.gpus} do not split evenly over {self.nodes} nodes")
+        if self.dp % self.ep:
+            raise ValueError(f"ep {self.ep} must divide the data-parallel size {self.dp}")
+        if self.ep > 1 and not self.model.experts:
+            raise ValueError("ep > 1 needs a mixture-of-experts model")
+        if self.model.experts and self.model.experts % self.ep:
+            raise ValueError(f"ep {self.ep} must divide the {self.model.experts} experts")
+        if self.global_batch is not None and self.global_batch % (self.micro_batch * self.dp):
+            raise ValueError(
+                f"global_batch {self.global_batch} is not a multiple of micro_batch x dp "
+                f"= {self.micro_batch * self.dp}"
+            )
+        if self.packed_doc_len is not None and self.packed_doc_len > min(self.seq_lens):
+            raise ValueError("packed_doc_len is longer than the shortest sequence")
+        if not self.training and (self.zero_stage or self.offload_optimizer or self.checkpointing):
+            raise ValueError("zero_stage, offload_optimizer and checkpointing are training options")
+        if self.mode == "decode" and self.packed_doc_len is not None:
+            raise ValueError("packing does not apply to decode")
+        return self
+
+    @property
+    def training(self) -> bool:
+        return self.mode in TRAINING_MODES
+
+    @property
+    def dp(self) -> int:
+        return self.gpus // (self.tp * self.pp * self.cp)
+
+    @property
+    def gpus_per_node(self) -> int:
+        return self.gpus // self.nodes
+
+    @property
+    def accumulation(self) -> int:
+        """Micro-batches per optimizer step on each data-parallel rank."""
+        gb = self.global_batch or self.micro_batch * self.dp
+        return gb // (self.micro_batch * self.dp)
+
+    @property
+    def sequences_per_step(self) -> int:
+        return self.global_batch or self.micro_batch * self.dp

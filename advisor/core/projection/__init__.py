@@ -1,0 +1,1 @@
+"""The projection engine: rates, the per-bucket roofline, memory, calibration, uncertainty."""

@@ -1,0 +1,30 @@
+"""The user's documents from disk: answers files, decision reports and probe records.
+
+Each is read as bytes, decoded and parsed by the pure loaders in core, so a bad
+file becomes one InputError line naming it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from advisor.core.formats import parse_json
+from advisor.core.model.answers import Answers
+from advisor.core.model.probe_record import ProbeRecord, parse_probe_record
+from advisor.core.report.answers_toml import parse_answers_toml
+from advisor.core.report.document import Report, parse_report
+from advisor.io.files import read_text
+
+
+def load_answers(path: str | Path) -> Answers:
+    return parse_answers_toml(read_text(path), str(path))
+
+
+def load_report(path: str | Path) -> Report:
+    return parse_report(read_text(path), str(path))
+
+
+def load_probe_record(path: str | Path) -> ProbeRecord:
+    """Read and validate a probe record written by `python -m probes run`."""
+    file = str(path)
+    return parse_probe_record(parse_json(read_text(path), file), file)

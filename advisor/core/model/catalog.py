@@ -83,6 +83,10 @@ class Interconnect(_Strict):
     kind: str = Field(min_length=2)
     gbps: float = Field(gt=1, le=20000, description="decimal GB/s per GPU")
     direction: Literal["bidirectional", "unidirectional"]
+    domain_gpus: int = Field(
+        default=1, ge=1, le=576,
+        description="GPUs one scale-up domain joins (8 in an HGX node, 72 in an NVL72 rack); "
+                    "1 when GPUs talk over PCIe only")
     host_link: str | None = None
     source: list[str] = Field(min_length=1)
     retrieved: date
@@ -91,6 +95,16 @@ class Interconnect(_Strict):
     @property
     def unidirectional_gbps(self) -> float:
         return self.gbps / 2 if self.direction == "bidirectional" else self.gbps
+
+
+class Measured(Sourced):
+    """Kernel-level measurements of the memory system and the scale-up link."""
+
+    hbm_tbps: float | None = Field(default=None, gt=0.01, le=30,
+                                   description="large device-to-device copy, decimal TB/s")
+    busbw_gbps: float | None = Field(default=None, gt=0.1, le=20000,
+                                     description="all-reduce bus bandwidth, large messages, "
+                                                 "a full scale-up domain")
 
 
 class Power(Sourced):
@@ -156,6 +170,7 @@ class Gpu(_Strict):
     memory: Memory | None = None
     interconnect: Interconnect | None = None
     power: Power | None = None
+    measured: Measured | None = None
     peak_tflops: Peaks
     mamf: dict[PeakDtype, Mamf] = Field(default_factory=dict)
     uncertain: list[str] = Field(
@@ -168,6 +183,10 @@ class Gpu(_Strict):
             peak = self.peak_tflops.get(dtype)
             if peak is not None and m.tflops > peak:
                 raise ValueError(f"mamf.{dtype} {m.tflops} exceeds peak_tflops.{dtype} {peak}")
+        hbm = self.measured.hbm_tbps if self.measured else None
+        if hbm is not None and self.memory is not None and hbm > self.memory.bandwidth_tbps:
+            raise ValueError(f"measured.hbm_tbps {hbm} exceeds memory.bandwidth_tbps "
+                             f"{self.memory.bandwidth_tbps}")
         return self
 
     def mamf_efficiency(self, dtype: str) -> float | None:

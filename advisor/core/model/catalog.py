@@ -158,6 +158,13 @@ class Mamf(Sourced):
     torch: str | None = None
 
 
+class GemmRate(Sourced):
+    """Matmul throughput at realistic large shapes (a median over shapes with m, n, k >= 4096,
+    or a tuned best shape where no median is published): what a layer's GEMMs sustain."""
+
+    tflops: float = Field(gt=0.1, le=100000)
+
+
 class Gpu(_Strict):
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9.-]*$")
     name: str
@@ -165,6 +172,9 @@ class Gpu(_Strict):
     form_factor: str
     arch: str = Field(description="architecture id in archs.toml: sm_90, gfx942, ...")
     family: str
+    same_die_as: str | None = Field(
+        default=None, description="catalog id of a part with the same silicon, whose measured "
+                                  "rates transfer here scaled by peak or by power limit")
     compute_capability: str | None = None
     aliases: list[str] = Field(default_factory=list)
     memory: Memory | None = None
@@ -173,6 +183,7 @@ class Gpu(_Strict):
     measured: Measured | None = None
     peak_tflops: Peaks
     mamf: dict[PeakDtype, Mamf] = Field(default_factory=dict)
+    gemm: dict[PeakDtype, GemmRate] = Field(default_factory=dict)
     uncertain: list[str] = Field(
         default_factory=list, description="open questions about this entry's figures"
     )
@@ -183,6 +194,10 @@ class Gpu(_Strict):
             peak = self.peak_tflops.get(dtype)
             if peak is not None and m.tflops > peak:
                 raise ValueError(f"mamf.{dtype} {m.tflops} exceeds peak_tflops.{dtype} {peak}")
+        for dtype, g in self.gemm.items():
+            peak = self.peak_tflops.get(dtype)
+            if peak is not None and g.tflops > peak:
+                raise ValueError(f"gemm.{dtype} {g.tflops} exceeds peak_tflops.{dtype} {peak}")
         hbm = self.measured.hbm_tbps if self.measured else None
         if hbm is not None and self.memory is not None and hbm > self.memory.bandwidth_tbps:
             raise ValueError(f"measured.hbm_tbps {hbm} exceeds memory.bandwidth_tbps "
@@ -353,12 +368,19 @@ def build_catalog(texts: Mapping[str, str], origin: Mapping[str, str] | None = N
     gpus_raw = _table_list(docs["gpus.toml"], "gpu", label("gpus.toml"))
     gpus = [_validate(Gpu, r, label("gpus.toml"), _entry_id(r)) for r in gpus_raw]
     _unique(((g.id, g.id) for g in gpus), label("gpus.toml"), "GPU id")
+    by_id = {g.id: g for g in gpus}
     for g in gpus:
         if g.arch not in arch_map:
             raise InputError(
                 "architecture not defined in archs.toml",
                 file=label("gpus.toml"), entry=g.id, field="arch", value=g.arch,
             )
+        twin = by_id.get(g.same_die_as) if g.same_die_as else None
+        if g.same_die_as is not None and (twin is None or twin.id == g.id
+                                          or twin.family != g.family):
+            raise InputError("same_die_as names no other GPU of the same family",
+                             file=label("gpus.toml"), entry=g.id, field="same_die_as",
+                             value=g.same_die_as)
 
     sw = docs["software.toml"]
     packages = [

@@ -90,7 +90,7 @@ class Workload(_Frozen):
                                                                  "limit")
     tpot_ms: float | None = Field(default=None, gt=0, description="serve/decode: time per "
                                                                  "output token limit")
-    max_batch: int = Field(default=1024, ge=1, description="serving engine's batch cap "
+    max_batch: int = Field(default=2048, ge=1, description="serving engine's batch cap "
                                                            "(requests in flight)")
 
     @model_validator(mode="before")

@@ -27,6 +27,10 @@ SIZ = "https://github.com/jman4162/Sizing-AI-Training-by-Cost-per-Memory-Bandwid
 FA = "https://github.com/Dao-AILab/flash-attention"
 ZERO = "https://arxiv.org/abs/1910.02054 (ZeRO, 16 bytes/param for mixed-precision Adam)"
 KORTH = "https://arxiv.org/abs/2205.05198 (Korthikanti et al., activation memory per layer)"
+AIC = ("https://github.com/ai-dynamo/aiconfigurator (095f58a, aic-core/src/aiconfigurator_core/"
+       "systems/data/*/gemm and */context_attention)")
+AITER = ("https://github.com/ROCm/aiter/blob/e4048607a535ace3a2b51ded31b1c8c2d45c0879/op_tests/"
+         "cpp/mha/README.md")
 
 Kind = Literal["fitted", "derived", "assumption"]
 
@@ -61,38 +65,64 @@ class AttentionCurve:
 
 ATTENTION_CURVES: dict[tuple[str, str], AttentionCurve] = {
     ("fa2", "ampere"): AttentionCurve(
-        0.623, 0.70, 473.0, 0.12,
+        0.742, 0.834, 473.0, 0.12,
         f"{FA} README, FA2 causal hdim128 on A100: fwd+bwd 99..189 TFLOPS for 512..16k "
-        "(least-squares fit of e*peak*s/(s+s_half)); forward ~215 at 16k",
+        "(least-squares fit of e*rate*s/(s+s_half)) over A100's sustained bf16 GEMM 262; "
+        f"sm_120 agrees: vLLM FA2 prefill on RTX PRO 6000 304 TFLOPS at 16k ({AIC})",
     ),
     ("fa2", "hopper"): AttentionCurve(
-        0.343, 0.37, 546.0, 0.12,
-        f"{FA} README, FA2 causal hdim128 on H100: fwd+bwd 163..328 TFLOPS for 512..16k",
+        0.44, 0.475, 546.0, 0.12,
+        f"{FA} README, FA2 causal hdim128 on H100: fwd+bwd 163..328 TFLOPS for 512..16k, "
+        "over H100's sustained bf16 GEMM 771",
     ),
     ("fa2", "blackwell"): AttentionCurve(
-        0.15, 0.16, 500.0, 0.3,
+        0.229, 0.245, 500.0, 0.3,
         f"{FA} issue #1589: FA2 on B200 forward ~307-381 TFLOPS (hdim64), ~15% of peak",
     ),
     ("fa3", "hopper"): AttentionCurve(
-        0.5595, 0.646, 500.0, 0.10,
+        0.715, 0.825, 500.0, 0.10,
         f"{UPG}: FA3 in-step 447 TFLOPS (model convention; 521 in FA convention) on H200 at 8k "
-        f"from the step decomposition; forward 602 TFLOPS at 8k on H100 ({FA} FA3 sweep)",
+        f"from the step decomposition; forward 602 TFLOPS at 8k on H100 ({FA} FA3 sweep); "
+        "over the sustained bf16 GEMM rate 774",
         fitted_to=("upg-8k-decomposition",),
     ),
     ("fa4", "blackwell"): AttentionCurve(
-        0.4823, 0.70, 944.0, 0.12,
+        0.738, 0.92, 944.0, 0.12,
         f"{UPG}: FA4 in-step 834 TFLOPS (model convention) on B200 at 8k; s_half solved so "
         "FA4/FA3 grows from 1.88x at 8k to 1.95x at 32k as the isolated fwd+bwd kernel "
-        f"benchmark measured (beta kernel, +-10% box to box per {FA} #2570)",
+        "benchmark measured; forward 1237 TFLOPS sustained at 4x8k (flashinfer PR #2899, "
+        "clocks throttled 1965->1580 MHz); over B200's sustained bf16 GEMM 1471",
         fitted_to=("upg-8k-decomposition", "upg-fa4-vs-fa3-isolated"),
     ),
+    ("fa4", "blackwell-ultra"): AttentionCurve(
+        0.886, 1.10, 944.0, 0.15,
+        f"{AIC}: prefill attention B300/B200 x1.18-1.28 (bf16, 16k) while median GEMM is "
+        "x1.01: the doubled SFU exponent rate (FA4 drops its exp2 emulation on sm_103, "
+        f"{FA} commit 8e0b5d75); the B200 curve x1.2",
+    ),
+    ("ck", "cdna3"): AttentionCurve(
+        0.87, 0.98, 700.0, 0.15,
+        f"{AITER}: aiter asm FMHA on MI300X, causal hdim128 GQA: fwd 542, bwd 458 TFLOPS at 16k "
+        "(fwd+bwd 479 in FA convention), over MI300X's sustained bf16 GEMM (MAMF 668 x 86%)",
+    ),
+    ("ck", "cdna4"): AttentionCurve(
+        0.945, 1.08, 700.0, 0.15,
+        f"{AITER}: aiter asm FMHA on MI355X, causal hdim128 GQA: fwd 1392, bwd 1163 TFLOPS at "
+        "16k, over MI355X's sustained bf16 GEMM (MAMF 1565 x 86%)",
+    ),
 }
-# cuDNN's fused attention tracks the FlashAttention generation of each MMA class.
-ATTENTION_CURVES[("cudnn", "hopper")] = ATTENTION_CURVES[("fa3", "hopper")]
-ATTENTION_CURVES[("cudnn", "blackwell")] = ATTENTION_CURVES[("fa4", "blackwell")]
-ATTENTION_CURVES[("cudnn", "ampere")] = ATTENTION_CURVES[("fa2", "ampere")]
+# cuDNN's fused attention tracks the FlashAttention generation of each MMA class; torch SDPA's
+# flash backend is FA2.
+for _mma, _gen in (("ampere", "fa2"), ("hopper", "fa3"), ("blackwell", "fa4"),
+                   ("blackwell-ultra", "fa4")):
+    ATTENTION_CURVES[("cudnn", _mma)] = ATTENTION_CURVES[(_gen, _mma)]
 for _mma in ("ampere", "hopper", "blackwell"):
     ATTENTION_CURVES[("sdpa", _mma)] = ATTENTION_CURVES[("fa2", _mma)]
+ATTENTION_CURVES[("fa2", "blackwell-ultra")] = ATTENTION_CURVES[("fa2", "blackwell")]
+ATTENTION_CURVES[("sdpa", "blackwell-ultra")] = ATTENTION_CURVES[("fa2", "blackwell")]
+ATTENTION_CURVES[("ck", "cdna2")] = ATTENTION_CURVES[("ck", "cdna3")]
+for _mma in ("cdna2", "cdna3", "cdna4"):
+    ATTENTION_CURVES[("sdpa", _mma)] = ATTENTION_CURVES[("ck", _mma)]
 
 
 @dataclass(frozen=True)
@@ -100,12 +130,16 @@ class Calibration:
     """The numbers. `notes()` gives each one's provenance; tests keep the two in step."""
 
     gemm_efficiency: float = 0.87
-    kernel_s: float = 2.5e-6
+    gemm_m_half_s: float = 1.3e-13
+    large_shape_fraction: dict[str, float] = field(default_factory=lambda: {
+        "bf16": 0.86, "fp16": 0.86, "tf32": 0.86, "fp32": 0.86, "fp8": 0.78, "fp6": 0.75,
+        "fp4": 0.75, "nvfp4": 0.75, "int8": 0.78})
+    kernel_s: float = 3.0e-6
     framework_floor_gib: float = 8.12
     usable_memory_fraction: float = 0.922
     generic_attn_of_matmul: float = 0.55
     generic_attn_s_half: float = 1000.0
-    hbm_efficiency: float = 0.85
+    hbm_efficiency: float = 0.845
     collective_efficiency: float = 0.80
     link_latency_s: float = 1.5e-5
     nic_latency_s: float = 3.0e-5
@@ -118,13 +152,14 @@ class Calibration:
     fused_traffic: float = 0.6
     logit_traffic_bytes: float = 34.0
     logit_traffic_bytes_fused: float = 6.0
-    grad_bytes: float = 2.0
+    grad_bytes: dict[str, float] = field(default_factory=lambda: {
+        "megatron": 4.0, "fsdp": 4.0, "deepspeed": 2.0})
     cpu_adam_params_per_s: float = 4.341e9
-    inference_floor_gib: float = 2.0
-    kv_overhead: float = 1.1
+    inference_floor_gib: float = 3.5
+    kv_overhead: float = 1.11
     serve_max_tokens: float = 8192.0
     serve_step_s: float = 5.0e-4
-    decode_attn_bw: float = 0.85
+    decode_attn_bw: float = 1.0
     decode_attn_compute: float = 0.5
     power_exponent: float = 0.6
     idle_power_fraction: float = 0.10
@@ -152,10 +187,23 @@ NOTES: dict[str, Note] = {
         "value: real layer GEMMs are not mamf-finder's best shape",
         ("upg-8k-decomposition",),
     ),
+    "gemm_m_half_s": Note(
+        "derived", "tokens per (FLOP/s)", 0.3,
+        "AIConfigurator's skinny-GEMM tables (N=K=8192): a GEMM of M rows runs at "
+        "rate x M/(M + M_half) with M_half ~ 1.3e-13 x rate (H100 bf16 ~100, B200 fp8 ~500, "
+        "B200 nvfp4 ~900 rows): faster GPUs need more rows to fill",
+    ),
+    "large_shape_fraction": Note(
+        "derived", "large-shape median / best shape", 0.05,
+        "AIConfigurator GEMM tables, median over m,n,k >= 4096 over the best shape: bf16 0.79-0.91 "
+        "(median 0.86), fp8 0.72-0.83 (0.78), nvfp4 0.71-0.82 (0.75) on A100..GB300 and "
+        "RTX PRO 6000; used where only a best-shape MAMF is published",
+    ),
     "kernel_s": Note(
-        "assumption", "s per kernel", 0.5,
+        "derived", "s per kernel", 0.5,
         "a kernel's fixed cost on the GPU (launch-to-first-wave ramp and the tail wave), "
-        "which a faster GPU does not shrink; a few microseconds on every recent GPU",
+        "which a faster GPU does not shrink: AIConfigurator's mem_empirical_constant_latency, "
+        "3 us on every shipped system",
     ),
     "framework_floor_gib": Note(
         "fitted", "GiB", 0.25,
@@ -177,9 +225,11 @@ NOTES: dict[str, Note] = {
         "assumption", "tokens", 0.5, "between the FA3 (500) and FA4 (944) curves' half points",
     ),
     "hbm_efficiency": Note(
-        "assumption", "achievable / peak HBM bandwidth", 0.06,
-        f"{SIZ} default utilisation 0.75 (range 0.6-0.9); large device copies reach 80-90% of "
-        "peak; used where the catalog has no measured copy bandwidth",
+        "derived", "achievable / peak HBM bandwidth", 0.05,
+        "median of the measured streaming fractions in the catalog (decode-attention KV reads "
+        "and large-weight GEMV in AIConfigurator and aiter tables: 0.75-0.88 of spec on A100, "
+        "H100, H200, B200, B300, GB200, GB300, L40S, RTX PRO 6000, MI355X); used where the "
+        "catalog has no measured figure for the GPU",
     ),
     "collective_efficiency": Note(
         "derived", "all-reduce busbw / unidirectional link", 0.15,
@@ -229,7 +279,11 @@ NOTES: dict[str, Note] = {
         "counted: chunked fused linear cross-entropy writes each logit chunk once, reads it "
         "back once",
     ),
-    "grad_bytes": Note("derived", "bytes per gradient element", 0.0, "bf16 gradient buckets"),
+    "grad_bytes": Note(
+        "derived", "bytes per gradient element", 0.0,
+        "Megatron accumulates and reduces gradients in fp32 main-grad buffers for bf16 training "
+        "(--accumulate-allreduce-grads-in-fp32); FSDP2 reduces in fp32 (torchtitan's default "
+        "reduce_dtype); DeepSpeed keeps bf16 gradient buckets"),
     "cpu_adam_params_per_s": Note(
         "fitted", "parameters/s per node", 0.3,
         f"{UPG}: the 8k point of the ZeRO-3 + CPU AdamW offload sweep (141 vs 167 TFLOPS, 1.19x): "
@@ -237,11 +291,14 @@ NOTES: dict[str, Note] = {
         ("upg-sweep-8k",),
     ),
     "inference_floor_gib": Note(
-        "assumption", "GiB", 0.5, "CUDA graphs, workspaces and the allocator of a serving engine",
+        "derived", "GiB", 0.3,
+        "AIConfigurator memory.py: other_mem 3.5 GB (CUDA graphs, workspaces, NCCL buffers) "
+        "besides weights and activations",
     ),
     "kv_overhead": Note(
-        "derived", "x KV bytes", 0.1,
-        f"{SIZ} KV-cache notebook: overhead factor 1.1-1.3; paged KV keeps it near 1.1",
+        "derived", "x KV bytes", 0.05,
+        "serving engines give the KV cache 90% of the memory left after weights "
+        "(TensorRT-LLM's kv_cache_free_gpu_memory_fraction, AIConfigurator memory.py): 1/0.9",
     ),
     "serve_max_tokens": Note(
         "assumption", "tokens", 0.3,
@@ -253,8 +310,9 @@ NOTES: dict[str, Note] = {
         "shrink (CUDA graphs and overlap schedulers hide most of it)",
     ),
     "decode_attn_bw": Note(
-        "assumption", "of achievable HBM bandwidth", 0.1,
-        "paged decode-attention kernels stream the KV cache near copy bandwidth",
+        "derived", "of the catalog's measured streaming bandwidth", 0.05,
+        "the catalog's measured figure is the decode-attention KV read itself (AIConfigurator "
+        "generation-attention tables: 84-88% of spec on H100..GB300)",
     ),
     "decode_attn_compute": Note(
         "assumption", "of the forward attention rate", 0.3,

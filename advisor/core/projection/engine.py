@@ -124,6 +124,12 @@ class Projection:
             tpot_s=pick(self.tpot_s) if self.tpot_s is not None else None)
 
 
+def _fill(rows: Array | float, rate: float, cal: Calibration) -> Array:
+    """Share of a GEMM's rate reached with `rows` rows (AIConfigurator's skinny-GEMM curves)."""
+    rows = np.maximum(rows, 1e-9)
+    return rows / (rows + rate * cal.gemm_m_half_s)
+
+
 def _roofline(flops_time: Array, bytes_time: Array) -> tuple[Array, Array]:
     return np.maximum(flops_time, bytes_time), np.where(flops_time >= bytes_time, COMPUTE, MEMORY)
 
@@ -165,8 +171,11 @@ class Shape:
     n_attn: float  # attention params per layer
     n_mlp_active: float  # active MLP params per layer (dense or routed + shared + router)
     n_expert_layer: float  # routed-expert params of one MoE layer
+    n_routed_active: float  # routed-expert params a token passes through, per layer (averaged)
     moe_share: float  # MoE layers / layers
     head: float  # vocab x hidden
+    experts: float
+    top_k: float
 
 
 def shape_of(w: Workload) -> Shape:
@@ -182,7 +191,9 @@ def shape_of(w: Workload) -> Shape:
         ffn_act=float(m.active_ffn), mlp_mats=mats, n_attn=float(m.attn_params_per_layer),
         n_mlp_active=(1 - share) * dense_mlp + share * moe_active,
         n_expert_layer=float(m.experts * mats * m.hidden * m.expert_ffn),
-        moe_share=share, head=float(m.vocab * m.hidden),
+        n_routed_active=share * m.active_experts * mats * m.hidden * m.expert_ffn,
+        moe_share=share, head=float(m.vocab * m.hidden), experts=float(max(m.experts, 1)),
+        top_k=float(m.active_experts),
     )
 
 
@@ -212,9 +223,13 @@ def _attn_rate(peak: float, s_half: float, span: Array) -> Array:
     return peak * span / (span + s_half)
 
 
+def _framework_name(w: Workload) -> str:
+    return w.framework if w.framework != "auto" else "megatron"
+
+
 def _framework(w: Workload, cal: Calibration) -> tuple[float, float, float]:
     """(fixed s per step, s per local parameter per step, host s per kernel launch)."""
-    f = w.framework if w.framework != "auto" else "megatron"
+    f = _framework_name(w)
     return cal.step_fixed_s[f], cal.host_s_per_param[f], cal.launch_s[f]
 
 
@@ -226,7 +241,8 @@ def memory_training(w: Workload, g: Grid, s: Array, cal: Calibration = CAL) -> A
     local = local_params(w, g)
     shard = (g.dp * g.cp).astype(float)
     weights = local * (2.0 + (1.0 if low else 0.0)) / np.where(g.zero == 3, shard, 1.0)
-    grads = 0.0 if lora else cal.grad_bytes * local / np.where(g.zero >= 2, shard, 1.0)
+    grad_bytes = cal.grad_bytes[_framework_name(w)]
+    grads = 0.0 if lora else grad_bytes * local / np.where(g.zero >= 2, shard, 1.0)
     opt_b = OPT_STATE_BYTES[w.optimizer]
     optimizer = 0.0 if lora else np.where(
         g.offload == 1, 0.0, opt_b * local / np.where(g.zero >= 1, shard, 1.0))
@@ -285,7 +301,13 @@ def train(w: Workload, r: GpuRates, g: Grid, seq: Array, cal: Calibration = CAL)
     dense_flops = passes * body_fwd + head_passes * head_fwd
     rate = r.gemm_flops * cal.gemm_efficiency
     rate16 = r.gemm16_flops * cal.gemm_efficiency
-    dense_c = passes * body_fwd / rate + head_passes * head_fwd / rate16
+    # Rows per GEMM call: few rows leave SMs empty. A routed expert sees only the tokens sent
+    # to it: k/E of the EP group's tokens.
+    routed_fwd = 2.0 * sh.n_routed_active * tok / tp * layers
+    rows_e = tok * ep * sh.top_k / sh.experts
+    dense_c = (passes * (body_fwd - routed_fwd) / (rate * _fill(tok, rate, cal))
+               + passes * routed_fwd / (rate * _fill(rows_e, rate, cal))
+               + head_passes * head_fwd / (rate16 * _fill(tok, rate16, cal)))
     wbytes = 1.0 if low else 2.0
     expert_local = sh.n_expert_layer * sh.moe_share / (tp * ep)
     layer_w = (sh.n_attn + (1 - sh.moe_share) * sh.n_mlp_active) / tp + expert_local
@@ -316,6 +338,8 @@ def train(w: Workload, r: GpuRates, g: Grid, seq: Array, cal: Calibration = CAL)
     elem = tok * per_token_layer * layers * elem_passes * fusion
     logits = np.where(fused, cal.logit_traffic_bytes_fused, cal.logit_traffic_bytes)
     elem = elem + tok * logits * m.vocab / tp
+    # MoE dispatch: permute, scatter and gather each routed copy of a token, fwd and bwd
+    elem = elem + tok / tp * sh.top_k * sh.h * 2.0 * 4.0 * elem_passes * m.moe_layers / pp
     if low:
         casts = 4.0 * (4 * sh.h + sh.attn_out + sh.ffn_act + sh.qkv + sh.mlp_mats / 1.5
                        * sh.ffn_act) / tp
@@ -354,7 +378,7 @@ def train(w: Workload, r: GpuRates, g: Grid, seq: Array, cal: Calibration = CAL)
     local = local_params(w, g)
     shard = dp * cp
     g_dp, k_dp = _placement(shard, tp, per_node)
-    grad_size = cal.grad_bytes * local
+    grad_size = cal.grad_bytes[_framework_name(w)] * local
     grads = np.where(lora, 0.0, _all_reduce(grad_size, shard, g_dp, k_dp, r, cal))
     grads = grads * np.where(g.zero >= 2, 0.5, 1.0)
     gather = _all_reduce(2.0 * local, shard, g_dp, k_dp, r, cal) * 0.5
@@ -425,7 +449,12 @@ def _decode_step(w: Workload, r: GpuRates, g: Grid, ctx: Array, batch: Array,
                + sh.n_expert_layer * sh.moe_share * experts_touched / tp * layers) * wb
     weights = weights + sh.head / tp * 2.0
     io = 2.0 * batch * (4 * sh.h + (sh.qkv + sh.attn_out + sh.mlp_mats * sh.ffn_act) / tp) * layers
-    dense_c = flops / (r.gemm_flops * cal.gemm_efficiency)
+    rate = r.gemm_flops * cal.gemm_efficiency
+    routed = 2.0 * sh.n_routed_active * batch / tp * layers
+    touched = np.maximum(experts_touched * sh.experts, 1.0)
+    rows_e = batch * sh.top_k / touched
+    dense_c = (flops - routed) / (rate * _fill(batch, rate, cal)) + routed / (
+        rate * _fill(rows_e, rate, cal))
     dense_m = (weights + io) / r.hbm_bps
     t_dense = np.maximum(dense_c, dense_m) + layers * 4.0 * cal.kernel_s
     kv_local = _kv_per_token_gpu(w, g)
@@ -454,10 +483,15 @@ def _prefill(w: Workload, r: GpuRates, g: Grid, isl: Array, cal: Calibration
     m, sh = w.model, shape_of(w)
     tp = g.tp.astype(float)
     flops = 2.0 * (sh.n_attn + sh.n_mlp_active) * isl / tp * m.layers + 2.0 * sh.head / tp
-    t_dense = flops / (r.gemm_flops * cal.gemm_efficiency)
+    rate = r.gemm_flops * cal.gemm_efficiency
+    rows = cal.serve_max_tokens  # chunked prefill batches prompts up to the token budget
+    routed = 2.0 * sh.n_routed_active * isl / tp * m.layers
+    rows_e = rows * sh.top_k / sh.experts
+    t_dense = (flops - routed) / (rate * _fill(rows, rate, cal)) + routed / (
+        rate * _fill(rows_e, rate, cal))
     keys = isl / 2
     attn_fwd = 2.0 * keys * m.heads / tp * (m.qk_dim + m.v_dim) * isl * m.layers
-    t_attn = attn_fwd / _attn_rate(r.attn_f_flops, r.attn_s_half, isl)
+    t_attn = attn_fwd / _attn_rate(r.attn_f_flops, r.attn_s_half, isl) + m.layers * cal.kernel_s
     elem = isl * (10 * sh.h + (3 if m.gated_mlp else 2) * sh.ffn_act) * 2.0 / tp * m.layers
     t_elem = elem / r.hbm_bps
     act = isl * sh.h * 2.0
@@ -542,7 +576,7 @@ def serve(w: Workload, r: GpuRates, g: Grid, seq: Array, cal: Calibration = CAL)
     step = sum(t.values(), zeros)
     tokens = batch / replica + zeros
     model_flops = tokens * (2 * n_act + attention_flops_per_token(w, ctx))
-    mem_ctx = s if decode_only else s + osl
+    mem_ctx = s if decode_only else s + osl / 2  # paged KV: requests hold their tokens so far
     mem = memory_serving(w, g, mem_ctx, cal) + zeros
     ttft = (pre_s + round_s) + zeros if pre else round_s + zeros
     tpot = step + zeros

@@ -24,14 +24,31 @@ RECOMPUTE = ("none", "selective", "full")
 # Search bounds: whatever the input, a re-tune evaluates at most this many layouts.
 MAX_DEGREE = 64  # TP, CP, EP; PP up to the layer count
 MAX_LAYOUTS = 20_000
-# (ZeRO stage, recompute, offload) from the fastest to the most memory-saving. ZeRO-0 is left
-# out when there is data parallelism: with a distributed optimizer ZeRO-1 costs the same.
-MEMORY_LEVELS: tuple[tuple[int, int, int], ...] = (
-    (1, 0, 0), (2, 0, 0), (3, 0, 0), (1, 1, 0), (2, 1, 0), (3, 1, 0),
-    (1, 2, 0), (2, 2, 0), (3, 2, 0), (3, 2, 1),
-)
+# (ZeRO stage, recompute, offload) each framework offers, from the fastest to the most
+# memory-saving. ZeRO-0 is left out when there is data parallelism: with a distributed
+# optimizer ZeRO-1 costs the same. Megatron shards only the optimizer (its distributed
+# optimizer) and scales with TP/PP/CP/EP instead; FSDP shards gradients or everything;
+# DeepSpeed (as Hugging Face runs it) has every ZeRO stage and offload but no TP/PP/CP/EP.
+_ALL = tuple((z, r, o) for r in (0, 1, 2) for z in (1, 2, 3) for o in (0,)) + ((3, 2, 1),)
+MEMORY_LEVELS: dict[str, tuple[tuple[int, int, int], ...]] = {
+    "megatron": ((1, 0, 0), (1, 1, 0), (1, 2, 0)),
+    "fsdp": tuple((z, r, o) for r in (0, 1, 2) for z in (2, 3) for o in (0,)) + ((3, 2, 1),),
+    "deepspeed": _ALL,
+}
 SINGLE_RANK_LEVELS: tuple[tuple[int, int, int], ...] = ((0, 0, 0), (0, 1, 0), (0, 2, 0),
                                                          (1, 2, 1))
+PARALLEL: dict[str, bool] = {"megatron": True, "fsdp": True, "deepspeed": False}
+
+
+def framework_of(w: Workload, has_deepspeed: bool = False, has_megatron: bool = False) -> str:
+    """The framework that runs this workload: stated, else read off the stack and the layout."""
+    if w.framework != "auto":
+        return w.framework
+    if has_deepspeed:
+        return "deepspeed"
+    if has_megatron:
+        return "megatron"
+    return "fsdp" if w.zero_stage >= 2 else "megatron"
 SERVING_BATCHES = (1, 2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024,
                    1536, 2048, 3072, 4096)
 
@@ -115,12 +132,15 @@ def training_candidates(w: Workload, gpus: int, per_node: int, domain: int) -> G
     m = w.model
     gbs = w.sequences_per_step
     domain = max(1, min(domain, gpus))
-    tps = [t for t in _pow2_upto(min(domain, MAX_DEGREE)) if m.heads % t == 0 and gpus % t == 0]
-    pps = [p for p in _pow2_upto(min(m.layers, gpus)) if gpus % p == 0]
-    long_seq = max(w.seq_lens) >= 16384
-    cps = [c for c in _pow2_upto(min(MAX_DEGREE, gpus)) if c == 1 or long_seq]
+    framework = w.framework if w.framework != "auto" else "megatron"
+    parallel = PARALLEL[framework]
+    tps = [t for t in _pow2_upto(min(domain, MAX_DEGREE) if parallel else 1)
+           if m.heads % t == 0 and gpus % t == 0]
+    pps = [p for p in _pow2_upto(min(m.layers, gpus) if parallel else 1) if gpus % p == 0]
+    cp_cap = min(MAX_DEGREE, gpus, max(1, min(w.seq_lens) // 1024)) if parallel else 1
+    cps = [c for c in _pow2_upto(cp_cap) if c == 1 or min(w.seq_lens) >= 4096]
     eps = [e for e in _pow2_upto(min(m.experts, MAX_DEGREE)) if m.experts % e == 0] \
-        if m.experts else [1]
+        if m.experts and parallel else [1]
     rows: list[tuple[int, ...]] = []
     for tp in tps:
         for pp in pps:
@@ -133,7 +153,7 @@ def training_candidates(w: Workload, gpus: int, per_node: int, domain: int) -> G
                 chunks = m.layers // pp
                 vps = [1] if pp == 1 else sorted({1, max(v for v in range(1, 9)
                                                          if chunks % v == 0)})
-                levels = MEMORY_LEVELS if dp > 1 else SINGLE_RANK_LEVELS
+                levels = MEMORY_LEVELS[framework] if dp > 1 else SINGLE_RANK_LEVELS
                 for ep in eps:
                     if ep > 1 and dp % ep:
                         continue

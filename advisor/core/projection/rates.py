@@ -155,39 +155,80 @@ def _probe_mamf(probe: ProbeRecord, dtype: str) -> float | None:
     return max(medians) if medians else probe.mamf(dtype)
 
 
+def _power_ratio(gpu: Gpu, twin: Gpu, cal: Calibration) -> tuple[float, str] | None:
+    mine = gpu.power.tdp_w if gpu.power else None
+    theirs = twin.power.tdp_w if twin.power else None
+    if not mine or not theirs:
+        return None
+    f = (mine / theirs) ** cal.power_exponent
+    return f, (f"{twin.id}'s rate x ({mine:g} W / {theirs:g} W)^{cal.power_exponent:g} = "
+               f"x{f:.2f} (same silicon; assumed throughput ~ power^{cal.power_exponent:g})")
+
+
+def _sustained(gpu: Gpu, dtype: str, cal: Calibration) -> tuple[float, str, Source] | None:
+    """A catalog figure for the large-shape rate: measured, or a best shape scaled down."""
+    g = gpu.gemm.get(dtype)  # type: ignore[call-overload]
+    if g is not None:
+        return g.tflops, f"published large-shape GEMM rate ({g.source[0].split(' ')[0]})", \
+            "catalog-measured"
+    m = gpu.mamf.get(dtype)  # type: ignore[call-overload]
+    if m is not None:
+        frac = cal.large_shape_fraction[dtype]
+        torch = f", torch {m.torch}" if m.torch else ""
+        return m.tflops * frac, (f"published MAMF {m.tflops:g} (best shape {m.shape}{torch}) "
+                                 f"x {frac:.0%} for realistic shapes"), "catalog-mamf"
+    return None
+
+
 def _matmul(gpu: Gpu, dtype: str, probe: ProbeRecord | None, donor: tuple[float, str] | None,
-            siblings: list[Gpu], cal: Calibration) -> Evidence:
-    """The first of: probe on this GPU, catalog MAMF, a sibling's or this box's efficiency."""
+            by_id: dict[str, Gpu], cal: Calibration) -> Evidence:
+    """A layer GEMM's sustained rate, from the first of: a probe on this GPU, the catalog's
+    large-shape or MAMF figure, a same-die twin scaled by peak or power, or an efficiency
+    transferred from this box (or the fleet) applied to the peak."""
     quantity = f"matmul {dtype}"
+    frac = cal.large_shape_fraction.get(dtype, 0.8)
     peak = gpu.peak_tflops.get(dtype)
     if probe is not None and (measured := _probe_mamf(probe, dtype)) is not None:
-        return Evidence(quantity=quantity, value=measured, unit="TFLOPS", source="probe",
-                        detail=f"probe record on this GPU ({probe.stamp.date})",
+        return Evidence(quantity=quantity, value=measured * frac, unit="TFLOPS", source="probe",
+                        detail=f"probe record on this GPU ({probe.stamp.date}): best shape "
+                               f"{measured:.0f} x {frac:.0%} for realistic shapes",
                         sigma=SOURCE_SIGMA["probe"])
-    published = gpu.mamf.get(dtype)  # type: ignore[call-overload]
-    if published is not None:
-        torch = f", torch {published.torch}" if published.torch else ""
-        return Evidence(quantity=quantity, value=published.tflops, unit="TFLOPS",
-                        source="catalog-mamf",
-                        detail=f"published MAMF, best shape {published.shape}{torch}",
-                        sigma=SOURCE_SIGMA["catalog-mamf"])
+    own = _sustained(gpu, dtype, cal)
+    if own is not None:
+        value, detail, source = own
+        return Evidence(quantity=quantity, value=value, unit="TFLOPS", source=source,
+                        detail=detail, sigma=SOURCE_SIGMA[source])
+    twin = by_id.get(gpu.same_die_as or "")
+    theirs = _sustained(twin, dtype, cal) if twin is not None else None
+    if twin is not None and theirs is not None:
+        twin_peak = twin.peak_tflops.get(dtype)
+        if peak and twin_peak:
+            scale, how = peak / twin_peak, f"x peak ratio {peak:g}/{twin_peak:g}"
+        elif (pw := _power_ratio(gpu, twin, cal)) is not None:
+            scale, how = pw
+        else:
+            scale, how = 1.0, "taken as equal (no peak or power to scale by)"
+        return Evidence(quantity=quantity, value=theirs[0] * scale, unit="TFLOPS",
+                        source="transferred-efficiency",
+                        detail=f"assumed: same die as {twin.id} ({theirs[1]}) {how}",
+                        sigma=SOURCE_SIGMA["transferred-efficiency"])
     if peak is None:
         raise InputError(f"the catalog has no {dtype} peak for this GPU", entry=gpu.id,
                          field=f"peak_tflops.{dtype}")
-    sibling = next((s for s in siblings if s.id != gpu.id and s.arch == gpu.arch
+    sibling = next((s for s in by_id.values() if s.id != gpu.id and s.arch == gpu.arch
                     and s.mamf_efficiency(dtype) is not None), None)
     if donor is not None:
         eff, how = donor
     elif sibling is not None:
         eff = sibling.mamf_efficiency(dtype) or 0.0
         how = f"{sibling.id}'s published {dtype} MAMF efficiency (same architecture)"
-    elif (own := gpu.mamf_efficiency("bf16")) is not None:
-        eff, how = own, "this GPU's bf16 MAMF efficiency"
+    elif (mine := gpu.mamf_efficiency("bf16")) is not None:
+        eff, how = mine, "this GPU's bf16 MAMF efficiency"
     else:
         eff, how = cal.fleet_mamf_efficiency, "the fleet median MAMF efficiency"
-    return Evidence(quantity=quantity, value=peak * eff, unit="TFLOPS",
+    return Evidence(quantity=quantity, value=peak * eff * frac, unit="TFLOPS",
                     source="transferred-efficiency",
-                    detail=f"assumed: {eff:.1%} ({how}) x peak {peak:g}",
+                    detail=f"assumed: {eff:.1%} ({how}) x peak {peak:g} x {frac:.0%}",
                     sigma=SOURCE_SIGMA["transferred-efficiency"])
 
 
@@ -206,10 +247,14 @@ def transfer_efficiency(
 
 def _attention(gpu: Gpu, choice: KernelChoice, gemm_bf16: float, probe: ProbeRecord | None,
                head_dim: int, cal: Calibration) -> tuple[float, float, float, Evidence]:
-    """(saturated fwd+bwd rate, forward rate, s_half, evidence) for the chosen kernel."""
+    """(saturated fwd+bwd rate, forward rate, s_half, evidence) for the chosen kernel.
+
+    Curves are stated against the same GPU's sustained bf16 GEMM rate: attention runs on
+    the same tensor cores at the same power-limited clock, so a part that sustains more
+    (a higher power limit, a newer die) carries that into attention too.
+    """
     kernel, mma = choice.kernel, choice.mma
     curve = cal.attention.get((kernel, mma))
-    peak = gpu.peak_tflops.bf16 or gpu.peak_tflops.fp16 or 0.0
     s_half = curve.s_half if curve else cal.generic_attn_s_half
     quantity = "attention"
     if probe is not None:
@@ -220,22 +265,23 @@ def _attention(gpu: Gpu, choice: KernelChoice, gemm_bf16: float, probe: ProbeRec
         if points:
             s, measured, backend = max(points)
             fb = measured * (1 + s_half / s)
-            fwd = fb * (curve.e_f / curve.e_fb if curve else 1.3)
+            fwd = fb * (curve.e_f / curve.e_fb if curve else 1.2)
             return fb, fwd, s_half, Evidence(
                 quantity=quantity, value=fb, unit="TFLOPS", source="probe",
                 detail=f"probe: {backend} {measured:.0f} TFLOPS fwd+bwd at {s} tokens, "
                        f"{choice.name} curve scaled to it", sigma=SOURCE_SIGMA["probe"])
-    if curve is not None and peak:
-        fb, fwd = curve.e_fb * peak, curve.e_f * peak
-        detail = (f"{choice.name} on {mma}-class MMA ({choice.why}): fwd+bwd {curve.e_fb:.1%} "
-                  f"of bf16 peak {peak:g}, half speed at {curve.s_half:.0f} tokens")
+    if curve is not None:
+        fb, fwd = curve.e_fb * gemm_bf16, curve.e_f * gemm_bf16
+        detail = (f"{choice.name} on {mma}-class MMA ({choice.why}): fwd+bwd {curve.e_fb:.2f}x "
+                  f"this GPU's bf16 GEMM rate {gemm_bf16:.0f}, half speed at "
+                  f"{curve.s_half:.0f} tokens")
         return fb, fwd, s_half, Evidence(
             quantity=quantity, value=fb, unit="TFLOPS", source="published-kernel-curve",
             detail=detail, sigma=curve.sigma)
     fb = cal.generic_attn_of_matmul * gemm_bf16
     detail = (f"assumed: no published {choice.name} curve on {gpu.arch}; "
-              f"{cal.generic_attn_of_matmul:.0%} of the bf16 matmul rate")
-    return fb, fb * 1.3, s_half, Evidence(
+              f"{cal.generic_attn_of_matmul:.0%} of the bf16 GEMM rate")
+    return fb, fb * 1.2, s_half, Evidence(
         quantity=quantity, value=fb, unit="TFLOPS", source="generic-kernel-ratio",
         detail=detail, sigma=SOURCE_SIGMA["generic-kernel-ratio"])
 
@@ -317,6 +363,22 @@ def _power_scale(gpu: Gpu, cap_w: float | None, cal: Calibration) -> tuple[float
                     f"(assumed throughput ~ power^{cal.power_exponent:g})")
 
 
+def _peak_or_twin(gpu: Gpu, precision: str, by_id: dict[str, Gpu],
+                  cal: Calibration) -> tuple[str, float, str | None] | None:
+    """(key, dense peak, how it was derived when the catalog has none for this part)."""
+    own = _peak(gpu, precision) or _peak(gpu, "bf16")
+    if own is not None:
+        return own[0], own[1], None
+    twin = by_id.get(gpu.same_die_as or "")
+    if twin is None:
+        return None
+    theirs = _peak(twin, precision) or _peak(twin, "bf16")
+    pw = _power_ratio(gpu, twin, cal)
+    if theirs is None or pw is None:
+        return None
+    return theirs[0], theirs[1] * pw[0], f"no published peak: {pw[1]}"
+
+
 def resolve_rates(
     gpu: Gpu,
     workload: Workload,
@@ -324,25 +386,25 @@ def resolve_rates(
     donor: tuple[float, str] | None = None,
     cal: Calibration = CAL,
     stack: Stack | None = None,
-    siblings: list[Gpu] | None = None,
+    catalog_gpus: list[Gpu] | tuple[Gpu, ...] = (),
     gpu_power_cap_w: float | None = None,
 ) -> GpuRates:
     """Every rate the engine needs for `gpu`; `donor` is this box's efficiency to transfer."""
-    precision = workload.precision
-    peak = _peak(gpu, precision) or _peak(gpu, "bf16")
+    by_id = {g.id: g for g in catalog_gpus}
+    peak = _peak_or_twin(gpu, workload.precision, by_id, cal)
     if peak is None or gpu.memory is None:
         missing = "bf16 peak" if peak is None else "memory bandwidth"
         raise InputError(f"the catalog has no {missing} for this GPU, so it cannot be projected",
                          entry=gpu.id)
-    key, peak_value = peak
-    near = siblings or []
-    # 16-bit rate for the LM head (and attention fallback): bf16, or fp16 on pre-bf16 parts
-    half = "bf16" if gpu.peak_tflops.bf16 or "bf16" in gpu.mamf else key
-    bf16 = _matmul(gpu, half, probe, donor, near, cal)
-    gemm = bf16 if key == half else _matmul(gpu, key, probe, donor, near, cal)
-    if key != precision and not (precision == "fp16" and key == "bf16"):
+    key, peak_value, peak_note = peak
+    # 16-bit rate for the LM head and attention: bf16, or fp16 on pre-bf16 parts
+    half = "fp16" if key == "fp16" or not (gpu.peak_tflops.bf16 or "bf16" in gpu.mamf
+                                           or peak_note) else "bf16"
+    bf16 = _matmul(gpu, half, probe, donor, by_id, cal)
+    gemm = bf16 if key == half else _matmul(gpu, key, probe, donor, by_id, cal)
+    if key != workload.precision and not (workload.precision == "fp16" and key == "bf16"):
         gemm = gemm.model_copy(update={
-            "detail": f"no {precision} peak published; {key} rate used: {gemm.detail}",
+            "detail": f"no {workload.precision} peak published; {key} rate used: {gemm.detail}",
             "sigma": max(gemm.sigma, SOURCE_SIGMA["transferred-efficiency"])})
     framework = workload.framework
     if framework == "auto" and stack is not None and stack.version_of("deepspeed"):
@@ -368,6 +430,9 @@ def resolve_rates(
                    sigma=0.2)
     power = gpu.power
     domain = gpu.interconnect.domain_gpus if gpu.interconnect else 1
+    derived_peak = [Evidence(quantity=f"peak {key}", value=peak_value, unit="TFLOPS",
+                             source="transferred-efficiency", detail=f"assumed: {peak_note}",
+                             sigma=SOURCE_SIGMA["transferred-efficiency"])] if peak_note else []
     return GpuRates(
         gpu=gpu.id, arch=gpu.arch, peak_tflops=peak_value, gemm_tflops=gemm.value,
         gemm_bf16_tflops=bf16.value, attention_kernel=choice.kernel,
@@ -375,7 +440,8 @@ def resolve_rates(
         attn_s_half=s_half, hbm_gbps=hbm.value, link_gbps=link.value, nic_gbps=nic.value,
         host_gbps=host.value, domain=domain, tdp_w=power.tdp_w if power else None,
         idle_w=power.idle_w if power else None, capacity_gib=gpu.memory.gib,
-        evidence=[gemm, *([bf16] if gemm is not bf16 else []), attn, hbm, link, nic, host],
+        evidence=[gemm, *([bf16] if gemm is not bf16 else []), attn, hbm, link, nic, host,
+                  *derived_peak],
         sigmas={"gemm": gemm.sigma, "attention": attn.sigma, "hbm": hbm.sigma,
                 "link": link.sigma, "nic": nic.sigma, "host": host.sigma},
     )

@@ -63,7 +63,7 @@ def usable_gib(capacity_gib: float, cal: Calibration = CAL) -> float:
 def _memory(w: Workload, g: Grid, s: np.ndarray, cal: Calibration) -> np.ndarray:
     if w.training:
         return memory_training(w, g, s.reshape(1, -1), cal)
-    ctx = s if w.mode != "serve" else s + float(w.osl or 0)
+    ctx = s if w.mode != "serve" else s + float(w.osl or 0) / 2
     return memory_serving(w, g, ctx.reshape(1, -1), cal)
 
 
@@ -123,6 +123,9 @@ def project_side(w: Workload, rates: GpuRates, seqs: list[int], cal: Calibration
     grid = make(w, w.gpus, w.gpus_per_node, rates.domain)
     p = project(w, rates, grid, s, cal)
     ok = _ok(w, p, usable)
+    if not w.training:  # serving: the user's TP/PP/EP stays where it fits; the batch is tuned
+        own = ((grid.tp == w.tp) & (grid.pp == w.pp) & (grid.ep == w.ep)).reshape(-1, 1)
+        ok = np.where((ok & own).any(axis=0, keepdims=True), ok & own, ok)
     score = np.where(ok, p.tokens_per_s, -np.inf)
     best = np.argmax(score, axis=0)
     none = ~ok.any(axis=0)

@@ -70,21 +70,39 @@ class PipelineReport(BaseModel):
 def _engine_rate(stage: StageSpec, gpu: Gpu, catalog: Catalog,
                  probes: Mapping[str, ProbeRecord] | None,
                  cal: Calibration) -> tuple[float, str, float | None]:
-    """(tokens/s per GPU, detail, busy draw) from the engine for the stage's own workload."""
-    from advisor.core.economics.configs import layout, resolve_gpus, run_layout
+    """(tokens/s per GPU, detail, busy draw) from the engine for the stage's own workload,
+    re-tuned for the stage's GPU count like every other projection."""
+    from pydantic import ValidationError
+
+    from advisor.core.economics.cost import gpu_power_w
+    from advisor.core.model.workload import Workload
+    from advisor.core.projection.rates import resolve_rates
+    from advisor.core.projection.retune import project_side
 
     assert stage.workload is not None
-    w, why = layout(stage.workload, stage.gpus, stage.workload.gpus_per_node)
-    if w is None:
-        raise InputError(why, entry=stage.name, field="workload")
-    [(rates, gate)] = resolve_gpus(w, [gpu], catalog, probes, None, cal)
-    [run] = run_layout(w, [gpu], [rates], cal)
-    if gate or run.problem:
-        raise InputError(f"the stage cannot be projected on {gpu.id}: {gate or run.problem}",
+    per_node = stage.workload.gpus_per_node
+    try:
+        w = Workload.model_validate({**stage.workload.model_dump(), "gpus": stage.gpus,
+                                     "nodes": max(1, -(-stage.gpus // per_node))})
+    except ValidationError as exc:
+        why = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
+        raise InputError(why, entry=stage.name, field="workload") from None
+    probe = (probes or {}).get(gpu.id)
+    try:
+        rates = resolve_rates(gpu, w, probe, cal=cal, catalog_gpus=catalog.gpus)
+    except InputError as exc:
+        raise InputError(f"the stage cannot be projected on {gpu.id}: {exc.message}",
+                         entry=stage.name) from None
+    side = project_side(w, rates, w.seq_lens[:1], cal)
+    if not side.retuned.fits[0]:
+        raise InputError(f"the stage does not fit on {stage.gpus} x {gpu.id} in any layout",
                          entry=stage.name)
+    p = side.retuned.proj
     detail = (f"projected: {w.mode} of {w.model.name} at {w.seq_lens[0]:,} tokens, "
-              f"micro-batch {w.micro_batch}, MFU {run.mfu:.0%} (engine, catalog rates)")
-    return run.tokens_per_s_per_gpu, detail, run.busy_w
+              f"{side.retuned.layouts[0].describe(not w.training)}, MFU {float(p.mfu[0, 0]):.0%} "
+              f"(engine, {'probe' if probe else 'catalog'} rates)")
+    return (float(p.tokens_per_s[0, 0]), detail,
+            gpu_power_w(rates, float(p.busy()[0, 0]), cal))
 
 
 def _power(stage: StageSpec, gpu: Gpu, busy_w: float | None,

@@ -41,6 +41,7 @@ BUCKETS: tuple[str, ...] = (
 RESOURCES: tuple[str, ...] = ("compute", "memory", "network", "host")
 COMPUTE, MEMORY, NETWORK, HOST = range(4)
 GIB = float(2**30)
+SERVING_FRAMEWORK = "megatron"  # serving engines: CUDA graphs, fused kernels, tuned GEMMs
 
 Array = np.ndarray
 
@@ -86,22 +87,23 @@ class Projection:
         return (spent[COMPUTE] + spent[MEMORY]) / np.maximum(spent.sum(axis=0), 1e-30)
 
     def step_at_scale(self, scale: float | Array, resource: str) -> Array:
-        """Step time if one resource's rate were `scale` x assumed (tornado and flips)."""
-        scale = np.asarray(scale, dtype=float)
-        t = self.step_s.copy()
-        if resource == "compute":
+        """Step time if one resource's rates were `scale` x assumed (flips, tornado).
+
+        A vector of scales adds a leading axis: the result is (scales, layouts, seqs).
+        """
+        k = np.asarray(scale, dtype=float)
+        k = k.reshape(-1, 1, 1) if k.ndim else k
+        t = self.step_s + 0.0 * k
+        if resource in ("compute", "memory"):
             for b in ("dense", "attention"):
-                new = np.maximum(self.compute_s[b] / scale, self.memory_s[b])
-                t = t - self.times[b] + new + (self.times[b] - np.maximum(
-                    self.compute_s[b], self.memory_s[b]))
-        elif resource == "memory":
-            for b in ("dense", "attention"):
-                new = np.maximum(self.compute_s[b], self.memory_s[b] / scale)
-                t = t - self.times[b] + new + (self.times[b] - np.maximum(
-                    self.compute_s[b], self.memory_s[b]))
-            t = t - self.times["elementwise"] * (1 - 1 / scale)
+                c, m = self.compute_s[b], self.memory_s[b]
+                fixed = self.times[b] - np.maximum(c, m)
+                new = np.maximum(c / k, m) if resource == "compute" else np.maximum(c, m / k)
+                t = t - self.times[b] + new + fixed
+            if resource == "memory":
+                t = t - self.times["elementwise"] * (1 - 1 / k)
         elif resource == "network":
-            t = t - self.times["communication"] * (1 - 1 / scale)
+            t = t - self.times["communication"] * (1 - 1 / k)
         return t
 
     def at(self, idx: Array) -> Projection:
@@ -149,6 +151,16 @@ def _all_reduce(size: Array | float, n: Array, g: Array, k: Array, r: GpuRates,
     inter = size * 2 * (k - 1) / k / g / r.nic_bps
     lat = np.where(k > 1, cal.nic_latency_s, cal.link_latency_s)
     return np.where(n > 1, np.maximum(intra, inter) + lat, 0.0)
+
+
+def all_reduce_busbw(r: GpuRates, n: int, per_node: int, size: float,
+                     cal: Calibration = CAL) -> float:
+    """Bus bandwidth, B/s, of an all-reduce of `size` bytes over `n` ranks (nccl-tests'
+    convention: 2(n-1)/n of the bytes over the time)."""
+    ranks = np.asarray([[float(n)]])
+    g, k = _placement(ranks, np.ones_like(ranks), np.asarray([[float(per_node)]]))
+    t = float(_all_reduce(size, ranks, g, k, r, cal)[0, 0])
+    return size * 2 * (n - 1) / n / t if t > 0 else 0.0
 
 
 def _all_to_all(size: Array | float, n: Array, g: Array, r: GpuRates,
@@ -299,8 +311,9 @@ def train(w: Workload, r: GpuRates, g: Grid, seq: Array, cal: Calibration = CAL)
     head_fwd = 2.0 * sh.head * tok / tp  # on the last stage
     head_passes = 1.0 + grad_passes
     dense_flops = passes * body_fwd + head_passes * head_fwd
-    rate = r.gemm_flops * cal.gemm_efficiency
-    rate16 = r.gemm16_flops * cal.gemm_efficiency
+    eff = cal.gemm_efficiency[_framework_name(w)]
+    rate = r.gemm_flops * eff
+    rate16 = r.gemm16_flops * eff
     # Rows per GEMM call: few rows leave SMs empty. A routed expert sees only the tokens sent
     # to it: k/E of the EP group's tokens.
     routed_fwd = 2.0 * sh.n_routed_active * tok / tp * layers
@@ -449,7 +462,7 @@ def _decode_step(w: Workload, r: GpuRates, g: Grid, ctx: Array, batch: Array,
                + sh.n_expert_layer * sh.moe_share * experts_touched / tp * layers) * wb
     weights = weights + sh.head / tp * 2.0
     io = 2.0 * batch * (4 * sh.h + (sh.qkv + sh.attn_out + sh.mlp_mats * sh.ffn_act) / tp) * layers
-    rate = r.gemm_flops * cal.gemm_efficiency
+    rate = r.gemm_flops * cal.gemm_efficiency[SERVING_FRAMEWORK]
     routed = 2.0 * sh.n_routed_active * batch / tp * layers
     touched = np.maximum(experts_touched * sh.experts, 1.0)
     rows_e = batch * sh.top_k / touched
@@ -483,7 +496,7 @@ def _prefill(w: Workload, r: GpuRates, g: Grid, isl: Array, cal: Calibration
     m, sh = w.model, shape_of(w)
     tp = g.tp.astype(float)
     flops = 2.0 * (sh.n_attn + sh.n_mlp_active) * isl / tp * m.layers + 2.0 * sh.head / tp
-    rate = r.gemm_flops * cal.gemm_efficiency
+    rate = r.gemm_flops * cal.gemm_efficiency[SERVING_FRAMEWORK]
     rows = cal.serve_max_tokens  # chunked prefill batches prompts up to the token budget
     routed = 2.0 * sh.n_routed_active * isl / tp * m.layers
     rows_e = rows * sh.top_k / sh.experts
@@ -555,30 +568,22 @@ def serve(w: Workload, r: GpuRates, g: Grid, seq: Array, cal: Calibration = CAL)
     dec = _decode_step(w, r, g, ctx, per_stage, cal)
     round_s = pp * sum(dec[k] for k in ("dense", "attention", "elementwise", "communication",
                                          "overhead"))
-    if decode_only:
-        pre_s = zeros
-        pre = None
-    else:
-        pre = _prefill(w, r, g, s, cal)
-        pre_s = sum(pre[k] for k in ("dense", "attention", "elementwise", "communication"))
-    # one "step": every request in flight advances by one token; its share of prefill
-    share = np.where(decode_only, 0.0, batch / osl) if not decode_only else 0.0
-    t = {
-        "dense": pp * dec["dense"] + (share * pre["dense"] if pre else 0.0) + zeros,
-        "attention": pp * dec["attention"] + (share * pre["attention"] if pre else 0.0) + zeros,
-        "elementwise": pp * dec["elementwise"] + (share * pre["elementwise"] if pre else 0.0)
-        + zeros,
-        "optimizer": zeros,
-        "communication": pp * dec["communication"]
-        + (share * pre["communication"] if pre else 0.0) + zeros,
-        "overhead": pp * dec["overhead"] + zeros,
-    }
+    # one "step": every request in flight advances by one token, and carries its share of the
+    # prefills (decode alone carries none)
+    pre = {k: zeros for k in ("dense", "attention", "elementwise", "communication")} \
+        if decode_only else _prefill(w, r, g, s, cal)
+    pre_s = sum((pre[k] for k in ("dense", "attention", "elementwise", "communication")), zeros)
+    share = 0.0 if decode_only else batch / osl
+    t = {k: pp * dec[k] + share * pre[k] + zeros
+         for k in ("dense", "attention", "elementwise", "communication")}
+    t["optimizer"] = zeros
+    t["overhead"] = pp * dec["overhead"] + zeros
     step = sum(t.values(), zeros)
     tokens = batch / replica + zeros
     model_flops = tokens * (2 * n_act + attention_flops_per_token(w, ctx))
     mem_ctx = s if decode_only else s + osl / 2  # paged KV: requests hold their tokens so far
     mem = memory_serving(w, g, mem_ctx, cal) + zeros
-    ttft = (pre_s + round_s) + zeros if pre else round_s + zeros
+    ttft = pre_s + round_s + zeros
     tpot = step + zeros
     return _serving_projection(s, t, step, tokens, model_flops, r.peak_flops, mem, ttft, tpot,
                                pp * dec["_dense_c"], pp * dec["_dense_m"],

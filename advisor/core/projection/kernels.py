@@ -62,7 +62,8 @@ def choose_attention(arch: str, requested: str, stack: Stack | None,
         if mma in RUNS_ON.get(requested, frozenset()):
             return KernelChoice(requested, mma, "as requested")
         return KernelChoice(default, mma, f"{KERNEL_NAMES.get(requested, requested)} does not "
-                                          f"run on {arch}; {KERNEL_NAMES[default] if default in KERNEL_NAMES else default} assumed")
+                                          f"run on {arch}; {KERNEL_NAMES.get(default, default)} "
+                                          "assumed")
     if stack is None or not stack.packages:
         return KernelChoice(default, mma, "no stack declared: the vendor's production kernel")
     has = {p for p in ("flash-attn-4", "flash-attn-3", "flash-attn") if stack.version_of(p)}

@@ -29,10 +29,10 @@ MAX_LAYOUTS = 20_000
 # optimizer ZeRO-1 costs the same. Megatron shards only the optimizer (its distributed
 # optimizer) and scales with TP/PP/CP/EP instead; FSDP shards gradients or everything;
 # DeepSpeed (as Hugging Face runs it) has every ZeRO stage and offload but no TP/PP/CP/EP.
-_ALL = tuple((z, r, o) for r in (0, 1, 2) for z in (1, 2, 3) for o in (0,)) + ((3, 2, 1),)
+_ALL = (*((z, r, 0) for r in (0, 1, 2) for z in (1, 2, 3)), (3, 2, 1))
 MEMORY_LEVELS: dict[str, tuple[tuple[int, int, int], ...]] = {
     "megatron": ((1, 0, 0), (1, 1, 0), (1, 2, 0)),
-    "fsdp": tuple((z, r, o) for r in (0, 1, 2) for z in (2, 3) for o in (0,)) + ((3, 2, 1),),
+    "fsdp": (*((z, r, 0) for r in (0, 1, 2) for z in (2, 3)), (3, 2, 1)),
     "deepspeed": _ALL,
 }
 SINGLE_RANK_LEVELS: tuple[tuple[int, int, int], ...] = ((0, 0, 0), (0, 1, 0), (0, 2, 0),
@@ -84,7 +84,7 @@ class Grid:
         return LayoutChoice(
             gpus=v["gpus"], nodes=-(-v["gpus"] // v["per_node"]), tp=v["tp"], pp=v["pp"],
             cp=v["cp"], ep=v["ep"], vp=v["vp"], micro_batch=v["mb"], accumulation=v["acc"],
-            zero_stage=v["zero"], recompute=RECOMPUTE[v["recompute"]],  # type: ignore[arg-type]
+            zero_stage=v["zero"], recompute=RECOMPUTE[v["recompute"]],
             offload_optimizer=bool(v["offload"]), fused_kernels=bool(v["fused"]))
 
     def take(self, idx: np.ndarray) -> Grid:

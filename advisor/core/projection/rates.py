@@ -315,11 +315,11 @@ def _link(gpu: Gpu, probe: ProbeRecord | None, host: Evidence, cal: Calibration)
                             source="probe", detail="probe: all-reduce bus bandwidth in one node",
                             sigma=SOURCE_SIGMA["probe"])
     ic = gpu.interconnect
-    busbw = gpu.measured.busbw_gbps if gpu.measured else None
-    if ic is not None and busbw is not None:
-        return Evidence(quantity="scale-up link", value=busbw, unit="GB/s",
+    published = gpu.measured.busbw_gbps if gpu.measured else None
+    if ic is not None and published is not None:
+        return Evidence(quantity="scale-up link", value=published, unit="GB/s",
                         source="catalog-measured",
-                        detail=f"{ic.kind}: published all-reduce bus bandwidth {busbw:g} GB/s",
+                        detail=f"{ic.kind}: published all-reduce bus bandwidth {published:g} GB/s",
                         sigma=SOURCE_SIGMA["catalog-measured"])
     if ic is None or ic.domain_gpus <= 1:
         return host.model_copy(update={"quantity": "scale-up link",

@@ -75,6 +75,7 @@ class CaseSpec(BaseModel):
     seq_len: int | None = None
     dtype: str = "bf16"
     prices: dict[str, float] = {}
+    power_limits_w: dict[str, float] = {}
     ranks: int | None = None
     nodes: int = 1
     payload_gib: float | None = None
@@ -160,7 +161,7 @@ def _at(case: CaseSpec) -> Workload:
 def _answers(case: CaseSpec, w: Workload) -> Answers:
     return Answers(current=_need(case.current, case, "current"),
                    targets=[_need(case.target, case, "target")], workload=w,
-                   prices=case.prices, basis=case.figure)
+                   prices=case.prices, basis=case.figure, power_limits_w=case.power_limits_w)
 
 
 def _sides(case: CaseSpec, catalog: Catalog, cal: Calibration,

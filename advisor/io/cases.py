@@ -27,7 +27,7 @@ def load_cases(directory: Path = CASES_DIR) -> list[CaseSpec]:
         for raw in doc.get("case", []):
             entry = dict(raw)
             name = entry.get("workload")
-            if name is not None:
+            if isinstance(name, str):
                 if name not in workloads:
                     raise InputError("unknown workload", file=str(path), entry=entry.get("id"),
                                      field="workload", value=name)

@@ -164,7 +164,7 @@ class Calibration:
     decode_attn_compute: float = 0.5
     power_exponent: float = 0.6
     idle_power_fraction: float = 0.10
-    model_sigma: float = 0.08
+    model_sigma: float = 0.13
     step_fixed_s: dict[str, float] = field(default_factory=lambda: {
         "megatron": 0.005, "fsdp": 0.010, "deepspeed": 0.010})
     host_s_per_param: dict[str, float] = field(default_factory=lambda: {

@@ -146,10 +146,12 @@ def training_candidates(w: Workload, gpus: int, per_node: int, domain: int) -> G
         for pp in pps:
             for cp in cps:
                 group = tp * pp * cp
-                if gpus % group or gbs % (gpus // group):
+                if gpus % group:
                     continue
                 dp = gpus // group
-                per_rank = gbs // dp
+                # a global batch that does not split over the DP ranks is padded up to one
+                # that does (the re-tune prefers layouts that need no padding)
+                per_rank = -(-gbs // dp)
                 chunks = m.layers // pp
                 vps = [1] if pp == 1 else sorted({1, max(v for v in range(1, 9)
                                                          if chunks % v == 0)})

@@ -124,8 +124,10 @@ def project_side(w: Workload, rates: GpuRates, seqs: list[int], cal: Calibration
     p = project(w, rates, grid, s, cal)
     ok = _ok(w, p, usable)
     if not w.training:  # serving: the user's TP/PP/EP stays where it fits; the batch is tuned
-        own = ((grid.tp == w.tp) & (grid.pp == w.pp) & (grid.ep == w.ep)).reshape(-1, 1)
-        ok = np.where((ok & own).any(axis=0, keepdims=True), ok & own, ok)
+        prefer = ((grid.tp == w.tp) & (grid.pp == w.pp) & (grid.ep == w.ep)).reshape(-1, 1)
+    else:  # training: layouts that keep the global batch exactly, where any fits
+        prefer = (grid.mb * grid.acc * grid.dp == w.sequences_per_step).reshape(-1, 1)
+    ok = np.where((ok & prefer).any(axis=0, keepdims=True), ok & prefer, ok)
     score = np.where(ok, p.tokens_per_s, -np.inf)
     best = np.argmax(score, axis=0)
     none = ~ok.any(axis=0)

@@ -10,8 +10,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from advisor.core.errors import InputError
-from advisor.core.formats import FORMATS
+from advisor.core import FORMATS, InputError
 
 if TYPE_CHECKING:
     from advisor.io.catalog_store import PullKind

@@ -46,7 +46,7 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_probe(args: argparse.Namespace) -> int:
-    from advisor.core.model.probe_record import parse_probe_record
+    from advisor.core import parse_probe_record
     from advisor.io.atomic import write_atomic
     from probes.cli import run_command
     from probes.record import to_json

@@ -265,21 +265,29 @@ def _judge(res: GpuResult, cur: GpuResult, g: Compared, c: Compared, f_tgt: Fitt
         "break_even_efficiency": be_eff, "buy_back": buy, "sensitivity": rows})
 
 
+TRAINING_DEFAULTS = ("micro_batch", "global_batch", "precision", "optimizer", "zero_stage",
+                     "recompute", "fused_kernels", "gpus", "attention_kernel", "token_budget")
+SERVING_DEFAULTS = ("micro_batch", "precision", "gpus", "tp", "kv_dtype", "max_batch",
+                    "attention_kernel", "token_budget")
+
+
 def _defaults(answers: Answers, sides: list[Compared], quotes: list[PriceQuote | None]
               ) -> list[DefaultUsed]:
+    """Every value that shapes the decision and was not given, with where it came from."""
     w = answers.workload
     out = []
-    for name in ("micro_batch", "global_batch", "precision", "optimizer", "zero_stage",
-                 "recompute", "fused_kernels", "gpus", "nodes", "token_budget", "nic_gbit",
-                 "attention_kernel", "kv_dtype", "max_batch"):
-        if name not in w.model_fields_set and not (name == "recompute"
-                                                   and "checkpointing" in w.model_fields_set):
-            value = getattr(w, name)
-            if name == "global_batch" and value is None and w.training:
-                value = f"one micro-batch per data-parallel rank ({w.sequences_per_step})"
-            out.append(DefaultUsed(field=f"workload.{name}", value=str(value),
-                                   source="advisor's default"))
-    if w.framework == "auto":
+    for name in TRAINING_DEFAULTS if w.training else SERVING_DEFAULTS:
+        if name in w.model_fields_set or (name == "recompute"
+                                          and "checkpointing" in w.model_fields_set):
+            continue
+        value: object = getattr(w, name)
+        if name == "global_batch":
+            value = f"one micro-batch per data-parallel rank ({w.sequences_per_step})"
+        elif name == "token_budget":
+            value = "none: jobs are priced for one hour"
+        out.append(DefaultUsed(field=f"workload.{name}", value=str(value),
+                               source="advisor's default"))
+    if w.framework == "auto" and w.training:
         out.append(DefaultUsed(field="workload.framework", value=sides[0].workload.framework,
                                source="read off the stack and the layout"))
     if answers.electricity_is_default:

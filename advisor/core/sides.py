@@ -90,10 +90,10 @@ def _widen_for_beta(rates: GpuRates | None, gate: SoftwareGate | None) -> GpuRat
 
 
 def gated_rates(answers: Answers, catalog: Catalog, probes: Mapping[str, ProbeRecord],
-                cal: Calibration = CAL) -> list[Compared]:
+                cal: Calibration = CAL, alone: bool = False) -> list[Compared]:
     """Each compared side: its workload, both gates and its rates (None, with the reason,
     where the catalog cannot project it), before any projection."""
-    specs = answers.compared(catalog)
+    specs = answers.compared(catalog, alone=alone)
     current = catalog.gpu(specs[0].gpu)
     by_id = {catalog.gpu(k).id: v for k, v in probes.items()}
     key = next((k for k in PEAK_KEYS[answers.workload.precision]

@@ -128,7 +128,7 @@ def sweep_configs(answers: Answers, catalog: Catalog,
         raise InputError("a configuration sweep needs a token budget (tokens to process)",
                          field="workload.token_budget")
     sides: list[Compared] = []
-    for s in gated_rates(answers, catalog, probes or {}, cal):
+    for s in gated_rates(answers, catalog, probes or {}, cal, alone=True):
         if s.gpu.id not in [x.gpu.id for x in sides]:
             sides.append(s)
     quotes = [quote(s.gpu.id, answers.prices, catalog) for s in sides]

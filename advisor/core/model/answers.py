@@ -83,8 +83,9 @@ class Answers(BaseModel):
                 raise ValueError(f"price for {gpu} must be positive, got {usd}")
         return self
 
-    def compared(self, catalog: Catalog) -> list[GpuSpec]:
-        """The current GPU, then each distinct target, with catalog ids resolved."""
+    def compared(self, catalog: Catalog, alone: bool = False) -> list[GpuSpec]:
+        """The current GPU, then each distinct target, with catalog ids resolved; `alone`
+        accepts no target besides the current GPU (a GPU-count sweep of one GPU)."""
         cid, ccount = split_count(self.current)
         current = GpuSpec(catalog.gpu(cid).id, ccount)
         out = [current]
@@ -96,7 +97,7 @@ class Answers(BaseModel):
             if (spec.gpu == current.gpu and same_count) or spec in out:
                 continue
             out.append(spec)
-        if len(out) < 2:
+        if len(out) < 2 and not alone:
             raise InputError("no target differs from the current GPU", field="targets",
                              value=self.targets)
         return out

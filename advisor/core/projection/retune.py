@@ -9,7 +9,7 @@ the fastest layout that passes wins at each sequence length.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -142,20 +142,24 @@ def project_side(w: Workload, rates: GpuRates, seqs: list[int], cal: Calibration
                        fits=[run.fits[i] if keep[i] else tuned.fits[i] for i in range(len(seqs))],
                        memory_gib=[run.memory_gib[i] if keep[i] else tuned.memory_gib[i]
                                    for i in range(len(seqs))])
+    # the smallest change: keep the user's fused-kernel setting where that still fits
+    as_theirs = replace(grid, fused=np.full_like(grid.fused, int(w.fused_kernels)))
+    ok_theirs = _memory(w, as_theirs, s, cal) <= usable
     change: list[str | None] = []
     for c in range(len(seqs)):
         if ok_run[0, c]:
             change.append(None)
             continue
-        fits = np.nonzero(ok[:, c])[0]
+        pool = as_theirs if ok_theirs[:, c].any() else grid
+        fits = np.nonzero(ok_theirs[:, c] if ok_theirs[:, c].any() else ok[:, c])[0]
         if not len(fits):
             change.append("nothing fits on this GPU count")
             continue
         mine_c = run.layouts[c]
-        costs = [(len(_changes(mine_c, grid.choice(int(i)))), -float(p.tokens_per_s[i, c]),
+        costs = [(len(_changes(mine_c, pool.choice(int(i)))), -float(p.tokens_per_s[i, c]),
                   int(i)) for i in fits]
         _, _, i = min(costs)
-        change.append("; ".join(_changes(mine_c, grid.choice(i))) or None)
+        change.append("; ".join(_changes(mine_c, pool.choice(i))) or None)
     return Side(rates, usable, run, tuned, _seq(_max_seq(w, mine, usable, cal).max()),
                 _seq(_max_seq(w, grid, usable, cal).max()), change)
 

@@ -1,44 +1,46 @@
-"""The wizard app: owns the state, swaps step screens, and runs the engine (decide, the
-configuration sweep) in workers.
+"""The wizard app: owns the state, swaps step screens, and asks the engine for the Report.
 
-Every screen reads and writes `WizardState`; a screen shown again redraws from
-it, so each one shows the answers as they stand. Work that must outlive a
-screen (decide, sweep) runs on the app; a probe run belongs to its screen. Only
-Welcome's modules load before the first paint; the other steps' load when built.
+The wizard is a way of filling `Answers`. Every computed step (the gates, Performance,
+Configurations, Verdict) renders one `Report` that `advisor.core.run` builds from the
+answers as they stand, with the probe records `advisor decide` would use (the ones
+filed with `advisor probe import`, plus the wizard's own run); export writes that same
+Report. Nothing here computes, filters or re-phrases a result.
+
+Each step's screen is built on its first visit and kept (`install_screen`), so a revisit
+redraws only what the answers changed.
 """
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
+from contextlib import suppress
+from dataclasses import dataclass
 from functools import partial
 from importlib import import_module
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from pydantic import ValidationError
-from textual import work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from advisor.core.errors import InputError
-from advisor.core.model.catalog import Catalog
 from advisor.tui.hardware import Hardware, detect_hardware
 from advisor.tui.runner import ProbeRunner
 from advisor.tui.screens.base import ComputedScreen, StepScreen
-from advisor.tui.screens.welcome import WelcomeScreen
-from advisor.tui.state import STEP_IDS, STEPS, Computed, Context, Inputs, WizardState
+from advisor.tui.state import STEP_IDS, STEPS, Context, WizardState
 
 if TYPE_CHECKING:
-    from advisor.core.decide import Decision
-    from advisor.core.economics.configs import ConfigSweep
+    from advisor.core import Answers, Catalog, ProbeRecord, Report
 
 SCREENS = ("welcome.WelcomeScreen", "workload.WorkloadScreen", "targets.TargetsScreen",
            "gates.DtypeScreen", "gates.SoftwareScreen", "probes.ProbesScreen",
            "performance.PerformanceScreen", "configs.ConfigsScreen", "verdict.VerdictScreen")
 """Each step's screen class, as module.Class under advisor.tui.screens, in STEPS order."""
+
+Kind = Literal["report", "preview", "ranking"]
+"""What the app asks the engine for: the report of the answers; a preview for the
+Workload step (before targets exist); every catalog GPU ranked."""
 
 
 def screen_class(step: int) -> type[StepScreen]:
@@ -48,26 +50,39 @@ def screen_class(step: int) -> type[StepScreen]:
     return cls
 
 
-def _decide(inputs: Inputs, catalog: Catalog) -> Decision:
-    from advisor.core.decide import decide  # numpy loads here, not at startup
+@dataclass(frozen=True)
+class Inputs:
+    """What a Report is computed from; equal Inputs reuse the Report already made."""
 
-    return decide(inputs[0], catalog, inputs[1])
+    answers: Answers
+    given: str
+    """The answers as given (defaults left out): equal answers with different defaults
+    given (8 GPUs typed, or left at the default 8) list different defaults."""
+    own: tuple[tuple[str, int], ...]
+    """The wizard's own probe records (catalog id, object id): a new run is a new input."""
+    stored: bool
 
 
-def _sweep(inputs: Inputs, catalog: Catalog) -> ConfigSweep:
-    from advisor.core.economics.configs import sweep_configs
+def effective_probes(answers: Answers, catalog: Catalog, state: WizardState
+                     ) -> dict[str, ProbeRecord]:
+    """The records `advisor decide` would use for these GPUs (the imported ones, unless the
+    user turned them off), with the wizard's own records on top for their GPUs."""
+    from advisor.io.probe_store import probes_for
 
-    return sweep_configs(inputs[0], catalog, inputs[1])
+    ids = [s.gpu for s in answers.compared(catalog)]
+    probes = probes_for(ids, catalog, stored=state.use_stored)
+    probes.update({g: r for g, r in state.probe_records.items() if g in ids})
+    return probes
 
 
-AHEAD = tuple(STEP_IDS.index(s) for s in ("workload", "targets", "configs"))
-"""Steps built before they are reached, the slowest to build first (forms, the catalog
-table, price fields), so that a first showing is about as quick as a revisit. None of
-them depends on the hardware, which may still be being detected."""
-AHEAD_AFTER_S = 0.5
-"""Long enough after launch that building ahead never delays the first paint."""
-ENGINES: dict[str, Callable[[Inputs, Catalog], object]] = {"decision": _decide, "sweep": _sweep}
-"""How each computed result is made; a worker group of the same name runs it."""
+def ranking_answers(answers: Answers, catalog: Catalog) -> Answers:
+    """The answers with every other catalog GPU as a target (at the workload's count)."""
+    from advisor.core import split_count
+
+    current = catalog.gpu(split_count(answers.current)[0]).id
+    targets = [g.id for g in catalog.gpus if g.id != current]
+    return answers.model_copy(update={"targets": targets, "configs": None, "pipeline": None,
+                                      "layouts": {}})
 
 
 class AdvisorApp(App[None]):
@@ -75,27 +90,41 @@ class AdvisorApp(App[None]):
     TITLE = "advisor"
     BINDINGS: ClassVar = [
         Binding("ctrl+q", "quit", "Quit", priority=True, key_display="^q"),
+        Binding("f1", "help", "Help", key_display="F1"),
+        Binding("question_mark", "help", "Help", show=False),
         Binding("ctrl+s", "save_svg", "Screenshot", show=False),
     ]
 
     def __init__(self, catalog: Catalog, hardware: Hardware | None, runner: ProbeRunner,
                  state: WizardState | None = None, start: int = 0,
                  screenshot_dir: Path | None = None, export_dir: Path | None = None,
-                 own_process: bool = False) -> None:
-        """`own_process`: the app is the process (`advisor`), so it may tune the garbage
-        collector; tests and scripts that run many apps in one process leave it alone."""
+                 report: Report | None = None) -> None:
+        """`report`: a resumed report, shown as is until an answer changes."""
         super().__init__()
-        self.own_process = own_process
         self.ctx = Context(catalog=catalog, hardware=hardware or Hardware(pending=True),
                            runner=runner, state=state or WizardState())
         self.start = start
         self.screenshot_dir = screenshot_dir or Path.cwd()
         self.export_dir = export_dir or Path.cwd()
         self.exported: Path | None = None
+        self.results: dict[Kind, tuple[Inputs, Any]] = {}
+        self._loaded = report
 
     @property
     def state(self) -> WizardState:
         return self.ctx.state
+
+    @property
+    def report(self) -> Report | None:
+        """The Report of the answers as they stand, if it has been made."""
+        held = self.results.get("report")
+        if held is None:
+            return None
+        try:
+            inputs = self.inputs("report")
+        except Exception:  # answers that do not hold together have no report
+            return None
+        return held[1] if held[0] == inputs else None
 
     @property
     def step(self) -> int | None:
@@ -103,63 +132,27 @@ class AdvisorApp(App[None]):
         return self.screen.STEP if isinstance(self.screen, StepScreen) else None
 
     def on_mount(self) -> None:
+        if self._loaded is not None:
+            with suppress(Exception):  # shown as an error when a step asks for the report
+                self.results["report"] = (self.inputs("report"), self._loaded)
         self.goto(self.start)
         if self.ctx.hardware.pending:
-            self._detect()
-        self.set_timer(AHEAD_AFTER_S, self._build_ahead)
+            self.run_worker(self._detect, thread=True, exclusive=True, group="detect",
+                            description="detect hardware")
 
-    def _build_ahead(self) -> None:
-        """While the user reads the first screen, do what later steps would otherwise do on
-        a key press: build the slowest screens off screen (composed and mounted as Textual
-        does on a first push, not shown), one per call; then import the other steps'
-        modules, and the engine in a thread."""
-        for step in AHEAD:
-            name = f"step-{step}"
-            if not self.is_screen_installed(name):
-                self.install_screen(screen_class(step)(self.ctx, ahead=True), name=name)
-                self._get_screen(name)  # registers it: compose and mount, no layout or paint
-                self.set_timer(0.05, self._build_ahead)
-                return
-        for step in range(len(STEPS)):
-            screen_class(step)
-        self._load_engine()
-
-    @work(thread=True, group="ahead", description="load the engine")
-    def _load_engine(self) -> None:
-        """numpy and the engine's models (~150 ms), so the first decision does not wait."""
-        import_module("advisor.core.model.answers")
-        import_module("advisor.core.decide")
-        if self.own_process:
-            self.call_from_thread(self._settle_gc)
-
-    def _settle_gc(self) -> None:
-        """The long-lived objects (Textual, the catalog, the screens, numpy) go to the
-        collector's permanent generation, and it runs less often: a full collection over
-        them took 40-60 ms, enough to push a step transition over budget whenever one fell
-        on a key press."""
-        gc.collect()
-        gc.freeze()
-        gc.set_threshold(10_000, 20, 20)
-
-    @work(thread=True, exclusive=True, group="detect", description="detect hardware")
     def _detect(self) -> None:
         """nvidia-smi can take seconds; the first screen paints without waiting for it."""
         self.call_from_thread(self._detected, detect_hardware(self.ctx.catalog))
 
     def _detected(self, hardware: Hardware) -> None:
         self.ctx.hardware = hardware
-        if isinstance(self.screen, WelcomeScreen):
-            self.screen.show_hardware()
+        screen = self.screen
+        if isinstance(screen, StepScreen):
+            screen.hardware_changed()
 
     def goto(self, step: int) -> None:
-        """Show a step; the one way steps change. Each step's screen is built on its first
-        visit and kept: a revisit redraws what the state changed (`refresh_view`), which
-        is several times faster than composing the form or catalog table again."""
+        """Show a step; the one way steps change."""
         self.state.reached = max(self.state.reached, step)
-        if step > STEP_IDS.index("software"):
-            from advisor.tui.gating import apply_gates
-
-            apply_gates(self.ctx, "software")
         name = f"step-{step}"
         if not self.is_screen_installed(name):
             self.install_screen(screen_class(step)(self.ctx), name=name)
@@ -168,84 +161,120 @@ class AdvisorApp(App[None]):
         else:
             self.push_screen(name)
 
-    def inputs(self) -> Inputs:
-        """What the engine computes from; equal Inputs reuse the result already computed."""
-        state = self.state
-        return state.to_answers(state.stack or self.ctx.hardware.stack), state.probes()
+    # -- the engine -------------------------------------------------------------------
 
-    def request(self, what: Computed) -> None:
-        """A computed step asks for its result: reuse the one made from these answers, or
-        make it once in a worker. Answers the engine cannot take are shown as an error."""
+    def answers(self, kind: Kind = "report") -> Answers:
+        state, catalog, hardware = self.state, self.ctx.catalog, self.ctx.hardware
+        if kind == "preview":
+            return state.preview_answers(catalog, hardware)
+        answers = state.to_answers(catalog, hardware)
+        return ranking_answers(answers, catalog) if kind == "ranking" else answers
+
+    def inputs(self, kind: Kind) -> Inputs:
+        own = tuple(sorted((g, id(r)) for g, r in self.state.probe_records.items()))
+        answers = self.answers(kind)
+        return Inputs(answers, answers.model_dump_json(exclude_unset=True), own,
+                      self.state.use_stored)
+
+    def request(self, kind: Kind = "report") -> None:
+        """A computed step asks for its result: the one already made from these inputs, or
+        one made now in a worker. Answers the engine cannot take are shown as an error."""
         try:
-            inputs = self.inputs()
-        except ValidationError as exc:
-            err = exc.errors()[0]
-            where = ".".join(str(p) for p in err["loc"])
-            self._show_error(what, f"{where}: {err['msg']}" if where else err["msg"])
+            inputs = self.inputs(kind)
+        except Exception as exc:
+            self._deliver_error(kind, error_text(exc))
             return
-        except (ValueError, InputError) as exc:
-            self._show_error(what, str(exc))
+        held = self.results.get(kind)
+        if held is not None and held[0] == inputs:
+            self._deliver(kind, held[1])
             return
-        result, made_for = getattr(self.state, what), getattr(self.state, f"{what}_for")
-        if result is not None and made_for is None:
-            # Results with no inputs recorded came from a resumed report, all from the same
-            # answers: they stand for the answers as loaded, before any edit.
-            for name in ENGINES:
-                if getattr(self.state, name) is not None:
-                    setattr(self.state, f"{name}_for", inputs)
-            made_for = inputs
-        if result is not None and made_for == inputs:
-            self._computed(what, inputs, result)
-        else:
-            self.run_worker(partial(self._compute, what, inputs), thread=True, exclusive=True,
-                            group=what, exit_on_error=False, description=what)
+        self.run_worker(partial(self._compute, kind, inputs), thread=True, exclusive=True,
+                        group=kind, exit_on_error=False, description=f"advisor.core.run: {kind}")
 
-    def _compute(self, what: Computed, inputs: Inputs) -> None:
-        result = ENGINES[what](inputs, self.ctx.catalog)
+    def _compute(self, kind: Kind, inputs: Inputs) -> None:
+        from advisor.core import run
+        from advisor.io.catalog_store import provenance
+
+        catalog = self.ctx.catalog
+        probes = effective_probes(inputs.answers, catalog, self.state)
+        report = run(inputs.answers, catalog, probes, provenance())
         if not get_current_worker().is_cancelled:  # newer answers are being computed
-            self.call_from_thread(self._computed, what, inputs, result)
+            self.call_from_thread(self._computed, kind, inputs, report)
 
-    def _computed(self, what: Computed, inputs: Inputs, result: object) -> None:
-        setattr(self.state, what, result)
-        setattr(self.state, f"{what}_for", inputs)
+    def _computed(self, kind: Kind, inputs: Inputs, report: Report) -> None:
+        self.results[kind] = (inputs, report)
+        self._deliver(kind, report)
+
+    def _deliver(self, kind: Kind, report: Report) -> None:
         screen = self.screen
-        if isinstance(screen, ComputedScreen) and what == screen.COMPUTES:
-            screen.show_result(result)
+        if isinstance(screen, ComputedScreen) and kind == screen.COMPUTES:
+            screen.show_result(report)
+        elif isinstance(screen, StepScreen):
+            screen.computed(kind, report)
+        else:  # a dialog on top (the ranking) takes it
+            deliver = getattr(screen, "show_result", None)
+            if deliver is not None and getattr(screen, "COMPUTES", None) == kind:
+                deliver(report)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
-        if event.worker.group in ENGINES and event.state == WorkerState.ERROR:
-            error = event.worker.error
-            text = error.one_line() if isinstance(error, InputError) else repr(error)
-            self._show_error(event.worker.group, text)
+        if event.worker.group in ("report", "preview", "ranking") \
+                and event.state == WorkerState.ERROR:
+            kind: Kind = event.worker.group  # type: ignore[assignment]
+            self._deliver_error(kind, error_text(event.worker.error))
 
-    def _show_error(self, what: str, text: str) -> None:
+    def _deliver_error(self, kind: Kind, text: str) -> None:
         screen = self.screen
-        if isinstance(screen, ComputedScreen) and what == screen.COMPUTES:
+        if isinstance(screen, ComputedScreen) and kind == screen.COMPUTES:
             screen.show_error(text)
+        elif isinstance(screen, StepScreen):
+            screen.compute_failed(kind, text)
+        elif getattr(screen, "COMPUTES", None) == kind:
+            screen.show_error(text)  # type: ignore[attr-defined]
+
+    # -- actions ----------------------------------------------------------------------
+
+    def action_help(self) -> None:
+        from advisor.tui.screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
 
     def action_export(self) -> None:
-        if self.state.decision is None:
-            self.notify("Nothing to export yet: reach Performance first.", severity="warning")
+        report = self.report
+        if report is None:
+            self.notify("Nothing to export yet: the report is made from the answers at the "
+                        "gate steps.", severity="warning")
             return
         from advisor.tui.screens.export import ExportScreen
 
-        self.push_screen(ExportScreen(self.export_dir / "advisor-report.toml"), self._export)
+        self.push_screen(ExportScreen(self.export_dir / "advisor-report.toml", report),
+                         self._exported)
 
-    def _export(self, path: Path | None) -> None:
-        from advisor.tui.export import export_report
+    def _exported(self, path: Path | None) -> None:
+        if path is not None:
+            self.exported = path
+            self.notify(f"report written to {path}", title="Export")
 
-        state = self.state
-        decision = state.decision
-        if path is None or decision is None:
+    def action_copy_summary(self) -> None:
+        report = self.report
+        if report is None:
+            self.notify("No verdict yet.", severity="warning")
             return
-        try:
-            written = export_report(decision, self.ctx.catalog, state.probes(), path,
-                                    state.decision_sweep())
-        except (OSError, InputError) as exc:
-            self.notify(f"could not write {path}: {exc}", severity="error", title="Export")
+        from advisor.tui.screens.export import SummaryScreen
+        from advisor.tui.summary import summary_markdown
+
+        text = summary_markdown(report, self.ctx.catalog)
+        self.copy_to_clipboard(text)
+        self.push_screen(SummaryScreen(text, self.export_dir / "advisor-summary.md"),
+                         self._exported)
+
+    def action_rank(self) -> None:
+        if self.report is None:
+            self.notify("No report yet.", severity="warning")
             return
-        self.exported = written
-        self.notify(f"report written to {written}", title="Export")
+        from advisor.tui.screens.ranking import RankingScreen
+
+        self.push_screen(RankingScreen(self.ctx))
 
     def action_save_svg(self) -> None:
         path = self.save_screenshot(path=str(self.screenshot_dir))
@@ -262,13 +291,37 @@ class AdvisorApp(App[None]):
                 yield command
         yield SystemCommand("Save screenshot (SVG)", "Write the current screen to an SVG file "
                             f"in {self.screenshot_dir}", self.action_save_svg)
-        if self.state.decision is not None:
+        yield SystemCommand("Help and glossary", "Keys, and what MAMF, binding resource, "
+                            "re-tuned and break-even mean", self.action_help)
+        if self.report is not None:
             yield SystemCommand("Export report (TOML)", "Write the decision report, with a "
                                 "path prompt", self.action_export)
+            yield SystemCommand("Copy summary", "Put the verdict on the clipboard as Markdown",
+                                self.action_copy_summary)
+            yield SystemCommand("Rank every GPU", "Which catalog GPU is best for this workload?",
+                                self.action_rank)
         for i, (_, title) in enumerate(STEPS):
             if i <= self.state.reached and i != self.step:
                 yield SystemCommand(f"Go to step {i + 1}: {title}", "Jump to a step you have "
                                     "already reached", lambda i=i: self.goto(i))
+
+
+def error_text(exc: BaseException | None) -> str:
+    """One line for answers the engine refuses: InputError's own line, a validation error's
+    first problem with its field, or the message."""
+    from pydantic import ValidationError
+
+    from advisor.core import InputError
+    from advisor.tui.words import humanize
+
+    if isinstance(exc, InputError):
+        return humanize(exc.one_line())
+    if isinstance(exc, ValidationError):
+        err = exc.errors()[0]
+        where = ".".join(str(p) for p in err["loc"])
+        msg = str(err["msg"]).removeprefix("Value error, ")
+        return humanize(f"{where}: {msg}" if where else msg)
+    return humanize(str(exc)) if exc is not None else "unknown error"
 
 
 def run_app(resume: Path | None = None) -> int:
@@ -281,12 +334,17 @@ def run_app(resume: Path | None = None) -> int:
     from advisor.tui.runner import PackageProbeRunner
 
     catalog = effective_catalog()
-    state, start = None, 0
+    state, start, report = None, 0, None
     if resume is not None:
-        from advisor.tui.export import load_report, state_from_report
+        from advisor.io.documents import load_report
+        from advisor.tui.export import state_from_report
 
-        state, start = state_from_report(load_report(resume)), len(STEPS) - 1
+        report = load_report(resume)
+        state, start = state_from_report(report), len(STEPS) - 1
     app = AdvisorApp(catalog, None, PackageProbeRunner(), state=state, start=start,
-                     own_process=True)
+                     report=report)
     app.run()
     return app.return_code or 0
+
+
+__all__ = ["STEP_IDS", "AdvisorApp", "run_app", "screen_class"]

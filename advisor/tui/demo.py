@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from advisor.core.model.stack import Stack
+from advisor.core import Stack
 from advisor.tui.hardware import DetectedGpu, Hardware, stack_lines
 
 if TYPE_CHECKING:

@@ -1,83 +1,65 @@
-"""Reports in and out of the wizard: export a decision as report TOML, resume from one.
+"""Resume: the wizard's state from a saved report (`advisor --resume report.toml`).
 
-The report format is the core's (`advisor.core.report.document`); this module only adds
-what the wizard knows (provenance, probe records) and maps a report back onto
-the wizard's state.
+Export needs nothing here: the wizard writes `report_to_toml` of the Report it shows.
+A resumed report's answers come back as given answers, except the values its decision
+lists as defaults, which stay defaults; the records it used come back as the wizard's own.
 """
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from advisor import __version__
-from advisor.core.decide import Decision
-from advisor.core.economics.configs import ConfigSweep, sweep_configs
-from advisor.core.economics.stages import analyse_pipeline
-from advisor.core.model.catalog import Catalog
-from advisor.core.model.probe_record import ProbeRecord
-from advisor.core.report.document import (
-    Provenance,
-    PulledSource,
-    Report,
-    build_report,
-    parse_report,
-    report_to_toml,
-)
-from advisor.io.atomic import write_atomic
-from advisor.io.files import read_text
-from advisor.tui.forms import form_from_workload
+from advisor.tui.fields import FIELDS, core_default
 from advisor.tui.state import STEPS, WizardState
 
+if TYPE_CHECKING:
+    from advisor.core import Report
+    from advisor.tui.numbers import Price
 
-def provenance(now: datetime | None = None) -> Provenance:
-    from advisor.io.catalog_store import pulled_sources, shipped_catalog_version
-
-    pulled = [PulledSource(kind=c.kind, url=c.url, etag=c.etag, last_modified=c.last_modified,
-                           fetched_at=c.fetched_at) for c in pulled_sources()]
-    return Provenance(advisor_version=__version__, catalog_version=shipped_catalog_version(),
-                      pulled=pulled, created=now or datetime.now(UTC))
-
-
-def export_report(decision: Decision, catalog: Catalog, probes: dict[str, ProbeRecord],
-                  path: Path, sweep: ConfigSweep | None = None,
-                  now: datetime | None = None) -> Path:
-    """Write the report atomically: an interrupted export never leaves half a file.
-
-    Like `advisor decide`, the report gets a [configs] sweep when the answers have
-    options for one (and a token budget to sweep), and a [pipeline] balance when they
-    have stages; `sweep` is the one already computed from these answers, if any.
-    """
-    answers = decision.answers
-    if sweep is None and answers.configs is not None and answers.workload.token_budget:
-        sweep = sweep_configs(answers, catalog, probes)
-    pipeline = analyse_pipeline(answers.pipeline, catalog, probes=probes) \
-        if answers.pipeline is not None else None
-    report = build_report(decision, catalog, probes, provenance(now), configs=sweep,
-                          pipeline=pipeline)
-    return write_atomic(path, report_to_toml(report))
-
-
-def load_report(path: Path) -> Report:
-    """A saved report; InputError (one line, exit 2) when it is missing or malformed."""
-    return parse_report(read_text(path), str(path))
+TRACKED = frozenset({"micro_batch", "global_batch", "precision", "optimizer", "zero_stage",
+                     "recompute", "fused_kernels", "gpus", "attention_kernel", "token_budget",
+                     "tp", "kv_dtype", "max_batch"})
+"""The workload fields a decision lists when they are defaults (its `defaults`)."""
 
 
 def state_from_report(report: Report) -> WizardState:
-    """The wizard's answers as the report recorded them, with its decision and sweep
-    attached; the answers themselves are kept too, for what the wizard has no field for."""
+    from advisor.core import PRESETS, split_count
+
     d = report.decision
     a = d.answers
-    probes = report.probes
-    record = probes.get(a.current) or next(iter(probes.values()), None)
+    w = a.workload
+    defaulted = {x.field.removeprefix("workload.") for x in d.defaults}
+    given: dict[str, Any] = {}
+    preset = PRESETS.get(w.model.name)
+    given["model"] = w.model.name if preset == w.model else w.model.model_dump()
+    given["seq_lens"] = tuple(w.seq_lens)
+    if "mode" in w.model_fields_set and w.mode != core_default("mode"):
+        given["mode"] = w.mode
+    for key in dict.fromkeys(f.key for f in FIELDS):
+        if key in ("mode", "seq_lens") or key in defaulted:
+            continue
+        value = getattr(w, key)
+        if value is None:
+            continue
+        # A field the decision tracks as a default and did not list was given, even at the
+        # default's value; any other field counts as given when it differs from it.
+        if value != core_default(key) or key in TRACKED:
+            given[key] = value
+    targets, counts = [], {}
+    for text in a.targets:
+        gpu, count = split_count(text)
+        targets.append(gpu)
+        if count is not None:
+            counts[gpu] = count
+    quotes: dict[str, Price] = {g: ("usd", p) for g, p in a.prices.items()}
     return WizardState(
-        current=a.current, workload=form_from_workload(a.workload), targets=list(a.targets),
-        quotes=dict(a.prices),
+        current=a.current, given=given, examples=set(), targets=targets, counts=counts,
+        quotes=quotes,
         electricity_usd_per_kwh=a.electricity_usd_per_kwh if d.electricity_source == "user"
         else None,
-        power_cap_kw=a.power_cap_kw, stack=a.stack,
-        probe_source="import" if record else "catalog", probe_record=record,
-        probe_note=f"from the report: {record.stamp.device.name}, {record.stamp.date}" if record
-        else "the report used catalog figures",
-        decision=d, configs=a.configs, sweep=report.configs, pipeline=a.pipeline, loaded=a,
-        reached=len(STEPS) - 1)
+        power_cap_kw=a.power_cap_kw,
+        time_premium=a.time_premium if "time_premium" in a.model_fields_set else None,
+        stack=a.stack, probe_choice="report" if report.probes else "none",
+        probe_records=dict(report.probes), use_stored=False,
+        probe_note="the records the report used" if report.probes else "",
+        configs=a.configs, pipeline=a.pipeline, loaded=a, reached=len(STEPS) - 1)

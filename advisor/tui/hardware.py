@@ -7,10 +7,10 @@ The app takes a `Hardware` in its constructor so tests can say "an H100 box" or
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from advisor.core.model.catalog import Catalog
-from advisor.core.model.stack import ATTENTION_KERNELS, Stack
+if TYPE_CHECKING:
+    from advisor.core import Catalog, Stack
 
 
 @dataclass(frozen=True)
@@ -60,6 +60,8 @@ def detect_hardware(catalog: Catalog) -> Hardware:
 
 def stack_lines(stack: Stack) -> tuple[tuple[str, str | None], ...]:
     """torch with its build, the CUDA/ROCm runtime, then every kernel the gates care about."""
+    from advisor.core import ATTENTION_KERNELS
+
     torch = stack.describe_torch() if stack.torch else None
     lines: list[tuple[str, str | None]] = [("torch", torch)]
     if stack.cuda:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
-    from advisor.core.model.probe_record import ProbeRecord
+    from advisor.core import ProbeRecord
 
 ProbeMode = Literal["quick", "full"]
 
@@ -52,6 +52,20 @@ class ProbeRunner(Protocol):
         """Run the suite; if told to stop, return the record so far (marked interrupted)."""
         ...
 
+    def estimate_s(self, mode: ProbeMode, gpu: bool) -> float | None:
+        """Expected seconds for a run on a GPU box or a CPU-only one; None if unknown."""
+        ...
+
+
+def plan_estimate_s(mode: ProbeMode, gpu: bool) -> float:
+    """The probes package's own estimate for its plan (the same one its progress bar is
+    weighted by); `probes.plan` needs no torch."""
+    from probes.device import Device
+    from probes.plan import SuiteConfig, plan_suite
+
+    device = Device("cuda" if gpu else "cpu", "estimate", 1)
+    return plan_suite(SuiteConfig(preset=mode), device).estimate_s(device)
+
 
 def rows_of(record: ProbeRecord) -> list[ProbeRow]:
     """A record's figures as table rows: for imported records and live runs alike."""
@@ -71,7 +85,7 @@ class PackageProbeRunner:
 
     def run(self, mode: ProbeMode, on_progress: ProgressCallback,
             should_stop: StopFlag) -> ProbeRecord:
-        from advisor.core.model.probe_record import parse_probe_record
+        from advisor.core import parse_probe_record
         from probes.plan import SuiteConfig
         from probes.runner import Progress, run_suite
 
@@ -98,6 +112,9 @@ class PackageProbeRunner:
         record = run_suite(SuiteConfig(preset=mode), progress, Flag(), checkpoint)
         return parse_probe_record(record, "probe run")
 
+    def estimate_s(self, mode: ProbeMode, gpu: bool) -> float | None:
+        return plan_estimate_s(mode, gpu)
+
 
 class FakeProbeRunner:
     """Canned, deterministic figures for tests and screenshots.
@@ -113,6 +130,10 @@ class FakeProbeRunner:
         self.kind = kind
         self.hold_at = hold_at
         self.holding = threading.Event()
+
+    def estimate_s(self, mode: ProbeMode, gpu: bool) -> float | None:
+        """The real plan's estimate: only the figures are canned, not the labels."""
+        return plan_estimate_s(mode, gpu)
 
     def _steps(self, mode: ProbeMode) -> list[tuple[str, ProbeRow, dict[str, Any]]]:
         gpu = self.kind == "cuda"
@@ -139,7 +160,7 @@ class FakeProbeRunner:
 
     def run(self, mode: ProbeMode, on_progress: ProgressCallback,
             should_stop: StopFlag) -> ProbeRecord:
-        from advisor.core.model.probe_record import parse_probe_record
+        from advisor.core import parse_probe_record
 
         steps = self._steps(mode)
         record: dict[str, Any] = {

@@ -1,9 +1,12 @@
 """The wizard's one piece of state: the answers being built, step by step.
 
-Every step screen reads and writes this object; nothing else holds answers.
-It stays free of Textual so it can be unit-tested and turned into the
-engine's `Answers` when the user reaches Performance. The engine's models load
-when first needed, not before the first paint.
+Every step screen reads and writes this object; nothing else holds answers. It
+records only what the user gave: a field left alone is not in `given`, so the
+engine applies its own default and the decision lists it as a default, exactly as
+`advisor decide` does for an answers file that leaves it out. `to_answers` turns it
+into the engine's `Answers`; the app hands those to `advisor.core.run`.
+
+No Textual here, so it can be unit-tested without an app.
 """
 
 from __future__ import annotations
@@ -11,17 +14,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from advisor.core.model.catalog import Catalog
-from advisor.core.model.stack import Stack
 from advisor.tui.hardware import Hardware
+from advisor.tui.numbers import Price
 from advisor.tui.runner import ProbeRunner
 
 if TYPE_CHECKING:
-    from advisor.core.decide import Decision  # numpy: loaded when Performance is first shown
-    from advisor.core.economics.configs import ConfigSweep
-    from advisor.core.model.answers import Answers
-    from advisor.core.model.options import ConfigOptions, PipelineSpec
-    from advisor.core.model.probe_record import ProbeRecord
+    from advisor.core import (
+        Answers,
+        Catalog,
+        ConfigOptions,
+        PipelineSpec,
+        ProbeRecord,
+        Stack,
+    )
 
 STEPS: tuple[tuple[str, str], ...] = (
     ("welcome", "Welcome"),
@@ -36,102 +41,166 @@ STEPS: tuple[tuple[str, str], ...] = (
 )
 STEP_IDS = tuple(s for s, _ in STEPS)
 
-ProbeSource = Literal["run", "catalog", "import"]
-Computed = Literal["decision", "sweep"]
-"""What the app computes from the answers; each is a WizardState field, with `<name>_for`."""
-Inputs = tuple["Answers", dict[str, "ProbeRecord"]]
-"""What the engine computes from: the answers and the probe records. Results are cached
-against the Inputs they came from; a mismatch means compute again."""
+ProbeChoice = Literal["quick", "full", "none", "import", "report"]
+"""quick/full: measure this box; none: no run here (imported records and the catalog);
+import: a record file made elsewhere; report: the records a resumed report used."""
+
+EXAMPLE_WORKLOAD: dict[str, Any] = {"model": "llama-3.1-8b", "seq_lens": (4096, 8192)}
+"""Where a new wizard starts: the engine needs a model and sequence lengths (it has no
+default for them), so the form begins with an example, marked as one until edited."""
 
 
 @dataclass
 class WizardState:
     current: str | None = None
     """Catalog id of the GPU the workload runs on today."""
-    workload: dict[str, Any] = field(default_factory=dict)
-    """Validated workload fields, keyed as the engine's `Workload` names them."""
+    given: dict[str, Any] = field(default_factory=lambda: dict(EXAMPLE_WORKLOAD))
+    """Workload fields the user gave, keyed as `Workload` names them (`model` is a preset
+    name or a dict of dimensions). A field absent here takes the engine's default."""
+    examples: set[str] = field(default_factory=lambda: set(EXAMPLE_WORKLOAD))
+    """Fields in `given` that still hold the wizard's starting example, not a typed value."""
     targets: list[str] = field(default_factory=list)
-    quotes: dict[str, float] = field(default_factory=dict)
-    """$/GPU-hour the user typed; GPUs absent here use the catalog default."""
+    counts: dict[str, int] = field(default_factory=dict)
+    """A target's own GPU count, when it differs from the workload's (the `id@N` form)."""
+    quotes: dict[str, Price] = field(default_factory=dict)
+    """Prices the user typed: ("usd", $/GPU-hour) or ("ratio", x the current GPU's price)."""
     electricity_usd_per_kwh: float | None = None
-    """None: the default electricity price, shown as a default."""
     power_cap_kw: float | None = None
-    excluded: dict[str, str] = field(default_factory=dict)
-    """Targets a gate took out, with the gate's one-line reason."""
-    probe_source: ProbeSource | None = None
-    probe_record: ProbeRecord | None = None
-    probe_note: str = ""
+    time_premium: float | None = None
     stack: Stack | None = None
-    """The stack to judge; None means this box's. A resumed report brings its own."""
-    decision: Decision | None = None
-    decision_for: Inputs | None = None
+    """The stack the user declared; None: this box's when it has a GPU, else no stack."""
+    probe_choice: ProbeChoice | None = None
+    probe_records: dict[str, ProbeRecord] = field(default_factory=dict)
+    """Records the wizard brings itself, by catalog id: its own run, an imported file, or a
+    resumed report's. They win over the store's record for the same GPU."""
+    probe_note: str = ""
+    use_stored: bool = True
+    """Use the records filed with `advisor probe import`, as `advisor decide` does."""
     configs: ConfigOptions | None = None
-    """The configurations step's options; None: the defaults. They are in the answers from
-    the start, so visiting the step and changing nothing keeps the decision."""
-    sweep: ConfigSweep | None = None
-    sweep_for: Inputs | None = None
     pipeline: PipelineSpec | None = None
-    """A staged workload's stages (the configurations step's Pipeline view); in the
-    answers, so an export writes its [pipeline] balance."""
     loaded: Answers | None = None
-    """A resumed report's answers: what the wizard has no field for (pp, global batch,
-    optimizer, time premium…) is kept from them."""
+    """A resumed report's answers: what the wizard has no field for (per-GPU layouts,
+    power limits) is kept from them."""
     reached: int = 0
 
-    def probes(self) -> dict[str, ProbeRecord]:
-        """The probe record keyed by the catalog GPU it measured, as `decide` takes them.
-
-        A record that names no catalog GPU was made on this box, which is the
-        current GPU; a CPU record says nothing about any GPU and is left out.
-        """
-        rec = self.probe_record
-        if rec is None or self.probe_source == "catalog" or rec.stamp.device.kind == "cpu":
-            return {}
-        gpu = rec.stamp.device.catalog_id or self.current
-        return {gpu: rec} if gpu else {}
-
-    def decision_sweep(self) -> ConfigSweep | None:
-        """The sweep, if it was made from the same answers as the decision."""
-        if self.sweep is not None and self.sweep_for == self.decision_for:
-            return self.sweep
-        return None
-
-    def config_options(self) -> ConfigOptions:
-        from advisor.core.model.options import ConfigOptions
-
-        return self.configs or ConfigOptions()
-
-    def to_answers(self, stack: Stack | None) -> Answers:
-        """The engine's Answers; the electricity price is passed only when the user gave one,
-        so the decision marks the default as a default."""
-        from advisor.core.model.answers import Answers
-        from advisor.tui.forms import build_workload
-
-        extra: dict[str, Any] = {}
-        if self.electricity_usd_per_kwh is not None:
-            extra["electricity_usd_per_kwh"] = self.electricity_usd_per_kwh
-        if self.loaded is not None:
-            extra["time_premium"] = self.loaded.time_premium
-        if self.pipeline is not None:
-            extra["pipeline"] = self.pipeline
-        assert self.current is not None
-        return Answers(
-            current=self.current, targets=self.active_targets,
-            workload=build_workload(self.workload, self.loaded.workload if self.loaded else None),
-            prices={g: p for g, p in self.quotes.items() if g in self.gpus()},
-            power_cap_kw=self.power_cap_kw, stack=stack, configs=self.config_options(), **extra)
-
-    @property
-    def active_targets(self) -> list[str]:
-        return [t for t in self.targets if t not in self.excluded]
-
-    def gpus_for_pricing(self) -> list[str]:
-        """Every GPU the user may quote a price for, gated out or not."""
-        return [g for g in [self.current, *self.targets] if g]
+    def give(self, key: str, value: Any) -> None:
+        """The user set a workload field (None: cleared, the default applies again)."""
+        self.examples.discard(key)
+        if value is None:
+            self.given.pop(key, None)
+        else:
+            self.given[key] = value
 
     def gpus(self) -> list[str]:
-        """Current GPU first, then the targets still in play."""
-        return [g for g in [self.current, *self.active_targets] if g]
+        """The current GPU, then the targets, as the user listed them."""
+        return [g for g in [self.current, *self.targets] if g]
+
+    def target_specs(self) -> list[str]:
+        """Targets as Answers takes them: `id`, or `id@N` for a count of its own."""
+        return [f"{t}@{self.counts[t]}" if t in self.counts else t for t in self.targets]
+
+    def workload_data(self) -> dict[str, Any]:
+        """The given fields as Workload input (a serving mode drops training-only fields the
+        user set before switching, which the engine would refuse)."""
+        from advisor.tui.fields import applies, core_default
+
+        mode = self.given.get("mode", core_default("mode"))
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in self.given.items()
+                if applies(k, mode)}
+
+    def resolved_prices(self, catalog: Catalog) -> dict[str, float]:
+        """Typed prices in $/GPU-hour; a ratio is times the current GPU's price (its quote, or
+        the catalog default). ValueError when a ratio has nothing to multiply."""
+        out: dict[str, float] = {}
+        base = self.current_price(catalog)
+        for gpu in self.gpus():
+            entry = self.quotes.get(gpu)
+            if entry is None:
+                continue
+            kind, value = entry
+            if kind == "usd":
+                out[gpu] = value
+            elif base is None:
+                raise ValueError(f"the price of {gpu} is a ratio to {self.current}, which has "
+                                 "no price: quote one for it")
+            else:
+                out[gpu] = round(value * base, 6)
+        return out
+
+    def current_price(self, catalog: Catalog) -> float | None:
+        if self.current is None:
+            return None
+        entry = self.quotes.get(self.current)
+        if entry is not None and entry[0] == "usd":
+            return entry[1]
+        default = catalog.default_price(self.current)
+        return default.usd_per_hour if default else None
+
+    def job_stack(self, hardware: Hardware) -> Stack | None:
+        """The stack the software gate judges: declared, else this box's if it has a GPU (a
+        CPU-only box's torch is not the GPU job's), else none (the gate is skipped)."""
+        if self.stack is not None:
+            return self.stack
+        return hardware.stack if hardware.has_gpu else None
+
+    def to_answers(self, catalog: Catalog, hardware: Hardware) -> Answers:
+        """The engine's Answers. Only what was given is passed, so every default stays a
+        default (and the decision lists it); ValueError/InputError/ValidationError when
+        the answers do not hold together yet."""
+        from advisor.core import Answers, ConfigOptions
+
+        if self.current is None:
+            raise ValueError("choose the current GPU first")
+        if not self.targets:
+            raise ValueError("add at least one target GPU")
+        data: dict[str, Any] = {"current": self.current, "targets": self.target_specs(),
+                                "workload": self.workload_data()}
+        loaded = self.loaded
+        if loaded is not None:
+            for name in ("layouts", "power_limits_w", "basis"):
+                if name in loaded.model_fields_set:
+                    data[name] = getattr(loaded, name)
+        prices = self.resolved_prices(catalog)
+        if prices:
+            data["prices"] = prices
+        if self.electricity_usd_per_kwh is not None:
+            data["electricity_usd_per_kwh"] = self.electricity_usd_per_kwh
+        if self.power_cap_kw is not None:
+            data["power_cap_kw"] = self.power_cap_kw
+        if self.time_premium is not None:
+            data["time_premium"] = self.time_premium
+        stack = self.job_stack(hardware)
+        if stack is not None:
+            data["stack"] = stack
+        # The wizard has a Configurations step, so its answers always carry [configs] (the
+        # engine's defaults until that step changes them); without a token budget the
+        # engine makes no sweep, as for an answers file.
+        data["configs"] = self.configs or ConfigOptions()
+        if self.pipeline is not None:
+            data["pipeline"] = self.pipeline
+        return Answers.model_validate(data)
+
+    def preview_answers(self, catalog: Catalog, hardware: Hardware) -> Answers:
+        """Answers for the Workload step before any target is chosen: the current GPU against
+        itself at twice the count. Each side is projected on its own, so the current GPU's
+        re-tuned layout is the one the real decision will show."""
+        if self.targets:
+            answers = self.to_answers(catalog, hardware)
+            return answers.model_copy(update={"configs": None, "pipeline": None})
+        from advisor.core import Answers
+
+        if self.current is None:
+            raise ValueError("choose the current GPU first")
+        from advisor.tui.fields import core_default
+
+        gpus = int(self.given.get("gpus", core_default("gpus")))
+        data: dict[str, Any] = {"current": self.current,
+                                "targets": [f"{self.current}@{2 * gpus}"],
+                                "workload": self.workload_data()}
+        stack = self.job_stack(hardware)
+        if stack is not None:
+            data["stack"] = stack
+        return Answers.model_validate(data)
 
 
 @dataclass

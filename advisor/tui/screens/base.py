@@ -6,7 +6,7 @@ Back never loses work and Next only has to ask `ready()`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -16,14 +16,17 @@ from textual.events import Resize
 from textual.screen import Screen
 from textual.widgets import LoadingIndicator, Static
 
-from advisor.tui.state import STEPS, Computed, Context
+from advisor.tui.state import STEPS, Context
 from advisor.tui.widgets.stepper import NavBar, StepFooter, StepHeader
 
 NARROW = 110
 """Below this many columns, side-by-side panels stack (80×24 must stay usable)."""
+SHORT = 30
+"""Below this many rows, tables give up height to the forms below them."""
 
 if TYPE_CHECKING:
-    from advisor.tui.app import AdvisorApp
+    from advisor.core import Report
+    from advisor.tui.app import AdvisorApp, Kind
 
 
 class StepScreen(Screen[None]):
@@ -40,8 +43,10 @@ class StepScreen(Screen[None]):
         """`ahead`: built in the background before the user gets here, so the state may
         have moved on by the time it is first shown, which then redraws like a revisit."""
         # -narrow from the start: toggling it after mount would restyle every widget again.
-        narrow = " -narrow" if self.app.size.width < NARROW else ""
-        super().__init__(classes=f"step step-{STEPS[self.STEP][0]}{narrow}")
+        size = self.app.size
+        narrow = " -narrow" if size.width < NARROW else ""
+        short = " -short" if size.height < SHORT else ""
+        super().__init__(classes=f"step step-{STEPS[self.STEP][0]}{narrow}{short}")
         self.ctx = ctx
         self.state = ctx.state
         self._nav: tuple[bool, str] | None = None
@@ -71,6 +76,7 @@ class StepScreen(Screen[None]):
 
     def on_resize(self, event: Resize) -> None:
         self.set_class(event.size.width < NARROW, "-narrow")
+        self.set_class(event.size.height < SHORT, "-short")
 
     def on_screen_resume(self) -> None:
         if self._shown:
@@ -83,6 +89,7 @@ class StepScreen(Screen[None]):
         Subclasses redraw their own parts and call this last.
         """
         self.set_class(self.app.size.width < NARROW, "-narrow")
+        self.set_class(self.app.size.height < SHORT, "-short")
         self.query_one(StepHeader).set_reached(self.state.reached)
         self._nav = None
         self.refresh_nav()
@@ -90,6 +97,15 @@ class StepScreen(Screen[None]):
     def ready(self) -> tuple[bool, str]:
         """(may go on, what to tell the user): the hint beside the Next button."""
         return True, ""
+
+    def hardware_changed(self) -> None:
+        """Detection finished after the first paint."""
+
+    def computed(self, kind: Kind, report: Report) -> None:
+        """A result this step did not ask for as its own (e.g. the Workload preview)."""
+
+    def compute_failed(self, kind: Kind, text: str) -> None:
+        """The engine refused the answers for a result this step asked for on the side."""
 
     def refresh_nav(self) -> None:
         """Called on every keystroke in a form, so it touches the widgets only on a change:
@@ -129,7 +145,7 @@ class ComputedScreen(StepScreen):
     nothing changed shows it at once.
     """
 
-    COMPUTES: ClassVar[Computed]
+    COMPUTES: ClassVar[Kind] = "report"
     FIX_HINT: ClassVar[str] = "Go back (esc) and change them."
     _drawn: object = None
 
@@ -168,7 +184,7 @@ class ComputedScreen(StepScreen):
     def shown(self) -> bool:
         return bool(self.query_one("#result").display)
 
-    def show_result(self, result: Any) -> None:
+    def show_result(self, result: Report) -> None:
         """Show the result; one already drawn (a revisit, nothing changed) is not redrawn."""
         self.query_one("#computing").display = False
         self.query_one("#compute-error").display = False
@@ -178,7 +194,7 @@ class ComputedScreen(StepScreen):
             self._drawn = result
         self.refresh_nav()
 
-    def render_result(self, result: Any) -> None:
+    def render_result(self, result: Report) -> None:
         raise NotImplementedError
 
     def show_error(self, message: str) -> None:
@@ -195,13 +211,15 @@ class ComputedScreen(StepScreen):
         self.refresh_nav()
 
 
-class DecisionScreen(ComputedScreen):
-    """A step that renders the Decision: the app decides once per set of answers and hands
-    the same object to Performance and Verdict."""
+class ReportScreen(ComputedScreen):
+    """A step that renders the Report: the app runs the engine once per set of answers and
+    hands the same object to every computed step and to export."""
 
-    COMPUTES = "decision"
+    COMPUTES = "report"
 
     def ready(self) -> tuple[bool, str]:
-        if self.state.decision is None or not self.shown:
+        if self.query_one("#compute-error").display:
+            return False, "the engine cannot take these answers: go back and change them"
+        if not self.shown:
             return False, "projecting…"
         return True, ""

@@ -3,7 +3,9 @@ included, priced and powered for the token budget; the Pareto front over time, $
 and the best configuration under the power cap and an optional deadline.
 
 Nothing here computes: the options are `answers.configs` (so the report carries them),
-and the app runs the sweep in a worker, cached against the answers like the decision.
+and the sweep is the Report's `configs`, made by `advisor.core.run` with everything else.
+Energy is one figure per configuration; where a partly used node's empty slots are
+counted (an owned box), the row says how many.
 """
 
 from __future__ import annotations
@@ -17,29 +19,45 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.markup import escape
-from textual.validation import Integer, Number
 from textual.widgets import DataTable, Input, Select, Static, TabbedContent, TabPane
 
-from advisor.core.model.options import ConfigOptions
 from advisor.textfmt import fmt_num
-from advisor.tui.forms import FORM_DEFAULTS, format_count, parse_budget, parse_gpu_counts
+from advisor.tui.fields import any_field_def
+from advisor.tui.numbers import (
+    NumberSpec,
+    parse_int,
+    parse_list,
+    parse_optional,
+    show_number,
+)
 from advisor.tui.screens.base import ComputedScreen
 from advisor.tui.widgets.charts import config_chart
-from advisor.tui.widgets.field import FormField, Parsed, sync_input
+from advisor.tui.widgets.field import FormField, sync_input, text_input
 from advisor.tui.widgets.pipeline import PipelinePanel
 
 if TYPE_CHECKING:
-    from advisor.core.economics.configs import ConfigPoint, ConfigSweep
+    from advisor.core import ConfigOptions, ConfigPoint, ConfigSweep, Report
 
 OBJECTIVES = (("cheapest", "cost"), ("fastest", "time"))
+COUNTS = NumberSpec("GPU count", integer=True, low=1, high=100_000, example="4, 8, 16")
+PER_NODE = NumberSpec("GPUs per node", integer=True, low=1, high=72, example="8")
+DEADLINE = NumberSpec("deadline", low=0, low_open=True, high=36_500, suffixes=False,
+                      example="30")
+
+
+def parse_budget(text: str) -> float | None:
+    value: float | None = any_field_def("token_budget").parse(text)
+    return value
+
+
 OPTIONS: dict[str, tuple[str, Callable[[str], Any]]] = {
-    "counts": ("counts", lambda text: list(parse_gpu_counts(text))),
-    "per-node": ("gpus_per_node", int),
-    "deadline": ("deadline_days", lambda text: float(text) if text else None),
+    "counts": ("counts", lambda text: list(parse_list(text, COUNTS))),
+    "per-node": ("gpus_per_node", lambda text: parse_int(text, PER_NODE)),
+    "deadline": ("deadline_days", lambda text: parse_optional(text, DEADLINE)),
 }
-"""Input id -> (ConfigOptions field, parser of the already validated text)."""
+"""Input id -> (ConfigOptions field, parser)."""
 COLUMNS = ("", "GPU", "N", "Ktok/s", "scaling", "comm", "ETA d", "$", "GPU-d eq", "kW", "kWh",
-           "$/GPU-h")
+           "idle slots", "$/GPU-h")
 """Sized to their contents; a "limits" column follows when there is a cap or a deadline."""
 
 
@@ -76,7 +94,8 @@ def config_rows(sweep: ConfigSweep, today: int) -> list[tuple[str, list[str | Te
                    style="bold" if p == pick else "")
         numbers = [str(p.gpus), fmt_num(p.tokens_per_s / 1e3, 1), f"{p.scaling_efficiency:.0%}",
                    f"{p.comm_share:.0%}", fmt_num(p.eta_days, 1), fmt_num(p.usd, 0),
-                   fmt_num(p.gpu_days_equiv, 1), fmt_num(p.power_kw, 1), fmt_num(p.energy_kwh, 0)]
+                   fmt_num(p.gpu_days_equiv, 1), fmt_num(p.power_kw, 1), fmt_num(p.energy_kwh, 0),
+                   f"{p.idle_gpus} counted" if p.idle_gpus else "none"]
         rows.append((point_key(p), [mark, gpu, *(Text(n, justify="right") for n in numbers),
                                     price, *([_limits(p)] if limits else [])]))
     return rows
@@ -106,8 +125,9 @@ def notes_text(sweep: ConfigSweep) -> str:
     """Legend, what was not projected and why, then the sweep's assumptions (markup)."""
     lines = [f"[b]Columns[/b] [dim]N GPUs; scaling = per-GPU rate over the smallest count "
              f"that runs; comm = exposed communication share of a step; GPU-d eq = $ in "
-             f"{sweep.current} GPU-days; (now) today's GPU and count; ● Pareto front; "
-             "★ pick[/]"]
+             f"{sweep.current} GPU-days; kW and kWh count the job's GPUs, plus a partly "
+             "used node's idle slots where the idle slots column says so; (now) today's GPU "
+             "and count; ● Pareto front; ★ pick[/]"]
     if sweep.skipped:
         why: dict[str, list[str]] = {}
         for s in sweep.skipped:
@@ -123,7 +143,7 @@ class ConfigsScreen(ComputedScreen):
     """Two views: the GPU-count sweep, and a staged workload's pipeline balance."""
 
     STEP = 7
-    COMPUTES = "sweep"
+    COMPUTES = "report"
     FIX_HINT = "Change the options above, or go back (esc) and change the answers."
     BINDINGS: ClassVar = [Binding("ctrl+t", "toggle_view", "Counts/Pipeline", key_display="^t")]
 
@@ -144,11 +164,12 @@ class ConfigsScreen(ComputedScreen):
 
     @property
     def options(self) -> ConfigOptions:
-        return self.state.config_options()
+        from advisor.core import ConfigOptions
+
+        return self.state.configs or ConfigOptions()
 
     def _budget(self) -> float | None:
-        budget: float | None = self.state.workload.get("token_budget",
-                                                       FORM_DEFAULTS["token_budget"])
+        budget: float | None = self.state.given.get("token_budget")
         return budget
 
     def compose_inputs(self) -> ComposeResult:
@@ -157,23 +178,21 @@ class ConfigsScreen(ComputedScreen):
                      "included, for the whole token budget.", classes="prompt")
         with Horizontal(id="cfg-form"):
             with Vertical():
-                yield FormField("GPU counts", Input(
-                    ", ".join(map(str, opts.gpu_counts())), id="counts", compact=True,
-                    validators=[Parsed(parse_gpu_counts)]), note="to try, e.g. 4, 8, 16")
-                yield FormField("GPUs per node", Input(
-                    str(opts.gpus_per_node), id="per-node", type="integer", compact=True,
-                    validators=[Integer(minimum=1, maximum=72)]),
+                yield FormField("GPU counts", text_input(
+                    ", ".join(map(str, opts.gpu_counts())), "counts",
+                    OPTIONS["counts"][1]).add_class("-wide"), note=self._counts_note(),
+                    id="counts-field")
+                yield FormField("GPUs per node", text_input(
+                    str(opts.gpus_per_node), "per-node", OPTIONS["per-node"][1]),
                     note="NVLink inside, the NIC across")
-                yield FormField("token budget", Input(
-                    format_count(self._budget()), id="cfg-budget", compact=True,
-                    placeholder="e.g. 300B", valid_empty=True, validators=[Parsed(parse_budget)]),
-                    note="tokens to train or serve", id="budget-field")
+                yield FormField("token budget", text_input(
+                    show_number(self._budget()), "cfg-budget", parse_budget,
+                    placeholder="none (default)"),
+                    note="tokens to train or serve, e.g. 300B", id="budget-field")
             with Vertical():
-                yield FormField("deadline days", Input(
-                    "" if opts.deadline_days is None else f"{opts.deadline_days:g}",
-                    id="deadline", type="number", compact=True, placeholder="none",
-                    valid_empty=True, validators=[Number(minimum=0.01, maximum=36500)]),
-                    note="optional")
+                yield FormField("deadline days", text_input(
+                    show_number(opts.deadline_days), "deadline", OPTIONS["deadline"][1],
+                    placeholder="none"), note="optional")
                 yield FormField("best is the", Select(
                     OBJECTIVES, value=opts.objective, id="objective", allow_blank=False,
                     compact=True), note="within the limits")
@@ -190,6 +209,11 @@ class ConfigsScreen(ComputedScreen):
         """The counts first: typing replaces them, and the table follows as you type."""
         self.query_one("#counts").focus()
 
+    def _counts_note(self) -> str:
+        if self.state.configs is None or self.state.configs.counts is None:
+            return "[$warning]default[/] (1, 2, 4… up to 16); e.g. 4, 8, 16"
+        return "to try, e.g. 4, 8, 16"
+
     def _cap_note(self) -> str:
         cap = self.state.power_cap_kw
         return f"{cap:g} kW [dim](set on Targets)[/]" if cap is not None \
@@ -199,26 +223,32 @@ class ConfigsScreen(ComputedScreen):
         """Targets or Workload may have changed the cap or the budget since the last visit."""
         self.query_one("#cap-field", FormField).set_note(self._cap_note())
         sync_input(self.query_one("#cfg-budget", Input), self._budget(), parse_budget,
-                   format_count)
+                   show_number)
         super().refresh_view()
 
-    def request(self) -> None:
-        """With no token budget there is nothing to sweep: say so instead."""
-        if self._budget() is None:
-            self.show_message("[b $warning]No token budget yet.[/] Type one above (tokens to "
-                                 "train or serve, e.g. 300B) to sweep GPU counts; Next goes on "
-                                 "to the verdict without a sweep.")
-            self.query_one("#cfg-budget").focus()
-            return
-        self.wizard.request(self.COMPUTES)
+    @on(PipelinePanel.Changed)
+    def _pipeline_changed(self) -> None:
+        self.ask()
 
-    def render_result(self, sweep: ConfigSweep) -> None:
+    def show_error(self, message: str) -> None:
+        super().show_error(message)
+        self.query_one(PipelinePanel).show_error(message)
+
+    def render_result(self, report: Report) -> None:
+        self.query_one(PipelinePanel).show_report(report)
+        sweep = report.configs
+        self.sweep = sweep
+        if sweep is None:
+            self.show_message("[b $warning]No token budget yet.[/] Type one above (tokens to "
+                              "train or serve, e.g. 300B) to sweep GPU counts; without one the "
+                              "engine makes no sweep, and Next goes on to the verdict.")
+            return
         self.query_one("#cfg-best", Static).update(choice_text(sweep))
         table = self.query_one("#cfg-table", DataTable)
         keep = self._highlighted()
         table.clear(columns=True)
         table.add_columns(*COLUMNS, *(["limits"] if has_limits(sweep) else []))
-        today = self.state.workload.get("gpus", FORM_DEFAULTS["gpus"])
+        today = report.decision.answers.workload.gpus
         for key, cells in config_rows(sweep, today):
             table.add_row(*cells, key=key)
         pick = sweep.choice.best or sweep.choice.closest_miss
@@ -234,10 +264,12 @@ class ConfigsScreen(ComputedScreen):
             return None
         return table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
 
+    sweep: ConfigSweep | None = None
+
     def _draw_chart(self) -> None:
-        if self.state.sweep is not None:
+        if self.sweep is not None:
             self.query_one("#cfg-chart", Static).update(
-                config_chart(self.state.sweep, self._highlighted()))
+                config_chart(self.sweep, self._highlighted()))
 
     @on(DataTable.RowHighlighted, "#cfg-table")
     def _row(self) -> None:
@@ -259,20 +291,25 @@ class ConfigsScreen(ComputedScreen):
     def _objective(self, event: Select.Changed) -> None:
         self._set_option("objective", event.value)
 
-    def _set_budget(self, budget: int | None) -> None:
+    def _set_budget(self, budget: float | None) -> None:
         if budget != self._budget():
-            self.state.workload["token_budget"] = budget
-            self.request()
+            self.state.give("token_budget", budget)
+            self.ask()
 
     def _set_option(self, field: str, value: object) -> None:
         """Replace one option and sweep again; an unchanged value (each input reports once
         as it mounts, and "1, 2, 4" is what counts=None means) leaves the options alone."""
+        from advisor.core import ConfigOptions
+
         opts = self.options
         current = opts.gpu_counts() if field == "counts" else getattr(opts, field)
         if value == current:
             return
-        self.state.configs = ConfigOptions.model_validate({**opts.model_dump(), field: value})
-        self.request()
+        given = opts.model_dump(exclude_unset=True)
+        self.state.configs = ConfigOptions.model_validate({**given, field: value})
+        if field == "counts":
+            self.query_one("#counts-field", FormField).set_note(self._counts_note())
+        self.ask()
 
     def ready(self) -> tuple[bool, str]:
         bad = [f for f in self.query(FormField) if f.has_class("-invalid")]

@@ -1,38 +1,151 @@
-"""The export dialog: where to write the report. Enter writes, esc cancels."""
+"""Dialogs that write files: the report (TOML) and the copied summary (Markdown).
+
+A path is checked before anything is written: a missing folder is refused with a clear
+message (nothing creates folders behind your back), and an existing file is replaced only
+after you confirm. The write itself is atomic (`advisor.io.atomic.write_atomic`): an
+interrupted export never leaves half a file.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
+from textual.markup import escape
 from textual.screen import ModalScreen
-from textual.widgets import Input, Label
+from textual.widgets import Button, Input, Label, Static
+
+if TYPE_CHECKING:
+    from advisor.core import Report
 
 
-class ExportScreen(ModalScreen[Path | None]):
+def check_path(text: str, default: Path) -> tuple[Path | None, str]:
+    """(the file to write, why not): a folder gets the default name; a missing folder is
+    refused, never created."""
+    path = Path(text.strip() or str(default)).expanduser()
+    if path.is_dir():
+        path = path / default.name
+    folder = path.parent
+    if not folder.exists():
+        return None, f"the folder {folder} does not exist: create it first, or choose another"
+    if not folder.is_dir():
+        return None, f"{folder} is not a folder"
+    return path, ""
+
+
+class WriteDialog(ModalScreen[Path | None]):
+    """Ask for a path, confirm before replacing a file, write, say what happened."""
+
     BINDINGS: ClassVar = [Binding("escape", "cancel", "Cancel")]
+    TITLE_TEXT = ""
+    HELP = "enter writes it; esc cancels"
 
     def __init__(self, default: Path) -> None:
         super().__init__()
         self.default = default
+        self.pending: Path | None = None
+
+    def body(self) -> str:
+        return ""
+
+    def content(self) -> str:
+        raise NotImplementedError
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="export"):
-            yield Label("[b]Export the decision report (TOML)[/b]")
+        with Vertical(id="export", classes="dialog"):
+            yield Label(f"[b]{self.TITLE_TEXT}[/b]")
+            text = self.body()
+            if text:
+                yield Static(text, id="dialog-body", markup=True)
             yield Input(str(self.default), id="export-path")
-            yield Label("enter writes it (atomically: an existing file is replaced only when "
-                        "the new one is complete); esc cancels", id="export-help")
+            yield Label(self.HELP, id="export-help")
+            with Horizontal(id="confirm"):
+                yield Button("Replace it", id="replace", variant="warning", compact=True)
+                yield Button("Cancel", id="keep", compact=True)
 
-    @on(Input.Submitted)
+    def on_mount(self) -> None:
+        self.query_one("#confirm").display = False
+        self.query_one("#export-path", Input).focus()
+
+    def _say(self, text: str, error: bool = False) -> None:
+        label = self.query_one("#export-help", Label)
+        label.set_class(error, "-error")
+        label.update(text)
+
+    @on(Input.Changed, "#export-path")
+    def _edited(self) -> None:
+        self.pending = None
+        self.query_one("#confirm").display = False
+        self._say(self.HELP)
+
+    @on(Input.Submitted, "#export-path")
     def _submit(self, event: Input.Submitted) -> None:
-        path = Path(event.value.strip() or str(self.default)).expanduser()
-        if path.is_dir():
-            path = path / self.default.name
-        self.dismiss(path)
+        path, why = check_path(event.value, self.default)
+        if path is None:
+            self._say(f"✘ {why}", error=True)
+            return
+        if path.exists() and self.pending != path:
+            self.pending = path
+            self.query_one("#confirm").display = True
+            self._say(f"{path} exists: replace it? (enter or the button replaces it; edit the "
+                      "path to choose another)", error=True)
+            return
+        self._write(path)
+
+    @on(Button.Pressed, "#replace")
+    def _replace(self) -> None:
+        if self.pending is not None:
+            self._write(self.pending)
+
+    @on(Button.Pressed, "#keep")
+    def _keep(self) -> None:
+        self.action_cancel()
+
+    def _write(self, path: Path) -> None:
+        from advisor.io.atomic import write_atomic
+
+        try:
+            written = write_atomic(path, self.content())
+        except OSError as exc:
+            self._say(f"✘ could not write {path}: {exc.strerror or exc}", error=True)
+            return
+        self.dismiss(written)
 
     def action_cancel(self) -> None:
         self.dismiss(None)
+
+
+class ExportScreen(WriteDialog):
+    TITLE_TEXT = "Export the decision report (TOML)"
+    HELP = ("enter writes it (atomically: a file is replaced only when the new one is "
+            "complete, and only after you confirm); esc cancels")
+
+    def __init__(self, default: Path, report: Report) -> None:
+        super().__init__(default)
+        self.report = report
+
+    def content(self) -> str:
+        from advisor.core import report_to_toml
+
+        return report_to_toml(self.report)
+
+
+class SummaryScreen(WriteDialog):
+    TITLE_TEXT = "Summary copied to the clipboard"
+    HELP = "enter also saves it to this file; esc closes"
+
+    def __init__(self, text: str, default: Path) -> None:
+        super().__init__(default)
+        self.text = text
+
+    def body(self) -> str:
+        first = "\n".join(self.text.splitlines()[:6])
+        return (f"[dim]{escape(first)}\n…[/]\n[dim]Copied as Markdown through your terminal "
+                "(OSC 52; some terminals need it allowed). To keep it, save it:[/]")
+
+    def content(self) -> str:
+        return self.text

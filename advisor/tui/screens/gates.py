@@ -1,52 +1,70 @@
-"""Steps 4 and 5: the dtype and software gates, one shared layout.
+"""Steps 4 and 5: the dtype and software gates, one shared layout, both read off the Report.
 
-A table with one row per GPU and the full story of the highlighted one below.
-Failing targets are dropped when the user goes on; if none is left, Next is
-blocked and the hint says to go back. The software step also takes the stack
-the job runs on, which on a CPU-only box is not this box's.
+A table with one row per GPU and the full story of the highlighted one below. A target
+that fails a gate is not dropped: it stays in the decision, blocked, and its row says why
+and what would unblock it (the verdict's own remedy). The software step also takes the
+stack the job runs on, which on a CPU-only box is not this box's.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.markup import escape
 from textual.widget import Widget
 from textual.widgets import DataTable, Input, Static
 
-from advisor.tui.forms import format_stack, parse_stack
-from advisor.tui.gating import (
-    GateName,
-    GateRow,
-    apply_gates,
-    dtype_rows,
-    precision_of,
-    software_rows,
-    stack_of,
-)
-from advisor.tui.screens.base import StepScreen
+from advisor.tui.screens.base import ReportScreen
+from advisor.tui.stacks import format_stack, parse_stack
 from advisor.tui.widgets.field import FormField, Parsed
+from advisor.tui.words import humanize
 
-PLAIN = {"pass": "✔ pass", "beta": "◐ beta", "fail": "✘ fail"}
-COLOUR = {"pass": "success", "beta": "warning", "fail": "error"}
-MARK = {k: f"[${COLOUR[k]}]{v}[/]" for k, v in PLAIN.items()}
+if TYPE_CHECKING:
+    from advisor.core import GpuResult, Report
+
+# Each state has its own word and mark, so nothing depends on colour alone.
+MARK = {"pass": ("✔ pass", "success"), "beta": ("◐ beta", "warning"),
+        "fail": ("✘ blocked", "error"), "none": ("– not checked", "foreground-muted")}
+FINDING = {"ok": ("✔ GA", "$success"), "beta": ("◐ beta", "$warning"),
+           "upgrade": ("✘ upgrade", "$error"), "unsupported": ("✘ unsupported", "$error"),
+           "unknown": ("? not checked", "$warning")}
 
 
-class GateScreen(StepScreen):
-    GATE: ClassVar[GateName]
+def remedy(r: GpuResult) -> list[str]:
+    """The verdict's own reason and remedy for a blocked target (markup lines)."""
+    v = r.verdict
+    if v is None or v.kind != "blocked-by-gate":
+        return []
+    lines = ["[b $error]stays in the decision, BLOCKED[/] (the verdict shows it with this "
+             "reason)"]
+    lines += [f"[b]remedy:[/b] {escape(humanize(f.text))}" for f in v.flips]
+    return lines
 
-    def rows(self) -> list[GateRow]:
+
+class GateScreen(ReportScreen):
+    FIX_HINT = "Go back (esc) and change the answers."
+
+    def verdict_of(self, r: GpuResult) -> str:
+        raise NotImplementedError
+
+    def summary_of(self, r: GpuResult) -> str:
+        raise NotImplementedError
+
+    def details_of(self, r: GpuResult) -> list[str]:
         raise NotImplementedError
 
     def question(self) -> str:
         raise NotImplementedError
 
-    def compose_body(self) -> ComposeResult:
-        yield Static(self.question(), classes="prompt", markup=True)
+    def compose_inputs(self) -> ComposeResult:
+        yield Static(self.question(), classes="prompt", markup=True, id="gate-question")
         yield from self.compose_extra()
+
+    def compose_result(self) -> ComposeResult:
         table: DataTable[Text] = DataTable(cursor_type="row", id="gate")
         table.add_columns("GPU", "arch", "result", "why")
         yield table
@@ -57,108 +75,170 @@ class GateScreen(StepScreen):
         yield from ()
 
     def on_mount(self) -> None:
-        self.refill()
         self.first_focus().focus()
 
     def first_focus(self) -> Widget:
         return self.query_one("#gate", DataTable)
 
     def refresh_view(self) -> None:
-        self.query_one(".prompt", Static).update(self.question())
-        self.refill()
+        self.query_one("#gate-question", Static).update(self.question())
         super().refresh_view()
 
-    def refill(self) -> None:
-        """Judge again (the answers changed) and redraw the table and the details."""
-        apply_gates(self.ctx, self.GATE)
-        self.gate_rows = {r.gpu: r for r in self.rows()}
+    def render_result(self, report: Report) -> None:
+        d = report.decision
+        self.rows = {r.gpu: r for r in (d.current, *d.targets)}
         table = self.query_one("#gate", DataTable)
+        keep = table.cursor_row
         table.clear()
         colours = self.app.theme_variables
-        for r in self.gate_rows.values():
-            verdict = Text(PLAIN[r.verdict], style=f"bold {colours[COLOUR[r.verdict]]}")
-            table.add_row(Text(f"{r.gpu} (now)" if r.now else r.gpu), Text(r.arch), verdict,
-                          Text(r.summary), key=r.gpu)
-        self._show(next(iter(self.gate_rows)))
+        for r in self.rows.values():
+            word, colour = MARK[self.verdict_of(r)]
+            table.add_row(Text(f"{r.gpu} (now)" if r.role == "current" else r.gpu),
+                          Text(r.dtype_gate.arch),
+                          Text(word, style=f"bold {colours.get(colour, '')}"),
+                          Text(humanize(self.summary_of(r))), key=r.gpu)
+        if table.row_count:
+            table.move_cursor(row=min(keep, table.row_count - 1))
+            self._show(list(self.rows)[table.cursor_row])
 
     @on(DataTable.RowHighlighted, "#gate")
     def _highlight(self, event: DataTable.RowHighlighted) -> None:
-        if event.row_key.value is not None:
+        if event.row_key.value is not None and event.row_key.value in self.rows:
             self._show(event.row_key.value)
 
     def _show(self, gpu_id: str) -> None:
-        row = self.gate_rows[gpu_id]
-        self.query_one("#detail-text", Static).update(
-            f"[b]{row.gpu}[/b] {MARK[row.verdict]}\n" + "\n".join(row.details))
+        r = self.rows[gpu_id]
+        word, colour = MARK[self.verdict_of(r)]
+        lines = [f"[b]{r.gpu}[/b] [b ${colour}]{word}[/]", *self.details_of(r)]
+        if r.role == "current" and self.verdict_of(r) == "fail":
+            lines.append("[$warning]this is the GPU you run on today: the recipe or the stack "
+                         "needs a look[/]")
+        lines += remedy(r) if self.verdict_of(r) == "fail" else []
+        self.query_one("#detail-text", Static).update("\n".join(lines))
 
     def ready(self) -> tuple[bool, str]:
-        left = self.state.active_targets
-        out = [g for g in self.state.targets if g not in left]
-        if not left:
-            return False, "no target passes: go back and change the targets or the recipe"
-        if out:
-            return True, f"Next drops {', '.join(out)}"
+        ok, hint = super().ready()
+        if not ok:
+            return ok, hint
+        report = self.wizard.report
+        if report is None:
+            return False, "judging…"
+        blocked = [t.gpu for t in report.decision.targets if self.verdict_of(t) == "fail"]
+        if blocked and len(blocked) == len(report.decision.targets):
+            return True, "every target is blocked here: the verdict will say so, with the fix"
+        if blocked:
+            return True, f"blocked here, kept in the verdict: {', '.join(blocked)}"
         return True, "every target passes"
 
 
 class DtypeScreen(GateScreen):
     STEP = 3
-    GATE = "dtype"
 
-    def rows(self) -> list[GateRow]:
-        return dtype_rows(self.ctx)
+    def precision(self) -> str:
+        from advisor.tui.fields import core_default
+
+        return str(self.state.given.get("precision", core_default("precision")))
 
     def question(self) -> str:
-        return (f"Can each GPU execute [b]{precision_of(self.ctx)}[/b] in hardware? A missing "
+        return (f"Can each GPU execute [b]{self.precision()}[/b] in hardware? A missing "
                 "format makes a GPU incapable, not slow.")
+
+    def verdict_of(self, r: GpuResult) -> str:
+        return "pass" if r.dtype_gate.passed else "fail"
+
+    def summary_of(self, r: GpuResult) -> str:
+        g = r.dtype_gate
+        return g.reason if g.passed else f"missing {', '.join(g.missing)}"
+
+    def details_of(self, r: GpuResult) -> list[str]:
+        g = r.dtype_gate
+        lines = [escape(g.reason)]
+        if g.required:
+            lines.append(f"needs any of: {', '.join(g.required)}")
+        lines += [f"[$warning]caveat[/]: {escape(c)}" for c in g.caveats]
+        return lines
 
 
 class SoftwareScreen(GateScreen):
     STEP = 4
-    GATE = "software"
-
-    def rows(self) -> list[GateRow]:
-        return software_rows(self.ctx)
 
     def question(self) -> str:
-        return ("Does the job's stack support each GPU? [$success]pass[/] is GA, "
-                "[$warning]beta[/] runs without a vendor promise, [$error]fail[/] needs the "
-                "fix shown below.")
+        return ("Does the job's stack support each GPU? [b]✔ GA[/b] is supported, [b]◐ beta[/b] "
+                "runs without a vendor promise, [b]✘[/b] needs the fix shown, [b]?[/b] has no "
+                "support data (not a pass).")
+
+    def verdict_of(self, r: GpuResult) -> str:
+        g = r.software_gate
+        if g is None:
+            return "none"
+        return {"ok": "pass", "beta": "beta", "blocked": "fail"}[g.status]
+
+    def summary_of(self, r: GpuResult) -> str:
+        g = r.software_gate
+        return "no stack declared: type the job's stack above" if g is None else g.summary
+
+    def details_of(self, r: GpuResult) -> list[str]:
+        g = r.software_gate
+        if g is None:
+            return ["[$warning]not checked[/]: no stack is declared, so the software gate is "
+                    "skipped (as `advisor decide` does for answers without [stack])"]
+        lines = [escape(humanize(g.summary))]
+        for f in g.findings:
+            word, colour = FINDING[f.status]
+            lines.append(f"[b {colour}]{word:<13}[/] [b]{escape(f.package)}[/b]: "
+                         f"{escape(humanize(f.message))}")
+            if f.action:
+                lines.append(f"{'':>14}[b]fix:[/b] {escape(humanize(f.action))}")
+        stack = self.state.job_stack(self.ctx.hardware)
+        if stack is not None:
+            unchecked = [p for p in stack.packages if p not in stack.needs]
+            if unchecked:
+                lines.append(f"[$warning]not checked[/] (detected, not declared as needed): "
+                             f"{escape(', '.join(unchecked))}")
+        return lines
 
     def _stack_note(self) -> str:
         if self.state.stack is not None:
-            return "declared by you (enter this box's to undo)"
+            return "declared by you: every package listed is checked"
         if self.ctx.hardware.has_gpu:
-            return "detected on this box; edit if the job runs elsewhere"
-        return "[$warning]this box has no GPU: type the stack your GPU job uses[/]"
+            return "[$warning]detected on this box[/]; edit if the job runs elsewhere"
+        return ("[$warning]this box has no GPU: no stack, the gate is skipped[/]; type the "
+                "stack your GPU job uses")
 
     def compose_extra(self) -> ComposeResult:
+        stack = self.state.job_stack(self.ctx.hardware)
         yield FormField("job's stack", Input(
-            format_stack(stack_of(self.ctx)), id="stack", compact=True,
+            format_stack(stack) if stack else "", id="stack", compact=True,
             placeholder="torch==2.7.1+cu128 flash-attn==2.8.3",
-            validators=[Parsed(parse_stack)]), note=self._stack_note(), id="stack-field")
+            validators=[Parsed(lambda t: parse_stack(t) if t.strip() else None)]),
+            note=self._stack_note(), id="stack-field")
 
     def first_focus(self) -> Widget:
-        if not self.ctx.hardware.has_gpu and self.state.stack is None:
-            return self.query_one("#stack", Input)  # this box's CPU torch is not the job's
+        if self.state.job_stack(self.ctx.hardware) is None:
+            return self.query_one("#stack", Input)
         return super().first_focus()
 
-    def ready(self) -> tuple[bool, str]:
-        ok, hint = super().ready()
-        if not ok:
-            return False, "no target passes: correct the job's stack above, or go back"
-        return ok, hint
-
-    @on(Input.Submitted, "#stack")
     @on(Input.Changed, "#stack")
-    def _declare(self, event: Input.Changed | Input.Submitted) -> None:
-        detected = self.ctx.hardware.stack
-        try:
-            stack = parse_stack(event.value)
-        except ValueError:
+    def _declare(self, event: Input.Changed) -> None:
+        if not (event.validation_result and event.validation_result.is_valid):
+            self.refresh_nav()
             return
-        same = detected is not None and format_stack(detected) == format_stack(stack)
-        self.state.stack = None if same else stack
-        self.query_one("#stack-field", FormField).set_note(self._stack_note())
-        self.refill()
+        detected = self.ctx.hardware.stack if self.ctx.hardware.has_gpu else None
+        stack = parse_stack(event.value) if event.value.strip() else None
+        same = (stack is None and detected is None) or (
+            stack is not None and detected is not None
+            and format_stack(detected) == format_stack(stack))
+        new = None if same else stack
+        if new != self.state.stack:
+            self.state.stack = new
+            self.query_one("#stack-field", FormField).set_note(self._stack_note())
+            self.ask()
         self.refresh_nav()
+
+    def ready(self) -> tuple[bool, str]:
+        if self.query_one("#stack-field", FormField).has_class("-invalid"):
+            return False, "fix the stack first (package==version, torch included)"
+        return super().ready()
+
+
+__all__ = ["ClassVar", "DtypeScreen", "SoftwareScreen"]

@@ -1,27 +1,38 @@
-"""Step 7: the sweep (sequence length × GPU) beside a speedup chart.
+"""Step 7: the projection, in three views of the same Report.
 
-Nothing here computes: every figure is a field of the Decision's sweep points.
+- Sweep: each sequence length on each GPU (tokens/s, speedup with its band, $/Mtok, the
+  binding resource, memory against capacity; TTFT/TPOT when serving), beside a chart.
+- Where the time goes: each GPU's step split into buckets (dense GEMMs, attention,
+  elementwise, optimizer, communication, host overhead), with each bucket's binding
+  resource and its speedup against the current GPU.
+- Layouts and rates: the layout as you run it and the one re-tuned per GPU (the verdict's
+  basis), the attention kernel the projection assumed and why, and every rate's source.
+
+Nothing here computes: every figure is a field of the Report.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Horizontal
-from textual.widgets import DataTable, Static
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.markup import escape
+from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from advisor.textfmt import fmt_num
-from advisor.tui.forms import format_seq_lens
-from advisor.tui.screens.base import DecisionScreen
-from advisor.tui.widgets.charts import speedup_chart
+from advisor.tui.numbers import format_seq_lens
+from advisor.tui.render import BUCKET_NAMES, RESOURCE_NAMES, speed
+from advisor.tui.screens.base import ReportScreen
+from advisor.tui.widgets.charts import bar, speedup_chart
+from advisor.tui.words import humanize
 
 if TYPE_CHECKING:
-    from advisor.core.decide import Decision, GpuResult, SweepPoint
+    from advisor.core import Decision, GpuResult, Report, SweepPoint
 
-COLUMNS = (("seq", 5), ("tok/s/GPU", 9), ("speedup", 7), ("$/Mtok", 6), ("bound by", 8),
-           ("mem GiB", 9))
+VIEWS = ("tab-sweep", "tab-buckets", "tab-layouts")
 
 
 def _fits(p: SweepPoint, r: GpuResult) -> Text:
@@ -29,60 +40,137 @@ def _fits(p: SweepPoint, r: GpuResult) -> Text:
     return Text(f"✔ {mem}", style="green") if p.fits else Text(f"✘ {mem}", style="red")
 
 
-def sweep_rows(decision: Decision) -> list[tuple[str | Text, ...]]:
+def sweep_columns(decision: Decision) -> list[str]:
+    serving = not decision.answers.workload.training
+    cols = ["seq", "GPU", "tok/s/GPU", "speedup (band)", "$/Mtok", "bound by", "mem GiB"]
+    return cols + (["TTFT ms", "TPOT ms"] if serving else [])
+
+
+def sweep_rows(decision: Decision) -> list[list[str | Text]]:
     """Rows grouped by sequence length, current GPU first in each group."""
+    serving = not decision.answers.workload.training
     gpus = [decision.current, *decision.targets]
-    rows: list[tuple[str | Text, ...]] = []
+    rows: list[list[str | Text]] = []
     for col, seq in enumerate(decision.answers.workload.seq_lens):
         for r in gpus:
             p = r.sweep[col]
-            speed = "1.00×" if r.role == "current" and p.runnable else (
-                f"{p.speedup:.2f}×" if p.speedup is not None else "-")
-            rows.append((format_seq_lens((seq,)), f"{r.gpu} (now)" if r.role == "current"
-                         else r.gpu, fmt_num(p.tokens_per_s_per_gpu, 0), speed,
-                         fmt_num(p.usd_per_mtok, 3), p.binding or "-", _fits(p, r)))
+            today = "1.00× (today)" if p.runnable else "-"
+            shown = today if r.role == "current" else speed(p)
+            label = f"{r.gpus}x {r.gpu}" + (" (now)" if r.role == "current" else "")
+            row: list[str | Text] = [
+                format_seq_lens((seq,)), label, fmt_num(p.tokens_per_s_per_gpu, 0), shown,
+                fmt_num(p.usd_per_mtok, 3),
+                RESOURCE_NAMES.get(p.binding or "", "-") if p.binding else "-", _fits(p, r)]
+            if serving:
+                row += [fmt_num(p.ttft_ms, 0), fmt_num(p.tpot_ms, 1)]
+            rows.append(row)
     return rows
 
 
-def evidence_line(decision: Decision) -> str:
-    """Where the rates came from, per GPU: probe, catalog MAMF or an assumption."""
-    parts = []
+def bucket_text(decision: Decision, width: int = 24) -> str:
+    """Where each GPU's step time goes at the headline sequence length (markup)."""
+    seq = decision.primary_seq_len
+    lines = [f"[b]Where the step time goes[/b] at {seq:,} tokens, re-tuned layouts "
+             "[dim](share of the step; bound by; speedup of that bucket against "
+             f"{decision.current.gpu} per token)[/]"]
     for r in (decision.current, *decision.targets):
-        a = r.assumptions
-        if a is None:
-            parts.append(f"{r.gpu}: not projected ({r.problem or 'gated'})")
+        p = r.point(seq)
+        lines.append("")
+        if p is None or not p.bucket_seconds or not p.step_s:
+            lines.append(f"[b]{r.gpus}x {r.gpu}[/b]  [dim]not projected: "
+                         f"{escape(humanize(r.problem or 'blocked at a gate'))}[/]")
             continue
-        sources = sorted(set(a.rate_sources.values()))
-        probe = f", probe {a.probe}" if a.probe else ""
-        parts.append(f"{r.gpu}: {', '.join(sources)}{probe}")
-    return "[dim]rates from: " + "; ".join(parts) + "[/]"
+        total = sum(p.bucket_seconds.values()) or 1.0
+        step = f"{p.step_s * 1000:,.0f} ms per step" if p.step_s >= 0.001 else \
+            f"{p.step_s * 1e6:,.0f} µs per step"
+        fit = "" if p.fits else "  [$error]does not fit: figures for reference[/]"
+        lines.append(f"[b]{r.gpus}x {r.gpu}[/b]{' (now)' if r.role == 'current' else ''}  "
+                     f"{step}{fit}")
+        for key, seconds in p.bucket_seconds.items():
+            if seconds <= 0:
+                continue
+            share = seconds / total
+            bound = RESOURCE_NAMES.get(p.bucket_binding.get(key, ""), "-")
+            versus = p.bucket_speedup.get(key)
+            vs = f"{versus:.2f}×" if versus is not None else ""
+            lines.append(f"  {BUCKET_NAMES.get(key, key):<14} [$accent]{bar(share, 1.0, width)}"
+                         f"[/] {share:>4.0%}  {bound:<16} {vs}")
+    return "\n".join(lines)
 
 
-class PerformanceScreen(DecisionScreen):
+def layout_text(decision: Decision) -> str:
+    """As run and re-tuned, per GPU, and what each projection assumed (markup)."""
+    w = decision.answers.workload
+    serving = not w.training
+    seq = decision.primary_seq_len
+    basis = "re-tuned layouts" if decision.basis == "retuned" else "your layouts as run"
+    lines = [f"[b]Layouts[/b] at {seq:,} tokens [dim](the verdict compares {basis})[/]"]
+    for r in (decision.current, *decision.targets):
+        p = r.point(seq)
+        a = next((x for x in r.as_run if x.seq_len == seq), None)
+        change = r.fit_change[0] if r.fit_change else None
+        lines.append(f"[b]{r.gpus}x {r.gpu}[/b]")
+        if a is not None and a.layout is not None:
+            fit = "" if a.fits else (" [$error]does not fit[/]"
+                                     + (f": {escape(humanize(change))}" if change else ""))
+            lines.append(f"  as you run it: {escape(a.layout.describe(serving))}{fit}")
+        if p is not None and p.layout is not None:
+            lines.append(f"  re-tuned:      {escape(p.layout.describe(serving))}")
+    lines.append("")
+    lines.append("[b]Rates and where they come from[/b]")
+    for r in (decision.current, *decision.targets):
+        rates = r.assumptions
+        if rates is None:
+            lines.append(f"[b]{r.gpu}[/b] [dim]not projected: "
+                         f"{escape(humanize(r.problem or 'blocked at a gate'))}[/]")
+            continue
+        lines.append(f"[b]{r.gpu}[/b] attention kernel [b]{escape(rates.attention_kernel)}[/b]: "
+                     f"{escape(humanize(rates.attention_why))}; framework "
+                     f"{escape(rates.framework)}"
+                     + (f"; probe {escape(rates.probe)}" if rates.probe else ""))
+        for e in rates.evidence:
+            lines.append(f"  {escape(e.quantity)}: {fmt_num(e.value)} {escape(e.unit)} "
+                         f"[dim]{escape(e.source)}: {escape(humanize(e.detail))}[/]")
+    return "\n".join(lines)
+
+
+class PerformanceScreen(ReportScreen):
     STEP = 6
+    BINDINGS: ClassVar = [Binding("ctrl+t", "next_view", "Next view", key_display="^t")]
 
     def compose_result(self) -> ComposeResult:
         yield Static("", id="perf-summary", markup=True)
-        with Horizontal(id="perf"):
-            yield DataTable(id="sweep", cursor_type="row", zebra_stripes=True)
-            yield Static("", id="chart", markup=True)
-        yield Static("", id="evidence", markup=True)
+        with TabbedContent(id="perf-tabs"):
+            with TabPane("Sweep", id="tab-sweep"), Horizontal(id="perf"):
+                yield DataTable(id="sweep", cursor_type="row", zebra_stripes=True)
+                with VerticalScroll(id="chart-box", can_focus=False):
+                    yield Static("", id="chart", markup=True)
+            with TabPane("Where the time goes", id="tab-buckets"), \
+                    VerticalScroll(id="buckets-box"):
+                yield Static("", id="buckets", markup=True)
+            with TabPane("Layouts and rates", id="tab-layouts"), \
+                    VerticalScroll(id="layouts-box"):
+                yield Static("", id="layouts", markup=True)
 
-    def render_result(self, decision: Decision) -> None:
+    def action_next_view(self) -> None:
+        tabs = self.query_one("#perf-tabs", TabbedContent)
+        tabs.active = VIEWS[(VIEWS.index(tabs.active) + 1) % len(VIEWS)] \
+            if tabs.active in VIEWS else VIEWS[0]
+
+    def render_result(self, report: Report) -> None:
+        decision = report.decision
         w = decision.answers.workload
+        basis = "re-tuned layout on each GPU" if decision.basis == "retuned" \
+            else "your layout as run"
         self.query_one("#perf-summary", Static).update(
-            f"[b]{w.model.name}[/b] {w.mode}, {w.gpus} GPUs, {w.precision}, micro-batch "
-            f"{w.micro_batch}{', packed' if w.packed_doc_len else ''}. Speedup is tokens/s per "
-            f"GPU against {decision.current.gpu} at the same GPU count.")
+            f"[b]{w.model.name}[/b] {w.mode}, {w.precision}, {w.gpus} GPUs today. Speedup is "
+            f"tokens/s per GPU against {decision.current.gpu}, {basis}; ^t switches view.")
         table = self.query_one("#sweep", DataTable)
         table.clear(columns=True)
-        gpu_width = max(len(r.gpu) for r in (decision.current, *decision.targets)) + 6
-        table.add_column(COLUMNS[0][0], width=COLUMNS[0][1])
-        table.add_column("GPU", width=gpu_width)
-        for label, width in COLUMNS[1:]:
-            table.add_column(label, width=width)
+        table.add_columns(*sweep_columns(decision))
         for row in sweep_rows(decision):
             table.add_row(*row)
         table.focus()
         self.query_one("#chart", Static).update(speedup_chart(decision))
-        self.query_one("#evidence", Static).update(evidence_line(decision))
+        self.query_one("#buckets", Static).update(bucket_text(decision))
+        self.query_one("#layouts", Static).update(layout_text(decision))

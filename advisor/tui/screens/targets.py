@@ -1,21 +1,86 @@
-"""Step 3: which GPUs to compare against, what each one costs, and the power terms."""
+"""Step 3: which GPUs to compare against, how many of each, what each one costs, and the
+power terms.
+
+A price is $/GPU-hour ("4.50", "$4.50/h") or a ratio to the current GPU's price ("3.4x");
+blank keeps the catalog default, shown as a default with its source. A target's GPU count
+is blank for the workload's own count.
+"""
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.validation import Number
+from textual.markup import escape
 from textual.widgets import Input, Label
 
-from advisor.core.model.answers import DEFAULT_ELECTRICITY_USD_PER_KWH
+from advisor.tui.fields import core_default
+from advisor.tui.numbers import NumberSpec, parse_optional, parse_price, show_number
 from advisor.tui.screens.base import StepScreen
 from advisor.tui.widgets.catalog_table import CatalogTable
-from advisor.tui.widgets.field import FormField
+from advisor.tui.widgets.field import FormField, Parsed, text_input
+
+if TYPE_CHECKING:
+    from advisor.tui.numbers import Price
+
+COUNT = NumberSpec("GPU count", integer=True, low=1, high=100_000, example="4")
+ELECTRICITY = NumberSpec("electricity price", low=0, high=5, suffixes=False, example="0.12")
+CAP = NumberSpec("power cap", low=0.1, high=100_000, suffixes=False, example="40")
+PREMIUM = NumberSpec("time premium", low=0, high=1000, suffixes=False, example="10")
 
 
 def field_id(gpu_id: str) -> str:
-    return "price-" + gpu_id.replace(".", "_")
+    return gpu_id.replace(".", "_")
+
+
+def show_price(entry: Price | None) -> str:
+    if entry is None:
+        return ""
+    kind, value = entry
+    return f"{value:g}x" if kind == "ratio" else f"{value:g}"
+
+
+def parse_price_or_blank(text: str, allow_ratio: bool) -> Price | None:
+    return parse_price(text, allow_ratio) if text.strip() else None
+
+
+class PriceRow(Horizontal):
+    """One GPU: its price, its GPU count (targets only) and what the price means."""
+
+    def __init__(self, gpu_id: str, now: bool, price: str, count: str, placeholder: str,
+                 gpus_default: int) -> None:
+        super().__init__(classes="price-row")
+        self.gpu_id = gpu_id
+        self.now = now
+        self._price = price
+        self._count = count
+        self._placeholder = placeholder
+        self._gpus_default = gpus_default
+
+    label_width = 30
+
+    def compose(self) -> ComposeResult:
+        label = f"{self.gpu_id} (now)" if self.now else self.gpu_id
+        gpu = Label(label, classes="price-gpu")
+        gpu.styles.width = self.label_width
+        yield gpu
+        yield text_input(self._price, f"price-{field_id(self.gpu_id)}",
+                         lambda t: parse_price_or_blank(t, not self.now),
+                         placeholder=self._placeholder, name=self.gpu_id)
+        if self.now:
+            yield Label(f"× {self._gpus_default}", classes="price-count-now")
+        else:
+            yield Input(self._count, id=f"count-{field_id(self.gpu_id)}", compact=True,
+                        placeholder=f"{self._gpus_default}", name=self.gpu_id,
+                        validators=[Parsed(lambda t: parse_optional(t, COUNT))],
+                        classes="price-count")
+        yield Label("", classes="price-note", markup=True)
+
+    def set_note(self, note: str, error: bool = False) -> None:
+        self.set_class(error, "-invalid")
+        self.query_one(".price-note", Label).update(note)
 
 
 class TargetsScreen(StepScreen):
@@ -23,27 +88,30 @@ class TargetsScreen(StepScreen):
     _priced: list[str] | None = None
 
     def compose_body(self) -> ComposeResult:
-        yield Label("Targets: highlight a row; [b]enter[/b] or [b]space[/b] adds or removes it; "
-                    "type to filter.", classes="prompt")
-        yield CatalogTable(self.ctx.catalog, mark=self._mark, mark_title="✓")
-        with Horizontal(id="money"):
-            with VerticalScroll(id="prices-box", can_focus=False):
-                yield Label("[b]$/GPU-hour[/b]  blank keeps the catalog default",
-                            classes="prompt")
-                yield Vertical(id="prices")
+        with VerticalScroll(id="targets-body", can_focus=False):
+            yield Label("Targets: type to search, [b]enter[/b] adds or removes the highlighted "
+                        "row.", classes="prompt")
+            yield CatalogTable(self.ctx.catalog, mark=self._mark, mark_title="✓")
+            yield Label("[b]$/GPU-hour[/b] blank: the catalog default · [b]3.4x[/b]: times "
+                        "the current GPU's price · [b]GPUs[/b] blank: the workload's count",
+                        classes="prompt", id="prices-title")
+            yield Vertical(id="prices")
             with Vertical(id="power"):
-                yield Label("[b]Power[/b]", classes="prompt")
-                yield FormField("$/kWh", Input(
-                    value=_num(self.state.electricity_usd_per_kwh),
-                    placeholder=f"{DEFAULT_ELECTRICITY_USD_PER_KWH}", id="electricity",
-                    type="number", compact=True, valid_empty=True,
-                    validators=[Number(minimum=0, maximum=5)]),
-                    note=self._electricity_note())
-                yield FormField("cap kW", Input(
-                    value=_num(self.state.power_cap_kw), placeholder="none", id="power-cap",
-                    type="number", compact=True, valid_empty=True,
-                    validators=[Number(minimum=0.1, maximum=100000)]),
-                    note="optional site limit")
+                yield FormField("$/kWh", text_input(
+                    show_number(self.state.electricity_usd_per_kwh), "electricity",
+                    lambda t: parse_optional(t, ELECTRICITY),
+                    placeholder=f"{core_default_electricity():g} (default)"),
+                    note=self._electricity_note(), id="f-electricity")
+                yield FormField("power cap kW", text_input(
+                    show_number(self.state.power_cap_kw), "power-cap",
+                    lambda t: parse_optional(t, CAP), placeholder="none"),
+                    note="[dim]optional site or rack limit[/]", id="f-cap")
+                yield FormField("time premium %", text_input(
+                    show_number(None if self.state.time_premium is None
+                                else self.state.time_premium * 100), "premium",
+                    lambda t: parse_optional(t, PREMIUM),
+                    placeholder=f"{core_time_premium() * 100:g} (default)"),
+                    note=self._premium_note(), id="f-premium")
 
     def on_mount(self) -> None:
         self._rebuild_prices()
@@ -53,6 +121,7 @@ class TargetsScreen(StepScreen):
         """The current GPU may have changed on Welcome: marks and price rows follow."""
         self.query_one(CatalogTable).refresh_marks()
         self._rebuild_prices()
+        self._price_notes()
         super().refresh_view()
 
     def _mark(self, gpu_id: str) -> str:
@@ -60,39 +129,73 @@ class TargetsScreen(StepScreen):
             return "now"
         return "✓" if gpu_id in self.state.targets else ""
 
-    def _price_note(self, gpu_id: str) -> str:
-        if gpu_id in self.state.quotes:
-            return "your quote"
-        price = self.ctx.catalog.default_price(gpu_id)
+    # -- notes ------------------------------------------------------------------------
+
+    def _price_note(self, gpu_id: str) -> tuple[str, bool]:
+        """What the price used will be, and where it comes from."""
+        catalog = self.ctx.catalog
+        entry = self.state.quotes.get(gpu_id)
+        if entry is not None:
+            kind, value = entry
+            if kind == "usd":
+                return "your quote", False
+            base = self.state.current_price(catalog)
+            if base is None:
+                return f"✘ {self.state.current} has no price to multiply: quote it", True
+            return (f"= ${value * base:,.2f}/h ({value:g} × {self.state.current}'s "
+                    f"${base:,.2f})"), False
+        price = catalog.default_price(gpu_id)
         if price is None:
-            return "[$warning]no default: quote a price[/]"
-        return f"[$warning]default[/]: {price.label}"
+            return "[$warning]no default price: quote one[/]", False
+        return f"[$warning]default[/] [dim]{escape(price.label)}[/]", False
+
+    def _price_notes(self) -> None:
+        for row in self.query(PriceRow):
+            price = row.query_one(f"#price-{field_id(row.gpu_id)}", Input)
+            if not price.is_valid:
+                continue
+            note, error = self._price_note(row.gpu_id)
+            count = self.state.counts.get(row.gpu_id)
+            if count is not None:
+                note = f"{count} GPUs; {note}"
+            row.set_note(note, error)
 
     def _electricity_note(self) -> str:
         if self.state.electricity_usd_per_kwh is None:
-            return "[$warning]default[/]"
+            return "[$warning]default[/] [dim](advisor's)[/]"
         return "your price"
 
+    def _premium_note(self) -> str:
+        text = "[dim]extra $/token worth paying to finish sooner[/]"
+        if self.state.time_premium is None:
+            return f"[$warning]default[/] {text}"
+        return text
+
     def _rebuild_prices(self) -> None:
-        """One price row per GPU to price; rebuilt only when that list changes (mounting
-        rows is most of what a revisit costs)."""
-        gpus = self.state.gpus_for_pricing()
+        """One price row per GPU to price; rebuilt only when that list changes."""
+        gpus = self.state.gpus()
         if gpus == self._priced:
             return
         self._priced = gpus
         box = self.query_one("#prices", Vertical)
         box.remove_children()
+        catalog = self.ctx.catalog
+        gpus_default = int(self.state.given.get("gpus", core_default("gpus")))
         rows = []
         for gpu_id in gpus:
-            default = self.ctx.catalog.default_price(gpu_id)
-            label = f"{gpu_id} (now)" if gpu_id == self.state.current else gpu_id
-            rows.append(FormField(label, Input(
-                value=_num(self.state.quotes.get(gpu_id)),
-                placeholder=f"{default.usd_per_hour:.2f}" if default else "quote",
-                id=field_id(gpu_id), type="number", compact=True, valid_empty=True,
-                validators=[Number(minimum=0.01, maximum=200)], name=gpu_id),
-                note=self._price_note(gpu_id)))
+            default = catalog.default_price(gpu_id)
+            count = self.state.counts.get(gpu_id)
+            rows.append(PriceRow(
+                gpu_id, gpu_id == self.state.current, show_price(self.state.quotes.get(gpu_id)),
+                "" if count is None else str(count),
+                f"{default.usd_per_hour:.2f}" if default else "quote", gpus_default))
+        width = max([len(g) for g in gpus] + [8]) + 7
+        for row in rows:
+            row.label_width = width
         box.mount_all(rows)
+        self.call_after_refresh(self._price_notes)
+
+    # -- events -----------------------------------------------------------------------
 
     @on(CatalogTable.Selected)
     def _toggle(self, event: CatalogTable.Selected) -> None:
@@ -103,50 +206,93 @@ class TargetsScreen(StepScreen):
             return
         if gpu_id in self.state.targets:
             self.state.targets.remove(gpu_id)
+            self.state.counts.pop(gpu_id, None)
         else:
             self.state.targets.append(gpu_id)
         self.query_one(CatalogTable).refresh_marks()
         self._rebuild_prices()
         self.refresh_nav()
 
+    def _row_of(self, widget: Input) -> PriceRow:
+        row = widget.parent
+        assert isinstance(row, PriceRow)
+        return row
+
     @on(Input.Changed, "#prices Input")
-    def _quote(self, event: Input.Changed) -> None:
+    def _price_typed(self, event: Input.Changed) -> None:
         gpu_id = event.input.name
         assert gpu_id is not None
-        if event.value and event.validation_result and event.validation_result.is_valid:
-            self.state.quotes[gpu_id] = float(event.value)
+        row = self._row_of(event.input)
+        result = event.validation_result
+        if result is not None and not result.is_valid:
+            row.set_note(f"✘ {result.failure_descriptions[0]}", True)
+            self.refresh_nav()
+            return
+        if event.input.id and event.input.id.startswith("count-"):
+            count = parse_optional(event.value, COUNT)
+            if count is None:
+                self.state.counts.pop(gpu_id, None)
+            else:
+                self.state.counts[gpu_id] = int(count)
         else:
-            self.state.quotes.pop(gpu_id, None)
-        event.input.parent.set_note(self._price_note(gpu_id))  # type: ignore[union-attr]
+            entry = parse_price_or_blank(event.value, gpu_id != self.state.current)
+            if entry is None:
+                self.state.quotes.pop(gpu_id, None)
+            else:
+                self.state.quotes[gpu_id] = entry
+        self._price_notes()
         self.refresh_nav()
 
     @on(Input.Changed, "#electricity")
     def _electricity(self, event: Input.Changed) -> None:
-        valid = bool(event.validation_result and event.validation_result.is_valid)
-        self.state.electricity_usd_per_kwh = float(event.value) if event.value and valid else None
-        self.query_one("#electricity").parent.set_note(  # type: ignore[union-attr]
-            self._electricity_note())
+        if event.validation_result and event.validation_result.is_valid:
+            self.state.electricity_usd_per_kwh = parse_optional(event.value, ELECTRICITY)
+        self.query_one("#f-electricity", FormField).set_note(self._electricity_note())
         self.refresh_nav()
 
     @on(Input.Changed, "#power-cap")
     def _power_cap(self, event: Input.Changed) -> None:
-        valid = bool(event.validation_result and event.validation_result.is_valid)
-        self.state.power_cap_kw = float(event.value) if event.value and valid else None
+        if event.validation_result and event.validation_result.is_valid:
+            self.state.power_cap_kw = parse_optional(event.value, CAP)
+        self.refresh_nav()
+
+    @on(Input.Changed, "#premium")
+    def _premium(self, event: Input.Changed) -> None:
+        if event.validation_result and event.validation_result.is_valid:
+            value = parse_optional(event.value, PREMIUM)
+            self.state.time_premium = None if value is None else value / 100
+        self.query_one("#f-premium", FormField).set_note(self._premium_note())
         self.refresh_nav()
 
     def ready(self) -> tuple[bool, str]:
         if not self.state.targets:
             return False, "add at least one target GPU"
-        invalid = [i.name or i.id for i in self.query(Input) if not i.is_valid]
+        invalid = [i for i in self.query(Input) if i.id != "search" and not i.is_valid]
         if invalid:
-            return False, f"fix the invalid value: {invalid[0]}"
-        unpriced = [g for g in self.state.gpus_for_pricing()
+            what = invalid[0].name or invalid[0].id or "a field"
+            return False, f"fix the invalid value: {what}"
+        unpriced = [g for g in self.state.gpus()
                     if g not in self.state.quotes and self.ctx.catalog.default_price(g) is None]
         if unpriced:
-            return False, f"quote a price for {', '.join(unpriced)}"
+            return True, f"no price for {', '.join(unpriced)}: $/token is left out for it"
+        try:
+            self.state.resolved_prices(self.ctx.catalog)
+        except ValueError as exc:
+            return False, str(exc)
         n = len(self.state.targets)
-        return True, f"{n} target{'s' if n > 1 else ''}: {', '.join(self.state.targets)}"
+        return True, f"{n} target{'s' if n > 1 else ''}: {', '.join(self.state.target_specs())}"
 
 
-def _num(value: float | None) -> str:
-    return "" if value is None else f"{value:g}"
+def core_default_electricity() -> float:
+    from advisor.core import DEFAULT_ELECTRICITY_USD_PER_KWH
+
+    return float(DEFAULT_ELECTRICITY_USD_PER_KWH)
+
+
+def core_time_premium() -> float:
+    from advisor.core import Answers
+
+    return float(Answers.model_fields["time_premium"].default)
+
+
+__all__ = ["Any", "TargetsScreen"]

@@ -55,6 +55,9 @@ class WelcomeScreen(StepScreen):
         self.show_hardware()
         super().refresh_view()
 
+    def hardware_changed(self) -> None:
+        self.show_hardware()
+
     def show_hardware(self) -> None:
         """Fill in the box panel; called again when detection finishes after first paint."""
         hw = self.ctx.hardware

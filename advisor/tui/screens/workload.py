@@ -1,53 +1,57 @@
-"""Step 2: what runs. Mode, model, sequence lengths, batch and packing, precision,
-parallelism, GPU count and token budget, each validated inline as it is typed;
-cross-field rules come from the engine's `Workload` and show beside Next."""
+"""Step 2: what runs. The common path (mode, model, sequence lengths, GPUs, precision,
+token budget) on top; everything else the engine uses in an "Advanced" group: the layout
+as you run it today (global batch, micro-batch, sharding, recompute, optimizer, offload,
+fused kernels, TP/PP/CP/EP, nodes), the kernels, and for serving the output length, KV
+cache dtype and latency limits.
+
+A field left blank is not an answer: the engine's default applies, and the row says which
+value that is and where it comes from, beside the layout the engine re-tunes to on the
+current GPU. Cross-field rules are the engine's own (`Workload`), shown beside Next.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, get_args
+from typing import TYPE_CHECKING, Any
 
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical
-from textual.validation import Integer
-from textual.widgets import Checkbox, Input, Label, Select, Static
+from textual.containers import Vertical, VerticalScroll
+from textual.markup import escape
+from textual.widgets import Collapsible, Input, Label, Select, Static
 
-from advisor.core.model.presets import PRESETS
-from advisor.core.model.workload import TRAINING_MODES, Precision
-from advisor.tui.forms import (
-    CUSTOM,
-    FORM_DEFAULTS,
-    build_workload,
-    format_count,
-    format_seq_lens,
-    hidden_settings,
-    packs,
-    parse_budget,
-    parse_seq_lens,
+from advisor.tui.fields import (
+    DIMS,
+    FIELDS,
+    PLACEHOLDER,
+    FieldDef,
+    choice_label,
+    core_default,
+    field_for,
+    is_required,
+    show_value,
 )
+from advisor.tui.fields import any_field_def as any_field
+from advisor.tui.numbers import echo, format_seq_lens, needs_echo, show_number
 from advisor.tui.screens.base import StepScreen
-from advisor.tui.widgets.field import FormField, Parsed, sync_input
+from advisor.tui.widgets.field import FormField, text_input
+from advisor.tui.words import humanize
 
-MODES = (("Pre-training", "pretrain"), ("Fine-tuning (full)", "finetune"),
-         ("LoRA fine-tuning", "lora"), ("Inference: prefill", "prefill"),
-         ("Inference: decode", "decode"))
-SHARDING = (("DDP: no sharding", 0), ("ZeRO-1: optimizer", 1), ("ZeRO-2: + gradients", 2),
-            ("FSDP / ZeRO-3", 3))
-DIMS = (("layers", "layers", 1, 1024), ("hidden", "hidden size", 64, 65536),
-        ("heads", "attention heads", 1, 1024), ("kv_heads", "KV heads", 1, 1024),
-        ("ffn", "FFN size", 64, 262144), ("vocab", "vocabulary", 256, 1_048_576))
-PARSERS: dict[str, Callable[[str], object]] = {"seq_lens": parse_seq_lens,
-                                               "token_budget": parse_budget}
+if TYPE_CHECKING:
+    from advisor.core import LayoutChoice, Report
 
-
-def _int_input(key: str, value: int, low: int, high: int) -> Input:
-    return Input(str(value), id=key, type="integer", compact=True,
-                 validators=[Integer(minimum=low, maximum=high)])
+CUSTOM = "custom"
+KEYS = tuple(dict.fromkeys(f.key for f in FIELDS))
+"""One row per workload field; a field with a label per mode (micro-batch / requests in
+flight) relabels as the mode changes."""
+COMMON = tuple(k for k in KEYS if not any(f.advanced for f in FIELDS if f.key == k))
 
 
-def _select(key: str, options: Any, value: Any) -> Select[Any]:
-    return Select(options, value=value, id=key, allow_blank=False, compact=True)
+def retuned_value(key: str, layout: LayoutChoice) -> Any:
+    """The re-tuned layout's choice for a field, or None when the layout does not set it."""
+    if key == "global_batch":
+        dp = layout.gpus // (layout.tp * layout.pp * layout.cp)
+        return layout.micro_batch * layout.accumulation * dp
+    return getattr(layout, key, None)
 
 
 class WorkloadScreen(StepScreen):
@@ -55,122 +59,300 @@ class WorkloadScreen(StepScreen):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        for key, value in FORM_DEFAULTS.items():
-            self.state.workload.setdefault(key, value)
+        self._dims: dict[str, int] = {}
+        self._layout: LayoutChoice | None = None
+        self._defaults: dict[str, tuple[str, str]] = {}
+        """Field -> (value, source) from the last report's list of defaults."""
+
+    @property
+    def mode(self) -> str:
+        return str(self.state.given.get("mode", core_default("mode")))
+
+    # -- building ---------------------------------------------------------------------
 
     def compose_body(self) -> ComposeResult:
-        w = self.state.workload
+        from advisor.core import PRESETS
+
+        given = self.state.given
         models = [(f"{name} ({spec.params_total / 1e9:.1f}B)", name)
                   for name, spec in PRESETS.items()] + [("custom dimensions", CUSTOM)]
-        with Horizontal(id="form"):
-            with Vertical(id="form-model"):
-                yield Label("[b]Model[/b]", classes="prompt")
-                yield FormField("mode", _select("mode", MODES, w["mode"]))
-                yield FormField("model", _select("preset", models, w["preset"]))
-                yield Static("", id="model-info", markup=True)
-                yield Vertical(id="dims")
-            with Vertical(id="form-run"):
-                yield Label("[b]Run[/b]", classes="prompt")
-                yield FormField("seq lengths", Input(
-                    format_seq_lens(w["seq_lens"]), id="seq_lens", compact=True,
-                    validators=[Parsed(parse_seq_lens)]), note="to sweep, e.g. 4k, 32k")
-                yield FormField("micro-batch", _int_input("micro_batch", w["micro_batch"], 1, 4096),
-                                note="sequences per GPU")
-                yield FormField("packing", Checkbox("documents packed, doc mask", w["packing"],
-                                                    id="packing", compact=True), id="f-packing")
-                yield FormField("mean doc len", _int_input("doc_len", w["doc_len"], 1, 10**7),
-                                note="tokens per packed document", id="f-doc_len")
-                yield FormField("precision", _select("precision",
-                                                     [(p, p) for p in get_args(Precision)],
-                                                     w["precision"]))
-                yield FormField("sharding", _select("zero_stage", SHARDING, w["zero_stage"]),
-                                id="f-zero_stage")
-                yield FormField("tensor parallel", _int_input("tp", w["tp"], 1, 1024),
-                                note="GPUs per TP group")
-                yield FormField("recompute", Checkbox("activation checkpointing",
-                                                      w["checkpointing"], id="checkpointing",
-                                                      compact=True), id="f-checkpointing")
-                yield FormField("GPUs", _int_input("gpus", w["gpus"], 1, 100000),
-                                note="how many run the job")
-                yield FormField("token budget", Input(
-                    format_count(w["token_budget"]), id="token_budget", compact=True,
-                    placeholder="none", valid_empty=True, validators=[Parsed(parse_budget)]),
-                    note="to train or serve, e.g. 300B")
-                kept = self._kept()
-                if kept:
-                    yield Static(kept, id="kept", markup=True)
+        with VerticalScroll(id="form", can_focus=False):
+            yield Static("Blank or untouched fields use the engine's defaults (dim); "
+                         "each row says which value and where it comes from.",
+                         classes="prompt", id="form-intro")
+            yield FormField("model", Select(models, value=self._preset(), id="preset",
+                                            allow_blank=False, compact=True), id="f-model")
+            yield Static("", id="model-info", markup=True)
+            yield Vertical(id="dims")
+            for key in COMMON:
+                yield self._row(key, given)
+            with Collapsible(title="Advanced: the layout you run today, kernels, serving limits",
+                             id="advanced", collapsed=not self._advanced_given()):
+                yield Static("", id="retuned-intro", markup=True)
+                for key in KEYS:
+                    if key not in COMMON:
+                        yield self._row(key, given)
+
+    def _advanced_given(self) -> bool:
+        return any(k not in COMMON for k in self.state.given if k not in ("model", "seq_lens"))
+
+    def _preset(self) -> str:
+        model = self.state.given.get("model")
+        return model if isinstance(model, str) else CUSTOM
+
+    def _row(self, key: str, given: dict[str, Any]) -> FormField:
+        f = field_for(key, self.mode) or any_field(key)
+        if f.kind == "choice":
+            widget: Any = Select(f.choices, value=given.get(key, Select.NULL), id=key,
+                                 allow_blank=True, compact=True,
+                                 prompt=f"{choice_label(f, core_default(key))} (default)")
+        else:
+            value = given.get(key)
+            text = "" if value is None else (format_seq_lens(value) if f.kind == "list"
+                                              else show_number(value))
+            widget = text_input(text, key, self._parser(key),
+                                placeholder=self._placeholder(f))
+            if f.kind == "list":
+                widget.add_class("-wide")
+        return FormField(f.label, widget, id=f"f-{key}")
+
+    def _parser(self, key: str) -> Any:
+        def parse(text: str) -> Any:
+            f = field_for(key, self.mode) or any_field(key)
+            if not text.strip() and key == "seq_lens":
+                raise ValueError("the engine needs at least one sequence length, e.g. 4k")
+            return f.parse(text)
+        return parse
+
+    def _placeholder(self, f: FieldDef) -> str:
+        if is_required(f.key):
+            return "required"
+        default = core_default(f.key)
+        shown = PLACEHOLDER.get(f.key, "none") if default is None else show_value(f, default)
+        return f"{shown} (default)"
 
     def on_mount(self) -> None:
-        self._show_optional()
-        self.query_one("#mode").focus()
+        self._show_model()
+        self._show_mode()
+        self._intro()
+        self._notes()
+        self.query_one("#preset").focus()
+        self.wizard.request("preview")
 
     def refresh_view(self) -> None:
-        """The configurations step edits the token budget too."""
-        sync_input(self.query_one("#token_budget", Input), self.state.workload["token_budget"],
-                   parse_budget, format_count)
+        """Other steps edit the token budget and the current GPU."""
+        budget = self.query_one("#token_budget", Input)
+        value = self.state.given.get("token_budget")
+        try:
+            same = any_field("token_budget").parse(budget.value) == value
+        except ValueError:
+            same = True
+        if not same:
+            budget.value = show_number(value)
+        self.wizard.request("preview")
         super().refresh_view()
 
-    def _kept(self) -> str:
-        """What a resumed report sets that this form has no field for: kept as it was."""
-        loaded = self.state.loaded
-        kept = hidden_settings(loaded.workload) if loaded is not None else []
-        return f"[dim]also from the report (no field here): {', '.join(kept)}[/]" if kept else ""
+    # -- notes: defaults, interpretation, re-tuned layout ---------------------------------
 
-    def _dim_fields(self) -> list[FormField]:
-        w = self.state.workload
-        return [FormField(label, _int_input(key, w[key], low, high), note=f"{low:,}–{high:,}",
-                          id=f"f-{key}") for key, label, low, high in DIMS]
+    def computed(self, kind: str, report: Report) -> None:
+        if kind != "preview":
+            return
+        d = report.decision
+        sweep = d.current.sweep
+        self._layout = sweep[0].layout if sweep else None
+        self._defaults = {x.field.removeprefix("workload."): (x.value, x.source)
+                          for x in d.defaults}
+        self._intro()
+        self._notes()
 
-    def _show_optional(self) -> None:
-        """Custom dimensions are mounted only when chosen: six rows fewer to build per visit."""
-        custom = self.state.workload["preset"] == CUSTOM
+    def _intro(self) -> None:
+        layout = self._layout
+        serving = self.mode not in ("pretrain", "finetune", "lora")
+        text = ("[dim]blank: as the engine's default; [/][$accent]re-tuned[/][dim]: what the "
+                f"engine picks on {escape(self.state.current or '')} (the verdict's basis, "
+                "beside your layout as run):[/] "
+                + escape(layout.describe(serving)) if layout is not None else
+                "[dim]blank: as the engine's default; the re-tuned layout shows once the "
+                "engine has the answers[/]")
+        self.query_one("#retuned-intro", Static).update(text)
+
+    def compute_failed(self, kind: str, text: str) -> None:
+        if kind == "preview":
+            self._layout = None
+            self._intro()
+            self._notes()
+
+    def _note(self, key: str) -> str:
+        f = field_for(key, self.mode)
+        if f is None:
+            return ""
+        row = self.query_one(f"#f-{key}", FormField)
+        widget = row.field
+        typed = key in self.state.given and key not in self.state.examples
+        parts: list[str] = []
+        if key in self.state.examples:
+            parts.append("[$warning]example value[/]: type yours")
+        elif typed:
+            if isinstance(widget, Input) and needs_echo(widget.value) and f.kind != "list":
+                value = self.state.given[key]
+                parts.append(echo(value, f.unit))
+            parts.append(f"[dim]{escape(f.hint)}[/]" if f.hint else "")
+        else:
+            value, source = self._defaults.get(key, (None, "advisor's default"))
+            default = core_default(key)
+            plain = show_value(f, default) if default is not None else None
+            shown = show_value(f, value) if value is not None else None
+            extra = f" {escape(shown)}" if shown is not None and shown != plain else ""
+            source = "advisor's" if source == "advisor's default" else humanize(source)
+            parts.append(f"[$warning]default[/]{extra} [dim]({escape(source)})[/]")
+            if f.hint and f.kind == "choice":
+                parts.append(f"[dim]{escape(f.hint)}[/]")
+        layout = self._layout
+        if layout is not None:
+            chosen = retuned_value(key, layout)
+            if chosen is not None and key not in ("gpus",):
+                parts.append(f"[$accent]re-tuned:[/] {escape(show_value(f, chosen))}")
+        return "  ".join(p for p in parts if p)
+
+    def _notes(self) -> None:
+        for key in KEYS:
+            if field_for(key, self.mode) is not None:
+                self.query_one(f"#f-{key}", FormField).set_note(self._note(key))
+
+    # -- model and mode -------------------------------------------------------------------
+
+    def _show_mode(self) -> None:
+        mode = self.mode
+        for key in KEYS:
+            row = self.query_one(f"#f-{key}", FormField)
+            f = field_for(key, mode)
+            row.display = f is not None
+            if f is not None:
+                row.set_label(f.label)
+                widget = row.field
+                if isinstance(widget, Input):
+                    widget.placeholder = self._placeholder(f)
+                    widget.validate(widget.value)
+
+    def _show_model(self) -> None:
+        """Custom dimensions are mounted only when chosen."""
+        from advisor.core import PRESETS
+
+        preset = self._preset()
         dims = self.query_one("#dims", Vertical)
-        if custom and not dims.children:
-            dims.mount_all(self._dim_fields())
-        elif not custom and dims.children:
-            dims.remove_children()
-        w = self.state.workload
-        training = w["mode"] in TRAINING_MODES
-        for field in ("#f-zero_stage", "#f-checkpointing"):
-            self.query_one(field).display = training
-        self.query_one("#f-packing").display = packs(w["mode"])
-        self.query_one("#f-doc_len").display = bool(w["packing"]) and packs(w["mode"])
         info = self.query_one("#model-info", Static)
-        info.display = not custom
-        if not custom:
-            m = PRESETS[self.state.workload["preset"]]
-            moe = f", MoE {m.active_experts}/{m.experts} experts" if m.experts else ""
-            info.update(f"[dim]{m.params_total / 1e9:.1f}B params, {m.layers} layers, hidden "
-                        f"{m.hidden}, {m.heads} heads / {m.kv_heads} KV{moe}[/]")
+        if preset == CUSTOM:
+            if not dims.children:
+                model = self.state.given.get("model")
+                base = model if isinstance(model, dict) else {}
+                self._dims = {f.key: base[f.key] for f in DIMS if f.key in base}
+                dims.mount_all([FormField(f.label, text_input(
+                    show_number(self._dims.get(f.key)), f"dim-{f.key}", self._dim_parser(f)),
+                    note=f"e.g. {f.spec.example}" if f.spec else "", id=f"f-dim-{f.key}")
+                    for f in DIMS])
+            info.display = False
+            return
+        if dims.children:
+            dims.remove_children()
+        m = PRESETS[preset]
+        moe = f", MoE {m.active_experts}/{m.experts} experts" if m.experts else ""
+        info.display = True
+        note = "  [$warning]example model: choose yours[/]" \
+            if "model" in self.state.examples else ""
+        info.update(f"[dim]{m.params_total / 1e9:.1f}B params, {m.layers} layers, hidden "
+                    f"{m.hidden}, {m.heads} heads / {m.kv_heads} KV{moe}[/]{note}")
+
+    def _dim_parser(self, f: FieldDef) -> Any:
+        def parse(text: str) -> Any:
+            if not text.strip():
+                raise ValueError(f"{f.label}: needed for a custom model, e.g. "
+                                 f"{f.spec.example if f.spec else ''}")
+            return f.parse(text)
+        return parse
+
+    # -- events -----------------------------------------------------------------------
 
     @on(Select.Changed)
-    def _select(self, event: Select.Changed) -> None:
-        if event.select.id and event.value is not Select.NULL:
-            self.state.workload[event.select.id] = event.value
-        self._show_optional()
-        self.refresh_nav()
+    def _selected(self, event: Select.Changed) -> None:
+        key = event.select.id
+        if key is None:
+            return
+        if key == "preset":
+            self._model_chosen(event.value)
+        else:
+            value = None if event.value is Select.NULL else event.value
+            if self.state.given.get(key) != value:
+                self.state.give(key, value)
+            if key == "mode":
+                self._show_mode()
+        self._changed()
 
-    @on(Checkbox.Changed)
-    def _checked(self, event: Checkbox.Changed) -> None:
-        if event.checkbox.id:
-            self.state.workload[event.checkbox.id] = event.value
-        self._show_optional()
-        self.refresh_nav()
+    def _model_chosen(self, value: Any) -> None:
+        from advisor.core import PRESETS
+
+        if value == CUSTOM:
+            if not isinstance(self.state.given.get("model"), dict):
+                current = self.state.given.get("model")
+                spec = PRESETS.get(current) if isinstance(current, str) else None
+                dims = {f.key: getattr(spec, f.key) for f in DIMS} if spec else {}
+                self.state.give("model", {"name": "custom", **dims})
+        elif value is not Select.NULL and self.state.given.get("model") != value:
+            self.state.give("model", value)
+        self._show_model()
 
     @on(Input.Changed)
     def _typed(self, event: Input.Changed) -> None:
-        key = event.input.id
-        if key and event.validation_result and event.validation_result.is_valid:
-            self.state.workload[key] = PARSERS.get(key, int)(event.value)
+        key = event.input.id or ""
+        valid = bool(event.validation_result and event.validation_result.is_valid)
+        if key.startswith("dim-"):
+            if valid:
+                self._dims[key.removeprefix("dim-")] = int(
+                    next(f for f in DIMS if f"dim-{f.key}" == key).parse(event.value))
+                model = self.state.given.get("model")
+                base = model if isinstance(model, dict) else {"name": "custom"}
+                self.state.give("model", {**base, **self._dims})
+        elif valid and key in KEYS:
+            f = field_for(key, self.mode) or any_field(key)
+            value = f.parse(event.value)
+            if key in self.state.examples and value == self.state.given.get(key):
+                pass  # the example as it mounted, not typed
+            elif self.state.given.get(key) != value or key in self.state.examples:
+                self.state.give(key, value)
+        self._changed()
+
+    def _changed(self) -> None:
+        self._notes()
         self.refresh_nav()
+        if self.is_current and self._workload_error() is None:
+            self.wizard.request("preview")
+
+    # -- Next -----------------------------------------------------------------------
+
+    def _workload_error(self) -> str | None:
+        from pydantic import ValidationError
+
+        from advisor.core import InputError, Workload
+        try:
+            Workload.model_validate(self.state.workload_data())
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            return humanize(str(err["msg"]).removeprefix("Value error, "))
+        except InputError as exc:
+            return humanize(exc.message)
+        return None
 
     def ready(self) -> tuple[bool, str]:
         bad = [f for f in self.query(FormField) if f.display and f.has_class("-invalid")]
         if bad:
             return False, f"fix {bad[0].label} first"
-        try:
-            wl = build_workload(self.state.workload)
-        except ValueError as exc:
-            return False, str(exc)
+        error = self._workload_error()
+        if error is not None:
+            return False, error
+        from advisor.core import Workload
+
+        wl = Workload.model_validate(self.state.workload_data())
         return True, (f"{wl.model.name}: {wl.model.params_total / 1e9:.1f}B params on "
                       f"{wl.gpus} GPUs, {wl.precision}")
+
+
+__all__ = ["Label", "WorkloadScreen"]

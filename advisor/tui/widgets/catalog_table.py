@@ -7,18 +7,22 @@ decides what a selected row means and what the mark column says.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import ClassVar
+from typing import TYPE_CHECKING
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.events import Key
 from textual.message import Message
-from textual.validation import Number
 from textual.widgets import DataTable, Input, Select
 
-from advisor.core.model.catalog import Catalog, Gpu
+from advisor.tui.numbers import NumberSpec, parse_optional
+from advisor.tui.widgets.field import Parsed
+
+if TYPE_CHECKING:
+    from advisor.core import Catalog, Gpu
+
+MIN_MEM = NumberSpec("minimum memory", low=0, high=4096, suffixes=False, example="80")
 
 
 def fmt(value: float | None, digits: int = 0) -> str:
@@ -35,9 +39,8 @@ def _clip(text: str, width: int) -> str:
 
 
 class CatalogTable(Vertical):
-    """Filters on top, one row per GPU below; enter or space selects the highlighted row."""
-
-    BINDINGS: ClassVar = [Binding("space", "select_row", "Select", show=False)]
+    """Filters on top, one row per GPU below. Typing searches and never selects: only
+    Enter selects the highlighted row (a space is part of a search such as "rtx pro")."""
 
     class Selected(Message):
         def __init__(self, gpu_id: str) -> None:
@@ -60,8 +63,8 @@ class CatalogTable(Vertical):
             yield Select([(v, v) for v in vendors], prompt="any vendor", id="vendor",
                          compact=True)
             yield Select([(a, a) for a in archs], prompt="any arch", id="arch", compact=True)
-            yield Input(placeholder="min GB", id="min-mem", type="number", compact=True,
-                        validators=[Number(minimum=0)], valid_empty=True)
+            yield Input(placeholder="min GB", id="min-mem", compact=True,
+                        validators=[Parsed(lambda t: parse_optional(t, MIN_MEM))])
         yield DataTable(cursor_type="row", zebra_stripes=True, id="gpus")
 
     def on_mount(self) -> None:
@@ -89,8 +92,10 @@ class CatalogTable(Vertical):
         vendor = self.query_one("#vendor", Select).value
         arch = self.query_one("#arch", Select).value
         min_mem_input = self.query_one("#min-mem", Input)
-        min_mem = float(min_mem_input.value) if min_mem_input.value and min_mem_input.is_valid \
-            else 0.0
+        try:
+            min_mem = parse_optional(min_mem_input.value, MIN_MEM) or 0.0
+        except ValueError:
+            min_mem = 0.0
         gpus = self.catalog.match(query)
         return [g for g in gpus
                 if (vendor is Select.NULL or g.vendor == vendor)
@@ -141,15 +146,20 @@ class CatalogTable(Vertical):
         """Typing on the table filters it in place: users type "h100" before reading a prompt.
 
         Focus stays on the table (moving it would race fast typists), and the
-        first key after a selection starts a new search.
+        first key after a selection starts a new search. Space is text here, never a
+        selection; "?" is left for the help screen.
         """
         if not self.query_one("#gpus", DataTable).has_focus:
             return
         search = self.query_one("#search", Input)
+        char = event.character
+        if char == " " and self.fresh:
+            event.stop()  # a space starts no search and selects nothing
+            return
         if event.key == "backspace":
             search.value = search.value[:-1]
-        elif event.character and event.character.isprintable() and event.character != " ":
-            search.value = event.character if self.fresh else search.value + event.character
+        elif char and char.isprintable() and char != "?":
+            search.value = char if self.fresh else search.value + char
             self.fresh = False
         else:
             return
@@ -166,9 +176,3 @@ class CatalogTable(Vertical):
         if event.row_key.value is not None:
             self.fresh = True
             self.post_message(self.Selected(event.row_key.value))
-
-    def action_select_row(self) -> None:
-        gpu_id = self.highlighted()
-        if gpu_id is not None:
-            self.fresh = True
-            self.post_message(self.Selected(gpu_id))

@@ -7,11 +7,10 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from advisor.tui.forms import format_seq_lens
+from advisor.tui.numbers import format_seq_lens
 
 if TYPE_CHECKING:
-    from advisor.core.decide import Decision
-    from advisor.core.economics.configs import ConfigSweep
+    from advisor.core import ConfigSweep, Decision
 
 EIGHTHS = " ▏▎▍▌▋▊▉"
 
@@ -40,7 +39,8 @@ def speedup_chart(decision: Decision, width: int = 16) -> str:
         for cur, p in zip(decision.current.sweep, t.sweep, strict=True):
             label = format_seq_lens((p.seq_len,)).rjust(6)
             if p.speedup is None:
-                why = ("does not fit" if not p.fits else
+                blocked = t.verdict is not None and t.verdict.kind == "blocked-by-gate"
+                why = ("blocked at a gate" if blocked else "does not fit" if not p.fits else
                        f"{decision.current.gpu} does not fit" if not cur.fits else "not projected")
                 lines.append(f"{label} [dim]{why}[/]")
                 continue

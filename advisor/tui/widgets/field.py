@@ -1,4 +1,9 @@
-"""One form row: label, input, and a note that turns into the error while input is invalid."""
+"""One form row: label, input, and a note that turns into the error while input is invalid.
+
+Number inputs are plain text inputs: Textual's `type="integer"` drops characters it does
+not expect ("4.5" becomes "45"), so here the text stays as typed and a validator either
+takes it or says why not.
+"""
 
 from __future__ import annotations
 
@@ -14,11 +19,12 @@ from textual.widgets import Input, Label
 
 
 class FormField(Horizontal):
-    """Errors show inline, on the row that caused them, as the user types."""
+    """Errors show inline, on the row that caused them, as the user types; long notes and
+    errors wrap onto more lines instead of being cut off."""
 
     def __init__(self, label: str, field: Widget | None = None, note: str = "",
-                 id: str | None = None) -> None:
-        super().__init__(id=id, classes="form-field")
+                 id: str | None = None, classes: str = "") -> None:
+        super().__init__(id=id, classes=f"form-field {classes}".strip())
         self.label = label
         self.field = field
         self.note = note
@@ -30,7 +36,14 @@ class FormField(Horizontal):
             yield self.field
         yield Label(self.note, classes="field-note", markup=True)
 
+    def set_label(self, label: str) -> None:
+        if label != self.label:
+            self.label = label
+            self.query_one(".field-label", Label).update(label)
+
     def set_note(self, note: str) -> None:
+        if note == self.note:
+            return
         self.note = note
         if self.error is None:
             self.query_one(".field-note", Label).update(note)
@@ -41,7 +54,13 @@ class FormField(Horizontal):
             return
         self.error = error
         self.set_class(error is not None, "-invalid")
-        self.query_one(".field-note", Label).update(error if error is not None else self.note)
+        note = self.query_one(".field-note", Label)
+        if error is None:
+            note.update(self.note)
+        else:
+            from textual.content import Content
+
+            note.update(Content.styled(f"✘ {error}", "$error"))
 
     @on(Input.Changed)
     def _validate(self, event: Input.Changed) -> None:
@@ -65,9 +84,20 @@ class Parsed(Validator):
         return self.success()
 
 
-def sync_input(field: Input, value: object, parse: Callable[[str], object],
+def text_input(value: str, id: str, parse: Callable[[str], object], placeholder: str = "",
+               name: str | None = None) -> Input:
+    """A compact text input validated by `parse` (blank is passed to `parse` too)."""
+    return Input(value, id=id, compact=True, placeholder=placeholder, name=name,
+                 validators=[Parsed(parse)], valid_empty=False)
+
+
+def sync_input(field: Input, value: Any, parse: Callable[[str], object],
                show: Callable[[Any], str]) -> None:
     """Show a value another step changed; a field that already says it, or that holds a
     half-typed invalid entry, is left alone."""
-    if field.is_valid and parse(field.value) != value:
+    try:
+        same = parse(field.value) == value
+    except ValueError:
+        return
+    if not same:
         field.value = show(value)

@@ -3,16 +3,14 @@
 A staged workload (N GPUs run a frozen target's forward pass and feed M GPUs that train
 a drafter; RL rollouts feed a trainer) runs at its slowest stage's pace. The user types
 each stage's GPU, count, measured rate and power (or resumes answers carrying a
-[pipeline]); `advisor.core.economics.stages.analyse_pipeline` runs in a worker, and
-this view shows each stage's rate and its source, the bottleneck, which side starves,
-the split as given, its neighbours (7+1 vs 6+1 vs 5+1) and the best splits of the box.
-
-The spec goes into the answers (`WizardState.pipeline`), so an export writes [pipeline].
+[pipeline]); the spec goes into the answers (`WizardState.pipeline`), the app runs the
+engine, and this view shows the Report's `pipeline`: each stage's rate and its source,
+the bottleneck, which side starves, the split as given, its neighbours (7+1 vs 6+1 vs
+5+1) and the best splits of the box. An export writes the same [pipeline].
 """
 
 from __future__ import annotations
 
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
@@ -21,19 +19,21 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Grid, Horizontal, Vertical, VerticalScroll
 from textual.markup import escape
+from textual.message import Message
 from textual.widgets import Button, DataTable, Input, Static
-from textual.worker import get_current_worker
 
-from advisor.core.economics.pipeline import kw_saved
-from advisor.core.errors import InputError
-from advisor.core.model.options import PipelineSpec, StageSpec
+from advisor.core import InputError, PipelineSpec, kw_saved
 from advisor.textfmt import fmt_num
-from advisor.tui.forms import format_count, parse_budget
+from advisor.tui.fields import any_field_def
 from advisor.tui.state import Context
 
 if TYPE_CHECKING:
-    from advisor.core.economics.pipeline import PipelineBalance
-    from advisor.core.economics.stages import PipelineReport
+    from advisor.core import PipelineBalance, PipelineReport, Report, StageSpec
+
+
+def parse_budget(text: str) -> float | None:
+    value: float | None = any_field_def("token_budget").parse(text)
+    return value
 
 STAGE_COLUMNS = (("name", "stage"), ("gpu", "catalog GPU"), ("gpus", "GPUs"),
                  ("rate", "stage /s"), ("active", "active W"), ("idle", "idle W"))
@@ -54,6 +54,7 @@ INTRO = ("A workload made of stages on their own GPUs (producers feeding a train
 SPLIT_COLUMNS = ("split", "idle", "Ktok/s", "ETA d", "bottleneck", "waits", "kW (band)",
                  "kW saved")
 BAR = 20
+_UNSET = object()
 """Widest bar of the neighbours chart, in cells."""
 
 
@@ -217,7 +218,10 @@ def notes_text(r: PipelineReport) -> str:
 
 
 class PipelinePanel(Vertical):
-    """The stages form and the balance it computes; writes the spec into the answers."""
+    """The stages form and the balance the Report holds; writes the spec into the answers."""
+
+    class Changed(Message):
+        """The spec in the answers changed: the report must be made again."""
 
     def __init__(self, ctx: Context, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -226,7 +230,7 @@ class PipelinePanel(Vertical):
         self._base = ctx.state.pipeline
         """The spec the form was filled from: kept as is until the user edits a field."""
         self._initial: dict[str, str] = {}
-        self._asked: PipelineSpec | None = None
+        self._asked: object = _UNSET
         self.report: PipelineReport | None = None
 
     def _fields(self) -> dict[str, str]:
@@ -239,7 +243,7 @@ class PipelinePanel(Vertical):
                 values[f"pl-{i}-{key}"] = text
         values.update({
             "pl-tpu": _num(base.tokens_per_unit) if base else "",
-            "pl-budget": format_count(base.token_budget) if base else "",
+            "pl-budget": _num(base.token_budget) if base else "",
             "pl-box": str(base.box_gpus) if base and base.box_gpus else "",
             "pl-vary": base.vary or "" if base else ""})
         return values
@@ -329,45 +333,39 @@ class PipelinePanel(Vertical):
             self._status(f"[$warning]Incomplete:[/] {escape(error_line(exc))}")
             self.query_one("#pl-result").display = False
             return
-        self.state.pipeline = spec
+        if spec == self.state.pipeline and spec == self._asked:
+            return  # each input reports once as it mounts
+        self._asked = spec
+        if spec != self.state.pipeline:
+            self.state.pipeline = spec
+            self.post_message(self.Changed())
         if spec is None:
-            self._asked = None
             self.report = None
             self._status("[dim]No pipeline: fill the stages above (or press Example) "
                          " to see its balance.[/]")
             self.query_one("#pl-result").display = False
             return
-        if spec == self._asked:  # each input reports once as it mounts
-            return
-        self._asked = spec
         self._status("[dim]balancing…[/]")
-        self.run_worker(partial(self._analyse, spec, self.state.probes()), thread=True,
-                        exclusive=True, group="pipeline", exit_on_error=False,
-                        description="pipeline balance")
 
-    def _analyse(self, spec: PipelineSpec, probes: dict[str, Any]) -> None:
-        from advisor.core.economics.stages import analyse_pipeline
-
-        try:
-            result: PipelineReport | str = analyse_pipeline(spec, self.ctx.catalog,
-                                                            probes=probes)
-        except Exception as exc:  # shown in place of the balance, as the sweep's errors are
-            result = error_line(exc)
-        if not get_current_worker().is_cancelled:
-            self.app.call_from_thread(self._analysed, spec, result)
-
-    def _analysed(self, spec: PipelineSpec, result: PipelineReport | str) -> None:
-        if spec != self._asked:  # the form has moved on
+    def show_report(self, report: Report) -> None:
+        """The Report made from the answers, this spec included."""
+        spec = self.state.pipeline
+        if spec is None or report.decision.answers.pipeline != spec:
             return
-        if isinstance(result, str):
-            self.report = None
-            self._status(f"[b $error]Cannot balance this pipeline:[/] {escape(result)}")
+        result = report.pipeline
+        if result is None:
+            self._status("[b $error]No balance in the report.[/]")
             self.query_one("#pl-result").display = False
             return
         self.report = result
         self._status("")
         self.query_one("#pl-result").display = True
         self.render_report(result)
+
+    def show_error(self, text: str) -> None:
+        if self.state.pipeline is not None:
+            self._status(f"[b $error]Cannot balance this pipeline:[/] {escape(text)}")
+            self.query_one("#pl-result").display = False
 
     def render_report(self, r: PipelineReport) -> None:
         self.query_one("#pl-head", Static).update(head_text(r))

@@ -1,0 +1,211 @@
+"""The workload form's fields: what each one is called, how it reads what is typed, where
+it applies, and its default, which is always the engine's own (`Workload.model_fields`).
+
+No widgets here: the form renders these, the state uses `applies` to leave out what a
+mode does not take, and the tests check the defaults against core's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, Literal
+
+from advisor.tui.numbers import NumberSpec, format_count, format_seq_lens, parse_list
+
+Kind = Literal["int", "float", "list", "choice"]
+TRAINING = frozenset({"pretrain", "finetune", "lora"})
+SERVING = frozenset({"prefill", "decode", "serve"})
+ALL = TRAINING | SERVING
+
+MODES = (("pre-training", "pretrain"), ("fine-tuning", "finetune"),
+         ("LoRA fine-tuning", "lora"), ("serving", "serve"),
+         ("prefill only", "prefill"), ("decode only", "decode"))
+PRECISIONS = (("bf16", "bf16"), ("fp16", "fp16"), ("fp8", "fp8"), ("fp4", "fp4"),
+              ("nvfp4", "nvfp4"))
+SHARDING = (("ZeRO-0 (DDP)", 0), ("ZeRO-1 (optimizer)", 1), ("ZeRO-2 (+ grads)", 2),
+            ("ZeRO-3 / FSDP", 3))
+RECOMPUTE = (("none", "none"), ("selective", "selective"), ("full", "full"))
+OPTIMIZERS = (("AdamW", "adamw"), ("AdamW 8-bit", "adamw8bit"), ("SGD", "sgd"))
+YES_NO = (("no", False), ("yes", True))
+KV = (("auto", "auto"), ("bf16", "bf16"), ("fp8", "fp8"), ("fp4", "fp4"))
+KERNELS = (("auto", "auto"), ("FlashAttn-2", "fa2"), ("FlashAttn-3", "fa3"),
+           ("FlashAttn-4", "fa4"), ("cuDNN", "cudnn"), ("torch SDPA", "sdpa"),
+           ("CK (AMD)", "ck"), ("vendor", "vendor"))
+FRAMEWORKS = (("auto", "auto"), ("Megatron", "megatron"), ("FSDP", "fsdp"),
+              ("DeepSpeed", "deepspeed"))
+BASIS = (("re-tuned layout on each GPU", "retuned"), ("your layout as run", "as_run"))
+
+
+@dataclass(frozen=True)
+class FieldDef:
+    key: str
+    label: str
+    kind: Kind
+    modes: frozenset[str] = ALL
+    advanced: bool = False
+    spec: NumberSpec | None = None
+    choices: tuple[tuple[str, Any], ...] = ()
+    unit: str = ""
+    hint: str = ""
+    """What the value means, shown beside a valid entry."""
+
+    def parse(self, text: str) -> Any:
+        """The typed text as the engine's value; blank is None (the default); ValueError."""
+        if not text.strip():
+            return None
+        assert self.spec is not None
+        if self.kind == "list":
+            return parse_list(text, self.spec)
+        from advisor.tui.numbers import parse_number
+
+        value = parse_number(text, self.spec)
+        return int(value) if self.kind == "int" else value
+
+
+def _int(what: str, low: int, high: int, example: str, binary_k: bool = False) -> NumberSpec:
+    return NumberSpec(what, integer=True, low=low, high=high, example=example,
+                      binary_k=binary_k)
+
+
+SEQ = NumberSpec("sequence length", integer=True, low=16, high=16 * 1024 * 1024,
+                 binary_k=True, example="4k, 32k")
+FIELDS: tuple[FieldDef, ...] = (
+    FieldDef("mode", "mode", "choice", choices=MODES),
+    FieldDef("seq_lens", "sequence lengths", "list", TRAINING | {"prefill", "decode"},
+             spec=SEQ, unit="tokens", hint="the sweep; the first is the headline"),
+    FieldDef("seq_lens", "prompt lengths", "list", frozenset({"serve"}), spec=SEQ,
+             unit="tokens", hint="input tokens per request (ISL); the first is the headline"),
+    FieldDef("osl", "output tokens", "int", frozenset({"serve"}),
+             spec=_int("output tokens", 1, 1 << 20, "512"), unit="tokens",
+             hint="per request (OSL)"),
+    FieldDef("gpus", "GPUs", "int", spec=_int("GPUs", 1, 100_000, "8"),
+             hint="how many run the job today"),
+    FieldDef("precision", "precision", "choice", choices=PRECISIONS),
+    FieldDef("token_budget", "token budget", "float",
+             spec=NumberSpec("token budget", low=0, low_open=True, example="300B"),
+             unit="tokens", hint="to train or serve: sets wall-clock, $ and energy"),
+    # advanced: the layout as run today, and the kernels
+    FieldDef("global_batch", "global batch", "int", TRAINING, True,
+             _int("global batch", 1, 1 << 24, "256"), unit="sequences",
+             hint="per optimizer step"),
+    FieldDef("micro_batch", "micro-batch", "int", TRAINING, True,
+             _int("micro-batch", 1, 1 << 16, "2"), unit="sequences", hint="per GPU per step"),
+    FieldDef("micro_batch", "requests in flight", "int", SERVING, True,
+             _int("requests in flight", 1, 1 << 16, "64"), hint="per replica"),
+    FieldDef("zero_stage", "sharding", "choice", TRAINING, True, choices=SHARDING),
+    FieldDef("recompute", "recompute", "choice", TRAINING, True, choices=RECOMPUTE),
+    FieldDef("optimizer", "optimizer", "choice", TRAINING, True, choices=OPTIMIZERS),
+    FieldDef("offload_optimizer", "offload optimizer", "choice", TRAINING, True,
+             choices=YES_NO),
+    FieldDef("fused_kernels", "fused kernels", "choice", TRAINING, True, choices=YES_NO),
+    FieldDef("tp", "tensor parallel", "int", ALL, True, _int("TP", 1, 1024, "2"),
+             hint="GPUs per TP group"),
+    FieldDef("pp", "pipeline parallel", "int", ALL, True, _int("PP", 1, 1024, "2"),
+             hint="pipeline stages"),
+    FieldDef("vp", "virtual stages", "int", TRAINING, True, _int("VP", 1, 64, "2"),
+             hint="per PP rank (interleaving)"),
+    FieldDef("cp", "context parallel", "int", TRAINING | {"prefill"}, True,
+             _int("CP", 1, 1024, "2"), hint="GPUs splitting one sequence"),
+    FieldDef("ep", "expert parallel", "int", ALL, True, _int("EP", 1, 1024, "8"),
+             hint="mixture-of-experts models"),
+    FieldDef("nodes", "nodes", "int", ALL, True, _int("nodes", 1, 10_000, "2")),
+    FieldDef("packed_doc_len", "packed doc length", "int", TRAINING | {"prefill"}, True,
+             _int("packed document length", 1, 1 << 24, "1k", binary_k=True), unit="tokens",
+             hint="mean document length when packed with a doc mask"),
+    FieldDef("kv_dtype", "KV cache", "choice", SERVING, True, choices=KV,
+             hint="auto: fp8 for fp8/fp4 recipes"),
+    FieldDef("ttft_ms", "TTFT limit", "float", frozenset({"serve", "prefill"}), True,
+             NumberSpec("TTFT limit", low=0, low_open=True, example="500"), unit="ms",
+             hint="time to first token"),
+    FieldDef("tpot_ms", "TPOT limit", "float", frozenset({"serve", "decode"}), True,
+             NumberSpec("TPOT limit", low=0, low_open=True, example="50"), unit="ms",
+             hint="time per output token"),
+    FieldDef("max_batch", "max batch", "int", SERVING, True,
+             _int("max batch", 1, 1 << 20, "256"), hint="the serving engine's cap"),
+    FieldDef("attention_kernel", "attention kernel", "choice", ALL, True, choices=KERNELS,
+             hint="auto: the kernel the stack runs on each GPU"),
+    FieldDef("framework", "framework", "choice", TRAINING, True, choices=FRAMEWORKS,
+             hint="sets the per-step host overhead"),
+    FieldDef("nic_gbit", "NIC Gbit/s", "float", ALL, True,
+             NumberSpec("NIC line rate", low=0, low_open=True, high=10_000, example="400"),
+             unit="Gbit/s", hint="scale-out, per GPU"),
+)
+
+DIMS: tuple[FieldDef, ...] = tuple(
+    FieldDef(key, label, "int", spec=_int(label, low, high, example))
+    for key, label, low, high, example in (
+        ("layers", "layers", 1, 1024, "32"), ("hidden", "hidden size", 64, 1 << 17, "4096"),
+        ("heads", "attention heads", 1, 1024, "32"), ("kv_heads", "KV heads", 1, 1024, "8"),
+        ("ffn", "FFN size", 64, 1 << 20, "14336"), ("vocab", "vocabulary", 256, 1 << 22,
+                                                     "128256")))
+"""A custom model's dimensions (the engine has no defaults for them)."""
+
+
+def field_for(key: str, mode: str) -> FieldDef | None:
+    """The field as a mode shows it (micro-batch reads "requests in flight" when serving)."""
+    return next((f for f in FIELDS if f.key == key and mode in f.modes), None)
+
+
+def any_field_def(key: str) -> FieldDef:
+    return next(f for f in FIELDS if f.key == key)
+
+
+def field_defs(mode: str, advanced: bool | None = None) -> list[FieldDef]:
+    return [f for f in FIELDS if mode in f.modes and (advanced is None or f.advanced == advanced)]
+
+
+def applies(key: str, mode: str) -> bool:
+    """Whether the engine takes this field in this mode (serving has no optimizer to shard)."""
+    return any(f.key == key and mode in f.modes for f in FIELDS) or key in ("model", "mode")
+
+
+@cache
+def core_default(key: str) -> Any:
+    """The engine's default for a workload field: the one source of defaults."""
+    from advisor.core import Workload
+
+    info = Workload.model_fields[key]
+    return None if info.is_required() else info.default
+
+
+def is_required(key: str) -> bool:
+    from advisor.core import Workload
+
+    return Workload.model_fields[key].is_required()
+
+
+def choice_label(f: FieldDef, value: Any) -> str:
+    return next((label for label, v in f.choices if v == value), str(value))
+
+
+PLACEHOLDER = {"global_batch": "auto"}
+"""What a blank field means, where the default is "none" rather than a value."""
+
+SHOW: dict[str, Callable[[Any], str]] = {
+    "global_batch": lambda v: "one micro-batch per data-parallel rank" if v is None else str(v),
+    "token_budget": lambda v: "none: jobs are priced for one hour" if v is None
+    else format_count(v),
+    "packed_doc_len": lambda v: "not packed" if v is None else str(v),
+    "ttft_ms": lambda v: "no limit" if v is None else f"{v:g} ms",
+    "tpot_ms": lambda v: "no limit" if v is None else f"{v:g} ms",
+    "osl": lambda v: "none: required for serving" if v is None else str(v),
+    "seq_lens": lambda v: format_seq_lens(v),
+    "nic_gbit": lambda v: f"{v:g}",
+}
+
+
+def show_value(f: FieldDef, value: Any) -> str:
+    """A value for reading: the choice's label, or the figure."""
+    if f.kind == "choice":
+        if isinstance(value, str):  # a default as core lists it ("0", "False", "megatron")
+            match = next((label for label, v in f.choices if str(v) == value), None)
+            if match is not None:
+                return match
+        return choice_label(f, value)
+    if isinstance(value, str):  # already words (a default as core lists it)
+        return value
+    if f.key in SHOW:
+        return SHOW[f.key](value)
+    return "-" if value is None else f"{value:g}" if isinstance(value, float) else str(value)

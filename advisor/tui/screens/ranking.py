@@ -1,0 +1,166 @@
+"""Which GPU is best for this workload? Every catalog GPU, ranked.
+
+The app calls `advisor.core.run` with the same answers and every other catalog GPU as a
+target (`advisor compare --target all` does the same). GPUs that pass the gates and fit
+are ranked by $/token, by time or by energy (1, 2, 3 switch); prices that are catalog
+defaults say so. The rest are listed below with the reason they are out.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.markup import escape
+from textual.screen import ModalScreen
+from textual.widgets import DataTable, Footer, LoadingIndicator, Static
+
+from advisor.textfmt import fmt_num
+from advisor.tui.render import KIND, hours, price_text
+from advisor.tui.words import humanize
+
+if TYPE_CHECKING:
+    from advisor.core import GpuResult, Report
+    from advisor.tui.app import AdvisorApp
+    from advisor.tui.state import Context
+
+ORDERS = {"cost": "$/token", "time": "time", "energy": "energy"}
+
+
+def ranked(report: Report) -> tuple[list[GpuResult], list[GpuResult]]:
+    """(GPUs that pass the gates and run the workload, the others) from one Report."""
+    d = report.decision
+    ok: list[GpuResult] = []
+    out: list[GpuResult] = []
+    for r in (d.current, *d.targets):
+        p = r.point(d.primary_seq_len)
+        runs = p is not None and p.runnable and p.tokens_per_s_per_gpu
+        blocked = r.verdict is not None and r.verdict.kind == "blocked-by-gate"
+        (ok if runs and not blocked else out).append(r)
+    return ok, out
+
+
+def sort_key(r: GpuResult, order: str, seq: int, budget: bool) -> tuple[int, float]:
+    """Missing figures (no price) rank last, never first."""
+    p = r.point(seq)
+    j = r.job
+    if order == "cost":
+        value = p.usd_per_mtok if p else None
+    elif order == "time":
+        value = (j.wall_clock_h if j and budget else
+                 -(p.tokens_per_s_cluster or 0) if p else None)
+    else:
+        value = j.energy_kwh if j and budget else None
+    return (1, 0.0) if value is None else (0, value)
+
+
+def why_out(r: GpuResult, seq: int) -> str:
+    v = r.verdict
+    if v is not None and v.kind == "blocked-by-gate":
+        return humanize(v.headline.removeprefix("blocked: "))
+    if r.problem:
+        return humanize(r.problem)
+    p = r.point(seq)
+    if p is not None and not p.fits:
+        return f"does not fit at {seq:,} tokens ({p.memory_gib:,.0f} GiB needed)"
+    return "not projected"
+
+
+class RankingScreen(ModalScreen[None]):
+    COMPUTES = "ranking"
+    BINDINGS: ClassVar = [
+        Binding("escape", "close", "Close", key_display="esc"),
+        Binding("1", "order('cost')", "by $/token"),
+        Binding("2", "order('time')", "by time"),
+        Binding("3", "order('energy')", "by energy"),
+    ]
+
+    def __init__(self, ctx: Context) -> None:
+        super().__init__()
+        self.ctx = ctx
+        self.order = "cost"
+        self.report: Report | None = None
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="ranking", classes="dialog"):
+            yield Static("[b]Which GPU is best for this workload?[/b] Every catalog GPU, the "
+                         "same answers, ranked.", id="rank-title", markup=True)
+            yield LoadingIndicator(id="rank-loading")
+            yield Static("", id="rank-head", markup=True)
+            yield DataTable(id="rank-table", cursor_type="row", zebra_stripes=True)
+            with VerticalScroll(id="rank-more"):
+                yield Static("", id="rank-out", markup=True)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#rank-table").display = False
+        app: AdvisorApp = self.app  # type: ignore[assignment]
+        app.request("ranking")
+
+    def show_result(self, report: Report) -> None:
+        self.report = report
+        self.query_one("#rank-loading").display = False
+        self.query_one("#rank-table").display = True
+        self._draw()
+
+    def show_error(self, text: str) -> None:
+        self.query_one("#rank-loading").display = False
+        self.query_one("#rank-head", Static).update(
+            f"[b $error]Cannot rank:[/] {escape(text)}")
+
+    def action_order(self, order: str) -> None:
+        self.order = order
+        if self.report is not None:
+            self._draw()
+
+    def _draw(self) -> None:
+        report = self.report
+        assert report is not None
+        d = report.decision
+        seq = d.primary_seq_len
+        budget = d.answers.workload.token_budget is not None
+        ok, out = ranked(report)
+        ok.sort(key=lambda r: sort_key(r, self.order, seq, budget))
+        note = ("" if budget else " [$warning]No token budget[/]: time ranks by cluster "
+                "tokens/s and energy cannot be ranked; give a budget on Workload.")
+        self.query_one("#rank-head", Static).update(
+            f"Ranked by [b]{ORDERS[self.order]}[/b] at {seq:,} tokens, each GPU re-tuned, at "
+            f"{d.answers.workload.gpus} GPUs unless counted otherwise; [$warning]default[/] "
+            f"prices are catalog figures, not quotes.{note}")
+        table = self.query_one("#rank-table", DataTable)
+        table.clear(columns=True)
+        table.add_columns("#", "GPU", "verdict", "$/Mtok", "$/GPU-h", "tok/s/GPU",
+                          "wall-clock" if budget else "cluster tok/s", "kWh" if budget
+                          else "kW")
+        for i, r in enumerate(ok, 1):
+            p = r.point(seq)
+            j = r.job
+            if r.role == "current":
+                verdict = Text("today", style="bold")
+            elif r.verdict is not None:
+                label, _ = KIND[r.verdict.kind]
+                verdict = Text(label.lower())
+            else:
+                verdict = Text("-")
+            price = price_text(r)
+            table.add_row(
+                str(i), Text(r.gpu + (" (now)" if r.role == "current" else ""),
+                             style="bold" if r.role == "current" else ""), verdict,
+                fmt_num(p.usd_per_mtok, 3) if p else "-",
+                Text(price, style="yellow" if "default" in price else ""),
+                fmt_num(p.tokens_per_s_per_gpu, 0) if p else "-",
+                hours(j.wall_clock_h) if budget and j else
+                fmt_num(p.tokens_per_s_cluster, 0) if p else "-",
+                (fmt_num(j.energy_kwh, 0) if budget else fmt_num(j.power_kw, 1))
+                if j and j.energy_kwh is not None else "-", key=r.gpu)
+        lines = [f"[b]Out ({len(out)})[/b] [dim]fail a gate, cannot be projected, or do not "
+                 "fit[/]"]
+        lines += [f"  – {escape(r.gpu)}: {escape(why_out(r, seq))}" for r in out]
+        self.query_one("#rank-out", Static).update("\n".join(lines))
+        table.focus()
+
+    def action_close(self) -> None:
+        self.dismiss(None)

@@ -1,0 +1,76 @@
+"""The verdict as Markdown, for the clipboard ("copy summary") or a file.
+
+Plain text that reads well pasted into a chat or a ticket: one line per target with its
+verdict, the reasons and what flips it, the figures side by side, the defaults the
+decision used and the warnings. Every line comes from the Report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from advisor.tui.render import (
+    WARNING_KINDS,
+    defaults_lines,
+    headline,
+    report_warnings,
+    side_rows,
+)
+from advisor.tui.words import humanize
+
+if TYPE_CHECKING:
+    from advisor.core import Catalog, Report
+
+KIND_WORD = {"upgrade": "UPGRADE", "upgrade-for-time": "UPGRADE FOR TIME",
+             "break-even": "BREAK-EVEN", "hold": "HOLD", "blocked-by-gate": "BLOCKED",
+             "capability": "CAPABILITY UPGRADE"}
+
+
+def _table(headers: list[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    out = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return out
+
+
+def summary_markdown(report: Report, catalog: Catalog | None = None) -> str:
+    d = report.decision
+    w = d.answers.workload
+    cur = d.current
+    lines = [f"# advisor: move {w.model.name} ({w.mode}, {w.precision}) off "
+             f"{cur.gpus}x {cur.gpu}?", ""]
+    for t in d.targets:
+        v = t.verdict
+        if v is None:
+            lines.append(f"- **{t.gpus}x {t.gpu}**: not projected ({humanize(t.problem or '')})")
+            continue
+        lines.append(f"- **{t.gpus}x {t.gpu}**: {KIND_WORD[v.kind]}: {headline(v.headline)}")
+    lines.append("")
+    seq = d.primary_seq_len
+    for t in d.targets:
+        v = t.verdict
+        if v is None:
+            continue
+        lines.append(f"## {t.gpu}: {KIND_WORD[v.kind]}")
+        lines += [f"- {humanize(r.text)}" for r in v.reasons if r.kind not in WARNING_KINDS]
+        lines += [f"- flips: {humanize(f.text)}" for f in v.flips]
+        lines += [f"- warning: {humanize(r.text)}" for r in v.reasons if r.kind in WARNING_KINDS]
+        if t.verdict is not None and t.verdict.kind != "blocked-by-gate":
+            lines.append("")
+            lines += _table([f"at {seq:,} tokens", f"{cur.gpu} (now)", t.gpu],
+                            side_rows(cur, t, seq))
+        lines.append("")
+    warnings = report_warnings(report)
+    if warnings:
+        lines.append("## Warnings")
+        lines += [f"- {x}" for x in warnings]
+        lines.append("")
+    defaults = defaults_lines(d)
+    if defaults:
+        lines.append("## Defaults used (not given)")
+        lines += [f"- {x}" for x in defaults]
+        lines.append("")
+    p = report.provenance
+    lines.append(f"_advisor {p.advisor_version}, catalog {p.catalog_version}, "
+                 f"{p.created.isoformat()}_")
+    return "\n".join(lines) + "\n"

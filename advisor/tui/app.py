@@ -192,12 +192,12 @@ class AdvisorApp(App[None]):
                         group=kind, exit_on_error=False, description=f"advisor.core.run: {kind}")
 
     def _compute(self, kind: Kind, inputs: Inputs) -> None:
-        from advisor.core import run
+        import advisor.core as core  # `from advisor.core import run` reads as the module
         from advisor.io.catalog_store import provenance
 
         catalog = self.ctx.catalog
         probes = effective_probes(inputs.answers, catalog, self.state)
-        report = run(inputs.answers, catalog, probes, provenance())
+        report = core.run(inputs.answers, catalog, probes, provenance())
         if not get_current_worker().is_cancelled:  # newer answers are being computed
             self.call_from_thread(self._computed, kind, inputs, report)
 

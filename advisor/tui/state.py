@@ -78,6 +78,10 @@ class WizardState:
     """Use the records filed with `advisor probe import`, as `advisor decide` does."""
     configs: ConfigOptions | None = None
     pipeline: PipelineSpec | None = None
+    invalid: dict[str, str] = field(default_factory=dict)
+    """Fields that hold text the wizard refused ("4.5" GPUs), by where they are, with the
+    message: no answers are made while one does, so a refused entry never leaves the
+    previous value in use unseen."""
     loaded: Answers | None = None
     """A resumed report's answers: what the wizard has no field for (per-GPU layouts,
     power limits) is kept from them."""
@@ -149,6 +153,7 @@ class WizardState:
         the answers do not hold together yet."""
         from advisor.core import Answers, ConfigOptions
 
+        self.check_valid()
         if self.current is None:
             raise ValueError("choose the current GPU first")
         if not self.targets:
@@ -180,6 +185,11 @@ class WizardState:
             data["pipeline"] = self.pipeline
         return Answers.model_validate(data)
 
+    def check_valid(self) -> None:
+        if self.invalid:
+            where, message = next(iter(self.invalid.items()))
+            raise ValueError(f"fix {where} first: {message}")
+
     def preview_answers(self, catalog: Catalog, hardware: Hardware) -> Answers:
         """Answers for the Workload step before any target is chosen: the current GPU against
         itself at twice the count. Each side is projected on its own, so the current GPU's
@@ -189,6 +199,7 @@ class WizardState:
             return answers.model_copy(update={"configs": None, "pipeline": None})
         from advisor.core import Answers
 
+        self.check_valid()
         if self.current is None:
             raise ValueError("choose the current GPU first")
         from advisor.tui.fields import core_default

@@ -1,36 +1,43 @@
 """Fixtures for the wizard: a frozen catalog, a GPU box and a CPU box, a fake probe runner.
 
-Nothing here touches nvidia-smi, torch or the user's data folders, and the
-catalog is a small copy in tests/tui/catalog, so snapshots only move when the
-TUI does.
+Nothing here touches nvidia-smi, torch or the user's data folders (tests/conftest.py
+points ADVISOR_HOME at a fresh folder), and the catalog is a small copy in
+tests/tui/catalog, so snapshots only move when the TUI does.
 """
 
 from __future__ import annotations
 
-import tomllib
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from textual.pilot import Pilot
+from textual.widgets import Input
 
-from advisor.core.model.catalog import CATALOG_FILES, Catalog, build_catalog
+from advisor.core import Catalog
+from advisor.io.catalog_store import load_catalog
 from advisor.tui import demo
 from advisor.tui.app import AdvisorApp
 from advisor.tui.hardware import Hardware
 from advisor.tui.runner import FakeProbeRunner, ProbeRunner
-from advisor.tui.screens.export import ExportScreen
-from advisor.tui.screens.verdict import VerdictScreen
 from advisor.tui.state import WizardState
 
 HERE = Path(__file__).parent
+WIDE, NARROW = (120, 40), (80, 24)
 
 
 @pytest.fixture(scope="session")
 def catalog() -> Catalog:
+    from advisor.core.model.catalog import CATALOG_FILES, build_catalog
+
     folder = HERE / "catalog"
     return build_catalog({f: (folder / f).read_text(encoding="utf-8") for f in CATALOG_FILES})
+
+
+@pytest.fixture(scope="session")
+def shipped() -> Catalog:
+    return load_catalog()
 
 
 @pytest.fixture
@@ -48,10 +55,11 @@ def make_app(catalog: Catalog, gpu_box: Hardware, tmp_path: Path) -> Callable[..
     """A fresh app per call: GPU box and fake runner unless told otherwise."""
 
     def make(hardware: Hardware | None = None, runner: ProbeRunner | None = None,
-             state: WizardState | None = None, start: int = 0) -> AdvisorApp:
-        app = AdvisorApp(catalog, hardware or gpu_box, runner or FakeProbeRunner(),
-                         state=state, start=start, screenshot_dir=tmp_path,
-                           export_dir=tmp_path)
+             state: WizardState | None = None, start: int = 0,
+             with_catalog: Catalog | None = None, **kwargs: Any) -> AdvisorApp:
+        app = AdvisorApp(with_catalog or catalog, hardware or gpu_box,
+                         runner or FakeProbeRunner(), state=state, start=start,
+                         screenshot_dir=tmp_path, export_dir=tmp_path, **kwargs)
         app.theme = "textual-dark"
         app.animation_level = "none"
         return app
@@ -66,8 +74,13 @@ def ready_state() -> Callable[..., WizardState]:
     def state(**overrides: Any) -> WizardState:
         values: dict[str, Any] = {"current": "h100-sxm", "targets": ["b200-sxm", "mi300x"],
                                   "reached": 2}
+        given = overrides.pop("given", None)
         values.update(overrides)
-        return WizardState(**values)
+        s = WizardState(**values)
+        if given:
+            s.given.update(given)
+            s.examples -= set(given)
+        return s
 
     return state
 
@@ -75,23 +88,24 @@ def ready_state() -> Callable[..., WizardState]:
 @pytest.fixture(autouse=True)
 def _no_blink(monkeypatch: pytest.MonkeyPatch) -> None:
     """A blinking cursor makes snapshots depend on timing."""
-    from textual.widgets import Input
-
     monkeypatch.setattr(Input, "cursor_blink", False)
 
 
-@pytest.fixture
-def export_from_next_step(tmp_path: Path) -> Callable[[AdvisorApp, Pilot[Any]], Awaitable[Any]]:
-    """Next to the verdict, ^e, accept the default path: the report as stdlib reads it."""
+async def retype(pilot: Pilot[Any], field: Input, text: str) -> None:
+    """Focus a field, clear it and type `text` key by key, as a user would."""
+    field.focus()
+    field.value = ""
+    await pilot.pause()
+    if text:
+        await pilot.press(*text)
+    await demo.settle(pilot)
 
-    async def go(app: AdvisorApp, pilot: Pilot[Any]) -> Any:
-        await pilot.press("ctrl+n")
-        await demo.settle(pilot)
-        assert isinstance(app.screen, VerdictScreen)
-        await pilot.press("ctrl+e")
-        assert isinstance(app.screen, ExportScreen)
-        await pilot.press("enter")
-        await pilot.pause()
-        return tomllib.loads((tmp_path / "advisor-report.toml").read_text(encoding="utf-8"))
 
-    return go
+def text_of(widget: Any) -> str:
+    return str(widget.render())
+
+
+def table_text(table: Any) -> str:
+    """Every cell of a DataTable as plain text, a line per row."""
+    return "\n".join(" | ".join(str(c) for c in table.get_row_at(i))
+                     for i in range(table.row_count))

@@ -1,14 +1,18 @@
-"""Pilot tests: drive the wizard with keys as a user would, assert on state and screens."""
+"""Pilot tests for the front half: Welcome, Workload, Targets, the gates; and the paths
+through the whole wizard. Keys are pressed as a user would; assertions are on the state,
+the answers handed to the engine, and what the screen says."""
 
 from __future__ import annotations
 
-import asyncio
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from textual.widgets import DataTable, Input, Select
 
-from textual.widgets import DataTable, Input
-
-from advisor.tui.runner import FakeProbeRunner
+from advisor.tui.demo import settle
 from advisor.tui.screens.configs import ConfigsScreen
 from advisor.tui.screens.gates import DtypeScreen, SoftwareScreen
+from advisor.tui.screens.help import HelpScreen
 from advisor.tui.screens.performance import PerformanceScreen
 from advisor.tui.screens.probes import ProbesScreen
 from advisor.tui.screens.targets import TargetsScreen
@@ -17,201 +21,260 @@ from advisor.tui.screens.welcome import WelcomeScreen
 from advisor.tui.screens.workload import WorkloadScreen
 from advisor.tui.widgets.field import FormField
 
-SIZE = (120, 40)
+from .conftest import NARROW, WIDE, retype, table_text, text_of
 
 
-async def test_cpu_only_box_picks_current_gpu_and_reaches_probes(make_app, cpu_box):
+async def test_cpu_only_box_from_welcome_to_verdict(make_app, cpu_box):
     app = make_app(hardware=cpu_box)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot)
         assert isinstance(app.screen, WelcomeScreen)
-        assert "none detected" in str(app.screen.query_one("#box").render())
+        assert "none detected" in text_of(app.screen.query_one("#box"))
         await pilot.press("ctrl+n")
         assert isinstance(app.screen, WelcomeScreen), "Next is blocked until a GPU is chosen"
-        app.screen.query_one("#search", Input).focus()
-        await pilot.press(*"h100", "enter", "enter")
+        await pilot.press(*"h100", "enter")
         assert app.state.current == "h100-sxm"
         await pilot.press("ctrl+n")
+        await settle(pilot)
         assert isinstance(app.screen, WorkloadScreen)
         await pilot.press("ctrl+n")
         assert isinstance(app.screen, TargetsScreen)
         await pilot.press("ctrl+n")
         assert isinstance(app.screen, TargetsScreen), "Next is blocked until a target is added"
-        app.screen.query_one("#search", Input).focus()
-        await pilot.press(*"b200", "enter", "space")
+        await pilot.press(*"b200", "enter")
         assert app.state.targets == ["b200-sxm"]
         await pilot.press("ctrl+n")
+        await settle(pilot)
         assert isinstance(app.screen, DtypeScreen)
         await pilot.press("ctrl+n")
+        await settle(pilot)
         assert isinstance(app.screen, SoftwareScreen)
-        # torch 2.13.0+cpu has no CUDA kernels: the only target is blocked, so Next is too...
-        assert app.state.active_targets == []
-        await pilot.press("ctrl+n")
-        assert isinstance(app.screen, SoftwareScreen)
-        # ...until the user types the stack the GPU job really runs on.
-        stack = app.screen.query_one("#stack", Input)
-        stack.value = "torch==2.7.1+cu128 flash-attn==2.8.3"
-        await pilot.pause()
-        assert app.state.stack is not None and app.state.active_targets == ["b200-sxm"]
+        # A CPU box's torch is not the GPU job's: no stack, so the gate is not checked...
+        report = app.report
+        assert report is not None and report.decision.answers.stack is None
+        assert "not checked" in table_text(app.screen.query_one("#gate", DataTable))
+        # ...until the user types the stack the GPU job runs on.
+        await retype(pilot, app.screen.query_one("#stack", Input),
+                     "torch==2.7.1+cu128 flash-attn==2.8.3")
+        report = app.report
+        assert report is not None and report.decision.answers.stack == app.state.stack
+        assert report.decision.targets[0].software_gate is not None
         await pilot.press("ctrl+n")
         assert isinstance(app.screen, ProbesScreen)
-        assert app.state.probe_source == "catalog", "no GPU here: catalog figures by default"
+        assert app.state.probe_choice is None or app.screen.choice == "none"
         await pilot.press("ctrl+n")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(pilot)
         assert isinstance(app.screen, PerformanceScreen)
-        decision = app.state.decision
-        assert decision is not None and decision.answers.stack == app.state.stack
+        shown = app.report
         await pilot.press("ctrl+n")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await settle(pilot)
         assert isinstance(app.screen, ConfigsScreen)
         await pilot.press("ctrl+n")
+        await settle(pilot)
         assert isinstance(app.screen, VerdictScreen)
-        assert app.state.decision is decision, "Verdict reuses the Performance decision"
+        assert app.report is shown, "one Report for Performance, Configurations and Verdict"
 
 
-async def test_gpu_box_preselects_detected_gpu(make_app):
+async def test_gpu_box_preselects_detected_gpu_and_uses_its_stack(make_app):
     app = make_app()
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot)
         assert app.state.current == "h100-sxm"
-        text = str(app.screen.query_one("#box").render())
+        text = text_of(app.screen.query_one("#box"))
         assert "8 × NVIDIA H100 80GB HBM3" in text and "575.57.08" in text
+        assert app.state.job_stack(app.ctx.hardware) is app.ctx.hardware.stack
+
+
+SEARCH = st.text(alphabet="abcdhgrtx0123456789 -", min_size=1, max_size=10)
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(typed=SEARCH)
+async def test_typing_in_a_table_never_changes_the_selection(make_app, ready_state, typed):
+    """Welcome and Targets: whatever is typed (spaces included) only searches."""
+    app = make_app(state=ready_state(targets=["b200-sxm"]), start=2)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot)
+        app.screen.query_one("#gpus", DataTable).focus()
+        await pilot.press(*[("space" if c == " " else c) for c in typed])
+        await settle(pilot)
+        assert app.state.targets == ["b200-sxm"] and app.state.current == "h100-sxm"
+        await pilot.press("escape", "escape")
+        assert isinstance(app.screen, WelcomeScreen)
+        app.screen.query_one("#gpus", DataTable).focus()
+        await pilot.press(*[("space" if c == " " else c) for c in typed])
+        await settle(pilot)
+        assert app.state.current == "h100-sxm"
+
+
+async def test_a_space_is_part_of_the_search_and_enter_selects(make_app, ready_state, shipped):
+    app = make_app(state=ready_state(targets=[]), start=2, with_catalog=shipped)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot)
+        await pilot.press(*"rtx", "space", *"pro")
+        await settle(pilot)
+        assert app.screen.query_one("#search", Input).value == "rtx pro"
+        assert app.state.targets == []
+        rows = [k.value for k in app.screen.query_one("#gpus", DataTable).rows]
+        assert rows and all(r.startswith("rtx-pro") for r in rows)
+        await pilot.press("enter")
+        assert app.state.targets == [rows[0]]
+
+
+async def test_workload_defaults_are_core_s_and_marked(make_app, ready_state):
+    from advisor.core import Workload
+
+    app = make_app(state=ready_state(), start=1)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert set(app.state.given) == {"model", "seq_lens"}, "nothing typed, nothing given"
+        gpus = screen.query_one("#gpus", Input)
+        assert gpus.value == "" and gpus.placeholder == \
+            f"{Workload.model_fields['gpus'].default} (default)"
+        zero = screen.query_one("#zero_stage", Select)
+        assert zero.value is Select.NULL and "ZeRO-0" in zero.prompt
+        note = text_of(screen.query_one("#f-zero_stage").query_one(".field-note"))
+        assert "default" in note and "re-tuned" in note, "the preview's re-tuned layout"
+        assert "example value" in text_of(screen.query_one("#f-seq_lens").query_one(
+            ".field-note"))
+        await retype(pilot, gpus, "16")
+        assert app.state.given["gpus"] == 16
+        assert "default" not in text_of(screen.query_one("#f-gpus").query_one(".field-note"))
+        await retype(pilot, gpus, "")
+        assert "gpus" not in app.state.given, "cleared: the default applies again"
+
+
+async def test_bad_numbers_are_refused_not_changed(make_app, ready_state):
+    app = make_app(state=ready_state(), start=1)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot)
+        gpus = app.screen.query_one("#gpus", Input)
+        await retype(pilot, gpus, "4.5")
+        row = app.screen.query_one("#f-gpus", FormField)
+        assert gpus.value == "4.5" and row.has_class("-invalid")
+        assert "whole number" in text_of(row.query_one(".field-note"))
+        with pytest.raises(ValueError, match="fix GPUs on Workload first"):
+            app.answers()  # the 4 typed on the way to 4.5 is not used behind the error
+        await pilot.press("ctrl+n")
+        assert isinstance(app.screen, WorkloadScreen), "Next is blocked while a field is invalid"
+        await retype(pilot, gpus, "1e3")
+        assert app.state.given["gpus"] == 1000
+        budget = app.screen.query_one("#token_budget", Input)
+        await retype(pilot, budget, "1.5B")
+        assert app.state.given["token_budget"] == 1.5e9
+        assert "1,500,000,000" in text_of(app.screen.query_one("#f-token_budget").query_one(
+            ".field-note"))
+        seq = app.screen.query_one("#seq_lens", Input)
+        await retype(pilot, seq, "8k, 9x")
+        assert "9x" in text_of(app.screen.query_one("#f-seq_lens").query_one(".field-note"))
+        await retype(pilot, seq, "8k, 32k")
+        assert app.state.given["seq_lens"] == (8192, 32768)
+
+
+async def test_cross_field_rules_are_the_engine_s(make_app, ready_state):
+    app = make_app(state=ready_state(), start=1)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot)
+        await retype(pilot, app.screen.query_one("#tp", Input), "3")
+        hint = text_of(app.screen.query_one("#hint"))
+        assert "TP × PP × CP" in hint and "tp x pp" not in hint
         await pilot.press("ctrl+n")
         assert isinstance(app.screen, WorkloadScreen)
 
 
-async def test_targets_prices_defaults_and_quotes(make_app, ready_state):
-    app = make_app(state=ready_state(targets=[]), start=2)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        app.screen.query_one("#search", Input).focus()
-        await pilot.press(*"b200", "enter", "enter")
-        await pilot.pause()
-        field = app.screen.query_one("#price-b200-sxm", Input)
-        assert "default" in str(field.parent.query_one(".field-note").render())
-        field.focus()
-        await pilot.press(*"4.5")
-        assert app.state.quotes == {"b200-sxm": 4.5}
-        assert "your quote" in str(field.parent.query_one(".field-note").render())
-        app.screen.query_one("#electricity", Input).focus()
-        await pilot.press(*"0.2")
+async def test_serving_fields_and_their_rules(make_app, ready_state):
+    app = make_app(state=ready_state(), start=1)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        screen.query_one("#mode", Select).value = "serve"
+        await settle(pilot)
+        for key in ("osl", "kv_dtype", "ttft_ms", "tpot_ms", "max_batch"):
+            assert screen.query_one(f"#f-{key}").display, key
+        for key in ("zero_stage", "optimizer", "global_batch", "recompute"):
+            assert not screen.query_one(f"#f-{key}").display, key
+        assert screen.query_one("#f-seq_lens", FormField).label == "prompt lengths"
+        assert "output tokens" in text_of(screen.query_one("#hint"))
+        await retype(pilot, screen.query_one("#osl", Input), "512")
+        await retype(pilot, screen.query_one("#tpot_ms", Input), "50")
+        await pilot.press("ctrl+n")
+        assert isinstance(app.screen, TargetsScreen)
+        answers = app.answers()
+        assert answers.workload.mode == "serve" and answers.workload.osl == 512
+        assert answers.workload.tpot_ms == 50
+
+
+async def test_prices_ratio_counts_and_refusals(make_app, ready_state):
+    app = make_app(state=ready_state(targets=["b200-sxm"]), start=2)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        await retype(pilot, screen.query_one("#price-h100-sxm", Input), "1")
+        await retype(pilot, screen.query_one("#price-b200-sxm", Input), "3.4x")
+        note = text_of(screen.query(".price-note").last())
+        assert "$3.40/h" in note
+        await retype(pilot, screen.query_one("#count-b200-sxm", Input), "4")
+        answers = app.answers()
+        assert answers.prices == {"h100-sxm": 1.0, "b200-sxm": 3.4}
+        assert answers.targets == ["b200-sxm@4"]
+        await retype(pilot, screen.query_one("#price-b200-sxm", Input), "2,5")
+        assert "comma" in text_of(screen.query(".price-note").last())
+        with pytest.raises(ValueError, match="the price of b200-sxm"):
+            app.answers()  # not the 2 typed on the way to "2,5"
+        await pilot.press("ctrl+n")
+        assert isinstance(app.screen, TargetsScreen)
+        await retype(pilot, screen.query_one("#electricity", Input), "0.2")
         assert app.state.electricity_usd_per_kwh == 0.2
 
 
-async def test_invalid_workload_input_shows_inline_error_and_blocks_next(make_app, ready_state):
-    app = make_app(state=ready_state(), start=1)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        seq = app.screen.query_one("#seq_lens", Input)
-        seq.focus()
-        await pilot.press("end", *", 9x")
-        row = seq.parent
-        assert isinstance(row, FormField) and row.has_class("-invalid")
-        assert "9x" in str(row.query_one(".field-note").render())
-        await pilot.press("ctrl+n")
-        assert isinstance(app.screen, WorkloadScreen)
-        await pilot.press("backspace", "backspace", *"32k")
-        assert app.state.workload["seq_lens"] == (4096, 8192, 32768)
-        await pilot.press("ctrl+n")
-        assert isinstance(app.screen, TargetsScreen)
-
-
-async def test_dtype_gate_failure_excludes_target_and_all_failing_blocks(make_app, ready_state):
-    state = ready_state(targets=["b200-sxm", "v100-sxm2"], workload={"precision": "fp8"})
+async def test_a_gated_target_stays_blocked_with_its_remedy(make_app, ready_state):
+    state = ready_state(targets=["b200-sxm", "v100-sxm2", "mi300x"], given={"precision": "fp8"})
     app = make_app(state=state, start=3)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        assert list(app.state.excluded) == ["v100-sxm2"]
-        assert app.state.active_targets == ["b200-sxm"]
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot)
+        report = app.report
+        assert report is not None
+        kinds = {t.gpu: t.verdict.kind for t in report.decision.targets if t.verdict}
+        assert kinds["v100-sxm2"] == "blocked-by-gate", "kept in the decision, blocked"
+        table = app.screen.query_one("#gate", DataTable)
+        assert table.row_count == 4
+        assert "blocked" in str(table.get_row("v100-sxm2")[2])
+        await pilot.press("down", "down")
+        assert "stays in the decision" in text_of(app.screen.query_one("#detail-text"))
         await pilot.press("ctrl+n")
-        assert isinstance(app.screen, SoftwareScreen)
-        await pilot.press("escape", "escape")
-        assert isinstance(app.screen, TargetsScreen)
-    state = ready_state(targets=["v100-sxm2"], workload={"precision": "fp8"})
-    app = make_app(state=state, start=3)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await pilot.press("ctrl+n")
-        assert isinstance(app.screen, DtypeScreen)
-        assert "no target passes" in str(app.screen.query_one("#hint").render())
+        await settle(pilot)
+        assert isinstance(app.screen, SoftwareScreen), "a blocked target does not stop the user"
+        await pilot.press("down", "down", "down")
+        detail = text_of(app.screen.query_one("#detail-text"))
+        assert "remedy" in detail and "rocm" in detail.lower()
 
 
-async def test_software_gate_shows_exact_upgrade(make_app, ready_state):
+async def test_every_declared_package_is_checked_or_said_to_have_no_data(make_app, ready_state):
     app = make_app(state=ready_state(targets=["b200-sxm"]), start=4)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot)
+        await retype(pilot, app.screen.query_one("#stack", Input),
+                     "torch==2.7.1+cu128 transformer-engine==2.8.0 my-kernels==1.0")
+        report = app.report
+        assert report is not None
+        gate = report.decision.targets[0].software_gate
+        assert gate is not None
+        assert {f.package for f in gate.findings} == {"torch", "transformer-engine", "my-kernels"}
         await pilot.press("down")
-        detail = str(app.screen.query_one("#detail-text").render())
-        assert "b200-sxm" in detail
+        detail = text_of(app.screen.query_one("#detail-text"))
+        assert "my-kernels" in detail and "not checked" in detail and "no support data" in detail
 
 
-async def test_probe_run_fills_results_with_fake_runner(make_app, ready_state):
-    app = make_app(state=ready_state(), start=5)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await pilot.press("ctrl+r")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        assert app.state.probe_source == "run"
-        assert app.state.probe_record is not None and app.state.probe_record.complete
-        assert app.screen.query_one("#probe-results", DataTable).row_count == 5
-
-
-async def test_cancel_mid_probe_keeps_results_so_far(make_app, ready_state):
-    runner = FakeProbeRunner(hold_at=2)
-    app = make_app(state=ready_state(), runner=runner, start=5)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await pilot.press("ctrl+r")
-        await asyncio.get_running_loop().run_in_executor(None, runner.holding.wait, 5)
-        await pilot.pause()
-        assert isinstance(app.screen, ProbesScreen) and app.screen.running
-        await pilot.press("ctrl+n")
-        assert isinstance(app.screen, ProbesScreen), "no leaving while probes run"
-        await pilot.press("ctrl+x")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
-        record = app.state.probe_record
-        assert record is not None and record.interrupted and not record.complete
-        assert len(record.matmul) == 1 and len(record.attention) == 1
-        assert app.screen.query_one("#probe-results", DataTable).row_count == 2
-        assert "cancelled" in app.state.probe_note
-
-
-async def test_ctrl_q_quits_from_any_step(make_app, ready_state):
-    for step in range(6):
-        app = make_app(state=ready_state(reached=5), start=step)
-        async with app.run_test(size=SIZE) as pilot:
-            await pilot.pause()
-            await pilot.press("ctrl+q")
-            await pilot.pause()
-        assert app.return_code == 0
-
-
-async def test_back_keeps_answers(make_app, ready_state):
-    app = make_app(state=ready_state(), start=2)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        await pilot.press("escape")
-        assert isinstance(app.screen, WorkloadScreen)
-        await pilot.press("ctrl+n")
-        assert app.state.targets == ["b200-sxm", "mi300x"]
-        assert app.screen.query_one("#price-mi300x", Input)
-
-
-async def test_revisited_steps_redraw_from_the_state(make_app, ready_state):
-    """Steps are built once and kept; coming back must still show the answers as they stand."""
-    state = ready_state(targets=["b200-sxm", "v100-sxm2"], quotes={"v100-sxm2": 0.5})
-    app = make_app(state=state, start=3)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause()
-        assert list(app.state.excluded) == ["v100-sxm2"], "V100 has no bf16 matrix units"
+async def test_back_keeps_answers_and_revisits_redraw(make_app, ready_state):
+    app = make_app(state=ready_state(targets=["b200-sxm", "v100-sxm2"]), start=3)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot)
         dtype_screen = app.screen
         await pilot.press("escape", "escape")
         assert isinstance(app.screen, WorkloadScreen)
-        app.state.workload["precision"] = "fp8"
+        app.screen.query_one("#precision", Select).value = "fp8"
+        await settle(pilot)
         await pilot.press("escape")
         assert isinstance(app.screen, WelcomeScreen)
         await pilot.press(*"h200", "enter")
@@ -221,10 +284,38 @@ async def test_revisited_steps_redraw_from_the_state(make_app, ready_state):
         assert app.screen.query_one("#price-h200-sxm", Input)
         assert not app.screen.query("#price-h100-sxm")
         await pilot.press("ctrl+n")
+        await settle(pilot)
         assert app.screen is dtype_screen, "the same screen object, redrawn"
-        assert "fp8" in str(app.screen.query_one(".prompt").render())
-        assert list(app.state.excluded) == ["v100-sxm2"]
+        assert "fp8" in text_of(app.screen.query_one("#gate-question"))
         assert app.screen.query_one("#gate", DataTable).get_row("h200-sxm")
+
+
+async def test_ctrl_q_quits_and_f1_helps_from_any_step(make_app, ready_state):
+    for step in range(9):
+        app = make_app(state=ready_state(reached=8), start=step)
+        async with app.run_test(size=NARROW) as pilot:
+            await settle(pilot)
+            await pilot.press("f1")
+            assert isinstance(app.screen, HelpScreen)
+            assert "MAMF" in text_of(app.screen.query_one("#help-text"))
+            await pilot.press("escape")
+            assert not isinstance(app.screen, HelpScreen)
+            await pilot.press("ctrl+q")
+            await pilot.pause()
+        assert app.return_code == 0
+
+
+async def test_question_mark_helps_but_types_into_fields(make_app, ready_state):
+    app = make_app(state=ready_state(), start=2)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen), "? on a table opens the help"
+        await pilot.press("escape")
+        field = app.screen.query_one("#electricity", Input)
+        field.focus()
+        await pilot.press("question_mark")
+        assert field.value == "?" and not isinstance(app.screen, HelpScreen)
 
 
 def test_each_step_has_its_screen():
@@ -235,33 +326,11 @@ def test_each_step_has_its_screen():
     assert [screen_class(i).STEP for i in range(len(STEPS))] == list(range(len(STEPS)))
 
 
-async def test_steps_built_ahead_show_the_answers_as_they_stand(make_app, cpu_box):
-    """Workload, Targets and Configurations are built while the user reads Welcome; the
-    current GPU is chosen after that, and Targets must still price it."""
-    from advisor.tui.app import AHEAD
-
-    app = make_app(hardware=cpu_box)
-    async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause(1.5)
-        assert all(app.is_screen_installed(f"step-{step}") for step in AHEAD)
-        built = app.get_screen(f"step-{TargetsScreen.STEP}")
-        assert not built.query("#prices Input"), "no GPU chosen yet: nothing to price"
-        await pilot.press(*"h200", "enter")
-        await pilot.press("ctrl+n", "ctrl+n")
-        assert app.screen is built
-        assert app.screen.query_one("#price-h200-sxm", Input)
-        assert app.screen.query_one("#gpus", DataTable).get_cell("h200-sxm", "mark") == "now"
-
-
-async def test_catalog_table_fits_80_columns(gpu_box):
-    """Without room for names, the longest ids (the shipped catalog's RTX PRO 6000s) are
-    clipped so that the price column still shows."""
-    from advisor.io.catalog_store import load_catalog
-    from advisor.tui.app import AdvisorApp
-
-    app = AdvisorApp(load_catalog(), gpu_box, FakeProbeRunner())
-    async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
+async def test_catalog_table_fits_80_columns(make_app, shipped):
+    """Without room for names, the longest ids are clipped so the price column still shows."""
+    app = make_app(with_catalog=shipped)
+    async with app.run_test(size=NARROW) as pilot:
+        await settle(pilot)
         table = app.screen.query_one("#gpus", DataTable)
         used = sum(c.get_render_width(table) for c in table.columns.values())
         assert "name" not in [c.key.value for c in table.columns.values()]

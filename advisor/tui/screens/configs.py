@@ -275,9 +275,15 @@ class ConfigsScreen(ComputedScreen):
     def _row(self) -> None:
         self._draw_chart()
 
-    @on(Input.Changed)
+    @on(Input.Changed, "#cfg-form Input")
     def _typed(self, event: Input.Changed) -> None:
         result = event.validation_result
+        row = event.input.parent
+        where = f"{row.label} on Configurations" if isinstance(row, FormField) else "a field"
+        if result is not None and not result.is_valid:
+            self.state.invalid[where] = result.failure_descriptions[0]
+        else:
+            self.state.invalid.pop(where, None)
         if result is None or result.is_valid:
             key = event.input.id
             if key == "cfg-budget":

@@ -61,6 +61,11 @@ class PriceRow(Horizontal):
 
     label_width = 30
 
+    def on_mount(self) -> None:
+        screen = self.screen
+        if isinstance(screen, TargetsScreen):
+            screen.call_after_refresh(screen._price_notes)
+
     def compose(self) -> ComposeResult:
         label = f"{self.gpu_id} (now)" if self.now else self.gpu_id
         gpu = Label(label, classes="price-gpu")
@@ -80,7 +85,8 @@ class PriceRow(Horizontal):
 
     def set_note(self, note: str, error: bool = False) -> None:
         self.set_class(error, "-invalid")
-        self.query_one(".price-note", Label).update(note)
+        for label in self.query(".price-note").results(Label):  # none while being removed
+            label.update(note)
 
 
 class TargetsScreen(StepScreen):
@@ -151,8 +157,9 @@ class TargetsScreen(StepScreen):
 
     def _price_notes(self) -> None:
         for row in self.query(PriceRow):
-            price = row.query_one(f"#price-{field_id(row.gpu_id)}", Input)
-            if not price.is_valid:
+            found = row.query(f"#price-{field_id(row.gpu_id)}").results(Input)
+            price = next(found, None)
+            if price is None or not price.is_valid:  # not composed yet, or showing an error
                 continue
             note, error = self._price_note(row.gpu_id)
             count = self.state.counts.get(row.gpu_id)
@@ -224,10 +231,14 @@ class TargetsScreen(StepScreen):
         assert gpu_id is not None
         row = self._row_of(event.input)
         result = event.validation_result
+        what = "GPU count" if (event.input.id or "").startswith("count-") else "price"
+        where = f"the {what} of {gpu_id}"
         if result is not None and not result.is_valid:
+            self.state.invalid[where] = result.failure_descriptions[0]
             row.set_note(f"✘ {result.failure_descriptions[0]}", True)
             self.refresh_nav()
             return
+        self.state.invalid.pop(where, None)
         if event.input.id and event.input.id.startswith("count-"):
             count = parse_optional(event.value, COUNT)
             if count is None:
@@ -243,22 +254,30 @@ class TargetsScreen(StepScreen):
         self._price_notes()
         self.refresh_nav()
 
+    def _valid(self, event: Input.Changed, where: str) -> bool:
+        result = event.validation_result
+        if result is not None and not result.is_valid:
+            self.state.invalid[where] = result.failure_descriptions[0]
+            return False
+        self.state.invalid.pop(where, None)
+        return True
+
     @on(Input.Changed, "#electricity")
     def _electricity(self, event: Input.Changed) -> None:
-        if event.validation_result and event.validation_result.is_valid:
+        if self._valid(event, "the electricity price"):
             self.state.electricity_usd_per_kwh = parse_optional(event.value, ELECTRICITY)
         self.query_one("#f-electricity", FormField).set_note(self._electricity_note())
         self.refresh_nav()
 
     @on(Input.Changed, "#power-cap")
     def _power_cap(self, event: Input.Changed) -> None:
-        if event.validation_result and event.validation_result.is_valid:
+        if self._valid(event, "the power cap"):
             self.state.power_cap_kw = parse_optional(event.value, CAP)
         self.refresh_nav()
 
     @on(Input.Changed, "#premium")
     def _premium(self, event: Input.Changed) -> None:
-        if event.validation_result and event.validation_result.is_valid:
+        if self._valid(event, "the time premium"):
             value = parse_optional(event.value, PREMIUM)
             self.state.time_premium = None if value is None else value / 100
         self.query_one("#f-premium", FormField).set_note(self._premium_note())

@@ -304,6 +304,12 @@ class WorkloadScreen(StepScreen):
     def _typed(self, event: Input.Changed) -> None:
         key = event.input.id or ""
         valid = bool(event.validation_result and event.validation_result.is_valid)
+        row = event.input.parent
+        where = f"{row.label} on Workload" if isinstance(row, FormField) else key
+        if valid:
+            self.state.invalid.pop(where, None)
+        elif event.validation_result is not None:
+            self.state.invalid[where] = event.validation_result.failure_descriptions[0]
         if key.startswith("dim-"):
             if valid:
                 self._dims[key.removeprefix("dim-")] = int(

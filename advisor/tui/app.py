@@ -134,7 +134,10 @@ class AdvisorApp(App[None]):
     def on_mount(self) -> None:
         if self._loaded is not None:
             with suppress(Exception):  # shown as an error when a step asks for the report
-                self.results["report"] = (self.inputs("report"), self._loaded)
+                inputs = self.inputs("report")
+                # Shown as saved while the answers are the report's; any edit recomputes.
+                if inputs.answers == self._loaded.decision.answers:
+                    self.results["report"] = (inputs, self._loaded)
         self.goto(self.start)
         if self.ctx.hardware.pending:
             self.run_worker(self._detect, thread=True, exclusive=True, group="detect",

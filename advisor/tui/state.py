@@ -69,6 +69,9 @@ class WizardState:
     time_premium: float | None = None
     stack: Stack | None = None
     """The stack the user declared; None: this box's when it has a GPU, else no stack."""
+    box_stack: bool = True
+    """Whether, with none declared, the job runs on this box's stack (a resumed report
+    without a stack keeps having none)."""
     probe_choice: ProbeChoice | None = None
     probe_records: dict[str, ProbeRecord] = field(default_factory=dict)
     """Records the wizard brings itself, by catalog id: its own run, an imported file, or a
@@ -77,6 +80,9 @@ class WizardState:
     use_stored: bool = True
     """Use the records filed with `advisor probe import`, as `advisor decide` does."""
     configs: ConfigOptions | None = None
+    sweep: bool = True
+    """Whether the answers carry [configs] (a GPU-count sweep). The wizard's flow has a
+    Configurations step, so a new wizard does; a resumed report keeps what it had."""
     pipeline: PipelineSpec | None = None
     invalid: dict[str, str] = field(default_factory=dict)
     """Fields that hold text the wizard refused ("4.5" GPUs), by where they are, with the
@@ -145,7 +151,7 @@ class WizardState:
         CPU-only box's torch is not the GPU job's), else none (the gate is skipped)."""
         if self.stack is not None:
             return self.stack
-        return hardware.stack if hardware.has_gpu else None
+        return hardware.stack if hardware.has_gpu and self.box_stack else None
 
     def to_answers(self, catalog: Catalog, hardware: Hardware) -> Answers:
         """The engine's Answers. Only what was given is passed, so every default stays a
@@ -177,10 +183,11 @@ class WizardState:
         stack = self.job_stack(hardware)
         if stack is not None:
             data["stack"] = stack
-        # The wizard has a Configurations step, so its answers always carry [configs] (the
-        # engine's defaults until that step changes them); without a token budget the
-        # engine makes no sweep, as for an answers file.
-        data["configs"] = self.configs or ConfigOptions()
+        # The wizard has a Configurations step, so its answers carry [configs] (the engine's
+        # defaults until that step changes them); without a token budget the engine makes
+        # no sweep, as for an answers file.
+        if self.sweep:
+            data["configs"] = self.configs or ConfigOptions()
         if self.pipeline is not None:
             data["pipeline"] = self.pipeline
         return Answers.model_validate(data)

@@ -238,6 +238,10 @@ class ConfigsScreen(ComputedScreen):
         self.query_one(PipelinePanel).show_report(report)
         sweep = report.configs
         self.sweep = sweep
+        if sweep is None and not self.state.sweep:
+            self.show_message("[b $warning]The resumed answers have no GPU-count sweep.[/] "
+                              "Change an option above to add one.")
+            return
         if sweep is None:
             self.show_message("[b $warning]No token budget yet.[/] Type one above (tokens to "
                               "train or serve, e.g. 300B) to sweep GPU counts; without one the "
@@ -300,6 +304,7 @@ class ConfigsScreen(ComputedScreen):
     def _set_budget(self, budget: float | None) -> None:
         if budget != self._budget():
             self.state.give("token_budget", budget)
+            self.state.sweep = True
             self.ask()
 
     def _set_option(self, field: str, value: object) -> None:
@@ -313,6 +318,7 @@ class ConfigsScreen(ComputedScreen):
             return
         given = opts.model_dump(exclude_unset=True)
         self.state.configs = ConfigOptions.model_validate({**given, field: value})
+        self.state.sweep = True
         if field == "counts":
             self.query_one("#counts-field", FormField).set_note(self._counts_note())
         self.ask()

@@ -200,6 +200,8 @@ class SoftwareScreen(GateScreen):
     def _stack_note(self) -> str:
         if self.state.stack is not None:
             return "declared by you: every package listed is checked"
+        if self.state.job_stack(self.ctx.hardware) is None and self.ctx.hardware.has_gpu:
+            return "[$warning]no stack: the gate is skipped[/]; type the job's stack"
         if self.ctx.hardware.has_gpu:
             return "[$warning]detected on this box[/]; edit if the job runs elsewhere"
         return ("[$warning]this box has no GPU: no stack, the gate is skipped[/]; type the "
@@ -223,14 +225,17 @@ class SoftwareScreen(GateScreen):
         if not (event.validation_result and event.validation_result.is_valid):
             self.refresh_nav()
             return
-        detected = self.ctx.hardware.stack if self.ctx.hardware.has_gpu else None
+        hardware = self.ctx.hardware
+        detected = hardware.stack if hardware.has_gpu else None
         stack = parse_stack(event.value) if event.value.strip() else None
-        same = (stack is None and detected is None) or (
-            stack is not None and detected is not None
-            and format_stack(detected) == format_stack(stack))
-        new = None if same else stack
-        if new != self.state.stack:
-            self.state.stack = new
+        if stack is None:  # cleared: no stack, the gate is skipped
+            new, box = None, False
+        elif detected is not None and format_stack(detected) == format_stack(stack):
+            new, box = None, True  # this box's, as detected
+        else:
+            new, box = stack, self.state.box_stack
+        if (new, box) != (self.state.stack, self.state.box_stack):
+            self.state.stack, self.state.box_stack = new, box
             self.query_one("#stack-field", FormField).set_note(self._stack_note())
             self.ask()
         self.refresh_nav()

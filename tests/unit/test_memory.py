@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from advisor.core.projection.memory import GIB, fit, memory_model, usable_gib
 from hypothesis import given
 from hypothesis import strategies as st
 
 from advisor.core.model.workload import Workload
 from advisor.core.projection.calibration import CAL
+from advisor.core.projection.memory import GIB, fit, memory_model, usable_gib
 from advisor.io.catalog_store import load_catalog
 
 

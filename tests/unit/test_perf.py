@@ -4,15 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from advisor.core.projection.roofline import (
-    COMPUTE,
-    MEMORY,
-    RESOURCES,
-    Hardware,
-    all_reduce_time,
-    attention_flops_per_token,
-    simulate,
-)
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -23,6 +14,15 @@ from advisor.core.model.transformer import ModelSpec
 from advisor.core.model.workload import Workload
 from advisor.core.projection.calibration import CAL
 from advisor.core.projection.rates import resolve_rates, transfer_efficiency
+from advisor.core.projection.roofline import (
+    COMPUTE,
+    MEMORY,
+    RESOURCES,
+    Hardware,
+    all_reduce_time,
+    attention_flops_per_token,
+    simulate,
+)
 from advisor.io.catalog_store import load_catalog
 
 

@@ -190,7 +190,8 @@ def _result(g: Compared, role: str, basis: Basis, q: PriceQuote | None,
         gpus=w.gpus, nodes=w.nodes, dtype_gate=g.dtype, software_gate=g.software,
         projectable=g.rates is not None, problem=g.problem, assumptions=assumptions,
         memory=memfit, sweep=sweep, as_run=as_run,
-        fit_change=side.fit_change if side else [None] * len(seqs), job=job, power_w=power)
+        fit_change={str(s): c for s, c in zip(seqs, side.fit_change, strict=True) if c}
+        if side else {}, job=job, power_w=power)
     return res, fitted
 
 

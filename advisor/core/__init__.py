@@ -100,6 +100,7 @@ if TYPE_CHECKING:  # the names above, for type checkers
     from advisor.core.economics.configs import ConfigPoint, ConfigSweep, sweep_configs
     from advisor.core.economics.pipeline import PipelineBalance, kw_saved
     from advisor.core.economics.stages import PipelineReport, analyse_pipeline
+    from advisor.core.entry import run
     from advisor.core.errors import EXIT_INPUT_ERROR, InputError
     from advisor.core.formats import FORMATS, load_model, parse_toml
     from advisor.core.gates.dtype import DtypeGate
@@ -133,5 +134,4 @@ if TYPE_CHECKING:  # the names above, for type checkers
         parse_report,
         report_to_toml,
     )
-    from advisor.core.entry import run
     from advisor.core.validation import Accuracy, CaseSpec, refit, validate

@@ -10,19 +10,20 @@ the new record's stack with the records already stored, and says so loudly when 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from advisor.core.errors import InputError
 from advisor.core.formats import decode_text, parse_json
 from advisor.core.model.catalog import Catalog
-from advisor.core.model.probe_record import ProbeRecord, parse_probe_record
 from advisor.core.model.drift import Drift, drift_warning, stack_drift
+from advisor.core.model.probe_record import ProbeRecord, parse_probe_record
 from advisor.io.atomic import write_atomic
 from advisor.io.documents import load_probe_record
 from advisor.io.files import read_bytes
 from advisor.io.paths import probes_dir
+
 
 def stored_path(gpu_id: str) -> Path:
     return probes_dir() / f"{gpu_id}.json"

@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from advisor.core.errors import InputError
+from advisor.core.model.drift import drift_warning, stack_drift
 from advisor.core.model.probe_record import parse_probe_record
 from advisor.io.catalog_store import load_catalog
-from advisor.core.model.drift import drift_warning, stack_drift
 from advisor.io.probe_store import import_probe, stored_probes
 
 

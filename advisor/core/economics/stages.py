@@ -252,7 +252,7 @@ def _alternative(spec: PipelineSpec, alt: PipelineAlternative, base: list[StageR
     splits = []
     for split in alt.splits or [[s.gpus for s in spec.stages]]:
         a = balance(build_pipeline(spec, _with_counts(given, split)))
-        e = balance(build_pipeline(spec, _with_counts(engine, split)))
+        ours = balance(build_pipeline(spec, _with_counts(engine, split)))
         n = sum(split)
 
         def equiv(days: float | None, n: int = n) -> float | None:
@@ -261,8 +261,8 @@ def _alternative(spec: PipelineSpec, alt: PipelineAlternative, base: list[StageR
         splits.append(SplitFigures(
             split=split, tokens_per_s=a.tokens_per_s, bottleneck=a.bottleneck,
             eta_days=a.eta_days, gpu_days_equiv=equiv(a.eta_days),
-            engine_tokens_per_s=e.tokens_per_s, engine_bottleneck=e.bottleneck,
-            engine_eta_days=e.eta_days, engine_gpu_days_equiv=equiv(e.eta_days)))
+            engine_tokens_per_s=ours.tokens_per_s, engine_bottleneck=ours.bottleneck,
+            engine_eta_days=ours.eta_days, engine_gpu_days_equiv=equiv(ours.eta_days)))
     differences = []
     for g, e, b, h in zip(given, engine, base, engine_here, strict=True):
         if g.source == "projected" or e is g or h is None:

@@ -484,7 +484,8 @@ def _decode_step(w: Workload, r: GpuRates, g: Grid, ctx: Array, batch: Array,
     t_comm = 2.0 * layers * _all_reduce(act, tp, g_tp, k_tp, r, cal)
     t_comm = t_comm + np.where(pp > 1, act / r.link_bps + cal.link_latency_s, 0.0)
     return {"dense": t_dense, "attention": t_attn, "elementwise": t_elem,
-            "communication": t_comm, "overhead": np.full_like(t_dense, cal.serve_step_s),
+            "communication": t_comm,
+            "overhead": cal.serve_step_s + batch * cal.serve_request_s + 0.0 * t_dense,
             "_dense_c": dense_c, "_dense_m": dense_m, "_attn_c": attn_c, "_attn_m": attn_m,
             "_flops": flops, "_attn_flops": attn_flops, "_wbytes": weights + io, "_kv": kv,
             "_elem": elem}

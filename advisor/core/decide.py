@@ -187,7 +187,8 @@ def _result(g: Compared, role: str, basis: Basis, q: PriceQuote | None,
             rate_sources={e.quantity: e.source for e in r.evidence}, evidence=r.evidence,
             attention_kernel=r.attention_kernel, attention_why=r.attention_why,
             framework=w.framework,
-            gemm_efficiency=cal.gemm_efficiency.get(w.framework, 1.0) if w.training else 1.0,
+            gemm_efficiency=cal.gemm_efficiency.get(w.framework, 1.0) if w.training
+            else cal.serve_gemm_efficiency,
             achieved_mfu=first.mfu, overlap=cal.comm_overlap,
             probe=f"{g.probe.stamp.hostname} {g.probe.stamp.date}" if g.probe else None,
             probe_torch=g.probe.stamp.versions.torch if g.probe else None, price=q)

@@ -130,7 +130,8 @@ class Calibration:
     """The numbers. `notes()` gives each one's provenance; tests keep the two in step."""
 
     gemm_efficiency: dict[str, float] = field(default_factory=lambda: {
-        "megatron": 1.0, "fsdp": 1.0, "deepspeed": 0.757})
+        "megatron": 0.757, "fsdp": 0.757, "deepspeed": 0.757})
+    serve_gemm_efficiency: float = 1.0
     gemm_m_half_s: float = 0.8e-13
     large_shape_fraction: dict[str, float] = field(default_factory=lambda: {
         "bf16": 0.86, "fp16": 0.86, "tf32": 0.86, "fp32": 0.86, "fp8": 0.78, "fp6": 0.75,
@@ -186,10 +187,16 @@ NOTES: dict[str, Note] = {
         "fitted", "fraction of the large-shape GEMM rate", 0.06,
         f"{UPG}: the eager Hugging Face + DeepSpeed stack's 'everything else' bucket at 8k, "
         "ZeRO-2, mbs=1 (463 TFLOPS on H200, 771 on B200), solved together with DeepSpeed's "
-        "per-parameter step time; the two GPUs share one value. Megatron, FSDP and serving "
-        "engines run the same cuBLAS/CUTLASS GEMMs the catalog's large-shape rates were timed "
-        "on (TRT-LLM Linear layers), so 1.0 there",
+        "per-parameter step time; the two GPUs share one value. A training step's GEMMs "
+        "(forward, input and weight gradients, transposed layouts) in any framework are the same "
+        "cuBLAS/CUTLASS kernels, so Megatron and FSDP share the value; only their host "
+        "overheads differ",
         ("upg-8k-decomposition",),
+    ),
+    "serve_gemm_efficiency": Note(
+        "derived", "fraction of the large-shape GEMM rate", 0.05,
+        "the catalog's large-shape rates are TensorRT-LLM Linear layers timed by AIConfigurator: "
+        "a serving engine's own GEMMs",
     ),
     "gemm_m_half_s": Note(
         "derived", "tokens per (FLOP/s)", 0.3,

@@ -41,7 +41,6 @@ BUCKETS: tuple[str, ...] = (
 RESOURCES: tuple[str, ...] = ("compute", "memory", "network", "host")
 COMPUTE, MEMORY, NETWORK, HOST = range(4)
 GIB = float(2**30)
-SERVING_FRAMEWORK = "megatron"  # serving engines: CUDA graphs, fused kernels, tuned GEMMs
 
 Array = np.ndarray
 
@@ -462,7 +461,7 @@ def _decode_step(w: Workload, r: GpuRates, g: Grid, ctx: Array, batch: Array,
                + sh.n_expert_layer * sh.moe_share * experts_touched / tp * layers) * wb
     weights = weights + sh.head / tp * 2.0
     io = 2.0 * batch * (4 * sh.h + (sh.qkv + sh.attn_out + sh.mlp_mats * sh.ffn_act) / tp) * layers
-    rate = r.gemm_flops * cal.gemm_efficiency[SERVING_FRAMEWORK]
+    rate = r.gemm_flops * cal.serve_gemm_efficiency
     routed = 2.0 * sh.n_routed_active * batch / tp * layers
     touched = np.maximum(experts_touched * sh.experts, 1.0)
     rows_e = batch * sh.top_k / touched
@@ -497,7 +496,7 @@ def _prefill(w: Workload, r: GpuRates, g: Grid, isl: Array, cal: Calibration
     m, sh = w.model, shape_of(w)
     tp = g.tp.astype(float)
     flops = 2.0 * (sh.n_attn + sh.n_mlp_active) * isl / tp * m.layers + 2.0 * sh.head / tp
-    rate = r.gemm_flops * cal.gemm_efficiency[SERVING_FRAMEWORK]
+    rate = r.gemm_flops * cal.serve_gemm_efficiency
     rows = cal.serve_max_tokens  # chunked prefill batches prompts up to the token budget
     routed = 2.0 * sh.n_routed_active * isl / tp * m.layers
     rows_e = rows * sh.top_k / sh.experts

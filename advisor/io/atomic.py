@@ -238,7 +238,7 @@ def remove_stale_temporaries(folder: Path, now: float | None = None) -> list[Pat
     """
     now = time.time() if now is None else now
     host = _host()
-    removed = []
+    removed: list[Path] = []
     try:
         entries = list(os.scandir(folder))
     except OSError:

@@ -42,11 +42,13 @@ def cmd_decide(args: argparse.Namespace) -> int:
     from advisor.core.economics.configs import sweep_configs
     from advisor.core.economics.stages import analyse_pipeline
     from advisor.core.report.document import build_report, report_to_toml
-    from advisor.io.atomic import write_atomic
+    from advisor.io.atomic import check_output_path, write_output
     from advisor.io.catalog_store import effective_catalog, provenance
     from advisor.io.documents import load_answers
     from advisor.io.probe_store import DRIFT_NOTE, drift_warning, probes_for, stack_drift
 
+    if args.out:
+        check_output_path(args.out)  # a bad --out fails now, not after the work
     catalog = effective_catalog()
     answers = load_answers(args.answers)
     ids = [catalog.gpu(g).id for g in (answers.current, *answers.targets)]
@@ -76,6 +78,6 @@ def cmd_decide(args: argparse.Namespace) -> int:
     if args.out:
         report = build_report(decision, catalog, probes, provenance(), warnings,
                               configs=configs, pipeline=pipeline)
-        write_atomic(args.out, report_to_toml(report))
+        write_output(args.out, report_to_toml(report))
         print(f"report written to {args.out}", file=sys.stderr if args.json else sys.stdout)
     return 0

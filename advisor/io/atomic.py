@@ -90,8 +90,9 @@ def check_output_path(path: str | os.PathLike[str]) -> Path:
     if not folder.is_dir():
         what = "is not a folder" if folder.exists() else "does not exist"
         raise InputError(f"cannot write: folder {folder} {what}", file=given)
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise InputError(f"cannot write in folder {folder} (permission denied)", file=given)
+    why = _cannot_create_in(folder)
+    if why:
+        raise InputError(f"cannot write in folder {folder} ({why})", file=given)
     return target
 
 
@@ -122,6 +123,19 @@ def write_output(path: str | os.PathLike[str], data: str | bytes, *,
     except OSError as exc:
         raise InputError(f"cannot write ({exc.strerror or exc})", file=given) from None
     return Path(given)
+
+
+def is_stream(path: str | os.PathLike[str]) -> bool:
+    """Whether `write_output` writes straight through (a descriptor, device or FIFO): such
+    a destination takes one document, so write it once, at the end, not at checkpoints."""
+    given = os.fspath(path)
+    if _descriptor(given) is not None:
+        return True
+    try:
+        mode = os.stat(given).st_mode
+    except OSError:
+        return False
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
 
 
 write_atomic = write_output
@@ -200,6 +214,19 @@ def _create_temporary(target: Path, mode: int) -> tuple[Path, int]:
             return tmp, os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _CLOEXEC, mode)
         except FileExistsError:
             continue
+
+
+def _cannot_create_in(folder: Path) -> str | None:
+    """Why no file can be made in `folder`, found by making (and removing) one: the only
+    test that root, read-only mounts and /proc or /sys all answer truthfully."""
+    try:
+        tmp, fd = _create_temporary(folder / "check", 0o600)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    os.close(fd)
+    with contextlib.suppress(OSError):
+        tmp.unlink()
+    return None
 
 
 def _fsync_folder(folder: Path) -> None:

@@ -306,3 +306,10 @@ def test_a_long_name_still_fits(tmp_path: Path) -> None:
     target = tmp_path / ("r" * 250)
     write_output(target, "x")
     assert target.read_text() == "x"
+
+
+@pytest.mark.skipif(not Path("/proc/version").is_file(), reason="Linux /proc")
+def test_an_existing_file_in_proc_is_refused_even_for_root() -> None:
+    """os.access says yes to root everywhere; making a file there is the truthful test."""
+    with pytest.raises(InputError, match="cannot write in folder /proc"):
+        check_output_path("/proc/version")

@@ -35,10 +35,11 @@ PULL_HELP = """\
 The document is fetched over https (plain http only with --allow-http), with
 timeouts, retries with backoff and a size cap. It is merged over the shipped
 catalog and validated before the cache in the advisor data folder
-($ADVISOR_HOME, else $XDG_DATA_HOME/advisor, else ~/.local/share/advisor) is
-replaced; a failed or invalid pull keeps the previous data. Pulling the same URL
-again sends its ETag and Last-Modified, so an unchanged document is not
-downloaded twice. Offline, advisor uses the cache and never the network.
+($ADVISOR_HOME, else the platform's: ~/.local/share/advisor or $XDG_DATA_HOME/advisor
+on Linux, ~/Library/Application Support/advisor on macOS) is replaced; a failed or
+invalid pull keeps the previous data. Pulling the same URL again sends its ETag
+and Last-Modified, so an unchanged document is not downloaded twice. Offline,
+advisor uses the cache and never the network.
 Exit codes: 1 when the download failed, 2 when the URL or document is invalid.
 """
 

@@ -61,7 +61,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
     from advisor.probes.cli import run_command
 
     if args.out:
-        check_output_path(args.out)  # before a minute of measuring, not after it
+        check_output_path(args.out, example="box.json")  # before measuring, not after
     write = RecordWriter(stream=bool(args.out) and is_stream(args.out))
 
     def check(record: dict[str, Any]) -> None:

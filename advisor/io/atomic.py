@@ -49,11 +49,12 @@ _NAME_KEPT = 96
 """Of the target's name in a temporary name: the whole must stay under NAME_MAX (255)."""
 
 
-def check_output_path(path: str | os.PathLike[str]) -> Path:
+def check_output_path(path: str | os.PathLike[str], example: str = "report.toml") -> Path:
     """Where `write_output(path, ...)` will put its bytes, or an InputError saying why not.
 
     For a link that is the file it points to; for a device, FIFO or descriptor, the path
     itself. Nothing is created or changed. Call it before the work whose result goes there.
+    `example` is the file name suggested when `path` is a folder.
     """
     given = os.fspath(path)
     if not given:
@@ -77,7 +78,7 @@ def check_output_path(path: str | os.PathLike[str]) -> Path:
     if st is not None:
         if stat.S_ISDIR(st.st_mode):
             raise InputError("is a folder; name a file in it, e.g. "
-                             f"{os.path.join(given, 'report.toml')}", file=given)
+                             f"{os.path.join(given, example)}", file=given)
         if stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode):
             if not os.access(given, os.W_OK):
                 raise InputError("cannot write (permission denied)", file=given)

@@ -19,7 +19,7 @@ def test_a_folder_is_refused_before_measuring(tmp_path: Path) -> None:
                           stdin=subprocess.DEVNULL)
     assert done.returncode == 2
     assert done.stderr.splitlines() == [
-        f"advisor: error: {tmp_path}: is a folder; name a file in it, e.g. {tmp_path}/report.toml"]
+        f"advisor: error: {tmp_path}: is a folder; name a file in it, e.g. {tmp_path}/box.json"]
     assert done.stdout == ""
 
 

@@ -139,8 +139,10 @@ def is_stream(path: str | os.PathLike[str]) -> bool:
     return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
 
 
-write_atomic = write_output
-"""The old name, kept while branches that call it are merged; use `write_output`."""
+def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> Path:
+    """The old name and behaviour (missing folders are made), kept only while branches that
+    call it for advisor's own data are merged. New code: `write_output`."""
+    return write_output(path, data, create_parents=True)
 
 
 def _descriptor(given: str) -> int | None:

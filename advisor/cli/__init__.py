@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from advisor import __version__
-from advisor.core.errors import EXIT_INPUT_ERROR, InputError
+from advisor.core import EXIT_INPUT_ERROR, InputError
 
 # Subcommand modules, in the order `advisor --help` lists them.
 COMMAND_MODULES: tuple[str, ...] = (

@@ -8,11 +8,11 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from advisor.cli.prices import PULL_HELP, add_pull_options, run_pull
-from advisor.core.errors import InputError
+from advisor.core import InputError
 from advisor.textfmt import fmt_num, render_table
 
 if TYPE_CHECKING:  # pydantic models: loaded when a command runs, not for `advisor --help`
-    from advisor.core.model.catalog import Catalog, Gpu, Sourced
+    from advisor.core import Catalog, Gpu, Sourced
 
 CATALOG_PULL_HELP = """\
 A team catalog is TOML or JSON with any of the shipped tables: [[gpu]], [[arch]],

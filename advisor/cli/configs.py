@@ -1,9 +1,9 @@
-"""`advisor configs`: how many of which GPU, how to split a staged pipeline, and the published
-RTX PRO 6000 -> B200 projection with the assumptions that carry its verdict.
+"""`advisor configs`: how many of which GPU, and how to split a staged pipeline.
 
-Three subcommands share one renderer style (plain tables, inputs and assumptions shown,
+Two subcommands share one renderer style (plain tables, inputs and assumptions shown,
 prices marked user or default) and a --json twin each. The sweep borrows every workload,
-price and probe flag of `advisor compare`, so the two commands define them once.
+price and probe flag of `advisor compare`, so the two commands define them once; both
+call the same core functions `advisor decide` and the wizard reach through `run()`.
 """
 
 from __future__ import annotations
@@ -13,17 +13,19 @@ import json
 import textwrap
 from typing import TYPE_CHECKING, Any
 
-from advisor.core.errors import InputError
+from advisor.core import InputError
 from advisor.textfmt import fmt_num, render_table
 
 if TYPE_CHECKING:
-    from advisor.core.economics.configs import ConfigSweep
-    from advisor.core.economics.pipeline import PipelineBalance
-    from advisor.core.economics.scenario import Check, Projected, ScenarioInputs, Sensitivity
-    from advisor.core.economics.stages import PipelineReport
-    from advisor.core.model.answers import Answers
-    from advisor.core.model.catalog import Catalog
-    from advisor.core.model.options import ConfigOptions, PipelineSpec
+    from advisor.core import (
+        Answers,
+        Catalog,
+        ConfigOptions,
+        ConfigSweep,
+        PipelineBalance,
+        PipelineReport,
+        PipelineSpec,
+    )
 
 SWEEP_HELP = """\
 Project the workload on --current and each --target at every GPU count (default 1, 2, 4,
@@ -42,17 +44,6 @@ from the stage's own workload, or assumed from FLOPs per token at an MFU. Report
 stage's rate, the bottleneck, which side starves, throughput, ETA and a power band for the
 split as given, the splits next to it, and the best splits of --gpus GPUs.
 """
-SCENARIO_HELP = """\
-The published RTX PRO 6000 -> B200 projection for a drafter-training pipeline
-(cost-power-figures.md): its arithmetic reproduced and checked figure by figure, then each
-assumption (MFU on each side, the peak basis, FLOPs per token, the 60 ms GPU->CPU hop, the
-price ratio) moved across its range in a tornado table that says which ones flip the
-verdict between faster-and-cheaper, faster-but-dearer and slower.
-"""
-SHORT = {"faster and cheaper": "faster+cheaper", "faster but dearer": "faster+dearer",
-         "slower": "slower"}
-
-
 def _ints(text: str) -> list[int]:
     try:
         values = [int(x) for x in text.split(",") if x.strip()]
@@ -63,20 +54,9 @@ def _ints(text: str) -> list[int]:
     return values
 
 
-def _setting(text: str) -> tuple[str, float]:
-    key, sep, value = text.partition("=")
-    try:
-        number = float(value)
-    except ValueError:
-        sep = ""
-    if not sep or not key.strip():
-        raise argparse.ArgumentTypeError(f"expected NAME=NUMBER, e.g. target_mfu=0.35: {text!r}")
-    return key.strip(), number
-
-
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
-        "configs", help="GPU-count sweep, pipeline split, and the RTX PRO 6000 -> B200 case",
+        "configs", help="GPU-count sweep and pipeline split",
         description="How many of which GPU, and how to split a staged pipeline.")
     cmds = p.add_subparsers(dest="configs_command", metavar="SUBCOMMAND", required=True)
 
@@ -107,24 +87,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     pl.add_argument("--json", action="store_true", help="machine-readable output")
     pl.set_defaults(handler=cmd_pipeline)
 
-    sc = cmds.add_parser("scenario", help="the published RTX PRO 6000 -> B200 projection, "
-                                          "checked, with its assumption sensitivity",
-                         description=SCENARIO_HELP,
-                         formatter_class=argparse.RawDescriptionHelpFormatter)
-    sc.add_argument("--split", type=_ints, default=[3, 1], metavar="TARGETS,DRAFTERS",
-                    help="the B200 split the tornado judges (default 3,1: 4x B200)")
-    sc.add_argument("--set", type=_setting, action="append", default=[], metavar="NAME=NUMBER",
-                    help="replace one input, e.g. target_mfu=0.35 or price_ratio=4 (see --json)")
-    sc.add_argument("--json", action="store_true", help="machine-readable output")
-    sc.set_defaults(handler=cmd_scenario)
-
 
 # --- sweep ----------------------------------------------------------------------------------------
 
 
 def _options(args: argparse.Namespace, base: ConfigOptions | None) -> ConfigOptions:
-    from advisor.core.formats import load_model
-    from advisor.core.model.options import ConfigOptions
+    from advisor.core import ConfigOptions, load_model
 
     given = {"counts": args.counts, "max_gpus": args.max_gpus,
              "gpus_per_node": args.gpus_per_node, "deadline_days": args.deadline_days,
@@ -136,7 +104,7 @@ def _options(args: argparse.Namespace, base: ConfigOptions | None) -> ConfigOpti
 
 
 def _sweep_answers(args: argparse.Namespace, catalog: Catalog) -> Answers:
-    from advisor.cli.compare import _answers
+    from advisor.cli.compare import answers_from_args
     from advisor.io.documents import load_answers
 
     flags = [f for f, v in (("--current", args.current), ("--model", args.model),
@@ -152,7 +120,7 @@ def _sweep_answers(args: argparse.Namespace, catalog: Catalog) -> Answers:
             raise InputError(f"{', '.join(missing)} required (or --answers FILE)",
                              field=missing[0])
         args.target = args.target or [args.current]
-        answers = _answers(args, catalog)
+        answers = answers_from_args(args, catalog)
     update: dict[str, Any] = {"configs": _options(args, answers.configs)}
     if args.power_cap is not None:
         update["power_cap_kw"] = args.power_cap
@@ -160,14 +128,14 @@ def _sweep_answers(args: argparse.Namespace, catalog: Catalog) -> Answers:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from advisor.core.economics.configs import sweep_configs
+    from advisor.core import sweep_configs
     from advisor.io.catalog_store import effective_catalog
     from advisor.io.probe_store import probes_for
 
     catalog = effective_catalog()
     answers = _sweep_answers(args, catalog)
-    probes = probes_for([answers.current, *answers.targets], catalog, args.probe)
-    result = sweep_configs(answers, catalog, probes)
+    ids = [s.gpu for s in answers.compared(catalog, alone=True)]
+    result = sweep_configs(answers, catalog, probes_for(ids, catalog, args.probe))
     print(json.dumps(result.model_dump(mode="json"), indent=2) if args.json
           else render_sweep(result, answers))
     return 0
@@ -220,8 +188,7 @@ def render_sweep(r: ConfigSweep, answers: Answers) -> str:
 
 def load_pipeline(path: str) -> PipelineSpec:
     """The [pipeline] section of a TOML file (a standalone file or an answers.toml)."""
-    from advisor.core.formats import load_model, parse_toml
-    from advisor.core.model.options import PipelineSpec
+    from advisor.core import PipelineSpec, load_model, parse_toml
     from advisor.io.files import read_text
 
     data = parse_toml(read_text(path), path)
@@ -235,9 +202,7 @@ def load_pipeline(path: str) -> PipelineSpec:
 
 
 def cmd_pipeline(args: argparse.Namespace) -> int:
-    from advisor.core.economics.stages import analyse_pipeline
-    from advisor.core.formats import load_model
-    from advisor.core.model.options import PipelineSpec
+    from advisor.core import PipelineSpec, analyse_pipeline, load_model
     from advisor.io.catalog_store import effective_catalog
 
     spec = load_pipeline(args.file)
@@ -254,7 +219,7 @@ def _split(b: PipelineBalance) -> str:
 
 
 def _balance_rows(rows: list[PipelineBalance], ref: PipelineBalance) -> list[list[str]]:
-    from advisor.core.economics.pipeline import kw_saved
+    from advisor.core import kw_saved
 
     return [[_split(b), str(b.idle_gpus), fmt_num(b.tokens_per_s / 1e3, 1),
              fmt_num(b.eta_days, 2), b.bottleneck,
@@ -292,90 +257,30 @@ def render_pipeline(r: PipelineReport) -> str:
              f"Moving GPUs on or off {r.vary}\n"
              + render_table(BALANCE_HEADERS, _balance_rows(r.neighbours, now)),
              f"Best splits of {r.best_gpus} GPUs (fastest first; ties to the lower draw)\n"
-             + render_table(BALANCE_HEADERS, _balance_rows(r.best, now)),
-             "Assumptions\n" + "\n".join(f"  - {a}" for a in r.assumptions)]
+             + render_table(BALANCE_HEADERS, _balance_rows(r.best, now))]
+    parts += [_alternative(r, a) for a in r.alternatives]
+    parts.append("Assumptions\n" + "\n".join(f"  - {a}" for a in r.assumptions))
     return "\n\n".join(parts)
 
 
-# --- scenario -------------------------------------------------------------------------------------
+def _alternative(r: PipelineReport, a: Any) -> str:
+    """The same pipeline on another GPU: as given (e.g. a write-up's assumptions) and as the
+    engine projects it, split by split, with GPU-days-equivalent in current-GPU days."""
+    now = r.current
+    base = (f"now: {now.tokens_per_s / 1e3:,.1f} Ktok/s, "
+            + (f"{now.eta_days:.2f} days, " if now.eta_days else "")
+            + (f"{r.current_gpu_days:.1f} GPU-days" if r.current_gpu_days else ""))
+    rows = [[_split_text(s.split), fmt_num(s.tokens_per_s / 1e3, 1), s.bottleneck,
+             fmt_num(s.eta_days, 2), fmt_num(s.gpu_days_equiv, 1),
+             fmt_num((s.engine_tokens_per_s or 0) / 1e3, 1), fmt_num(s.engine_eta_days, 2),
+             fmt_num(s.engine_gpu_days_equiv, 1)] for s in a.splits]
+    table = render_table(["split", "Ktok/s", "bottleneck", "days", "GPU-days eq", "engine Ktok/s",
+                          "engine days", "engine GPU-days eq"], rows)
+    lines = [f"On {a.gpu} ({a.source or 'rates as given'}); price: {a.price_note}; {base}",
+             table]
+    lines += [f"  - {d}" for d in a.differences]
+    return "\n".join(lines)
 
 
-def cmd_scenario(args: argparse.Namespace) -> int:
-    from advisor.core.economics.scenario import (
-        catalog_caveats,
-        current_days,
-        current_gpu_days,
-        engine_speedup,
-        project,
-        published_check,
-        published_inputs,
-        sensitivity,
-        with_overrides,
-    )
-    from advisor.io.catalog_store import effective_catalog
-
-    if len(args.split) != 2:
-        raise InputError("--split takes TARGETS,DRAFTERS, e.g. 3,1", field="--split",
-                         value=args.split)
-    catalog = effective_catalog()
-    inputs = with_overrides(published_inputs(catalog), dict(args.set))
-    split = (args.split[0], args.split[1])
-    checks = published_check(published_inputs(catalog))
-    projections = [project(inputs, sp) for sp in ((3, 1), (7, 1))]
-    sens = sensitivity(inputs, split, engine_speedup(catalog))
-    if args.json:
-        print(json.dumps({
-            "inputs": inputs.model_dump(mode="json"),
-            "current": {"days": current_days(inputs), "gpu_days_equiv": current_gpu_days(inputs)},
-            "check": [{**c.model_dump(mode="json"), "ok": c.ok} for c in checks],
-            "projections": [p.model_dump(mode="json") for p in projections],
-            "sensitivity": sens.model_dump(mode="json"),
-            "catalog_caveats": catalog_caveats(catalog),
-        }, indent=2))
-    else:
-        print(render_scenario(inputs, checks, projections, sens, catalog_caveats(catalog)))
-    return 0
-
-
-def render_scenario(inputs: ScenarioInputs, checks: list[Check], projections: list[Projected],
-                    sens: Sensitivity, caveats: list[str]) -> str:
-    """The check against the write-up, the projections, and the tornado table."""
-    from advisor.core.economics.scenario import SOURCE, current_days, current_gpu_days
-
-    check = render_table(
-        ["figure", "published", "predicted", "within", "note"],
-        [[c.figure, fmt_num(c.published), fmt_num(c.predicted, 3),
-          f"{'yes' if c.ok else 'NO'} ({c.tolerance:.0%})", c.note] for c in checks])
-    proj = render_table(
-        ["configuration", "Ktok/s", "days", "GPU-days eq", "speedup", "cost ratio", "verdict",
-         "bottleneck"],
-        [["4x RTX PRO 6000 (3+1, measured)", fmt_num(inputs.current_tokens_per_s / 1e3, 1),
-          fmt_num(current_days(inputs), 2), fmt_num(current_gpu_days(inputs), 1), "1.00x",
-          "1.00", "(current)", "-"]]
-        + [[p.label, fmt_num(p.tokens_per_s / 1e3, 1), fmt_num(p.days, 2),
-            fmt_num(p.gpu_days_equiv, 1), f"{p.speedup:.2f}x", f"{p.cost_ratio:.2f}", p.verdict,
-            p.bottleneck] for p in projections])
-    tornado = render_table(
-        ["assumption", "baseline", "low end", "verdict (cost ratio)", "high end",
-         "verdict (cost ratio)", "break-even", "flips"],
-        [[t.assumption, t.baseline, t.low, f"{SHORT[t.low_verdict]} ({t.low_cost_ratio:.2f})",
-          t.high, f"{SHORT[t.high_verdict]} ({t.high_cost_ratio:.2f})", t.break_even_label or "-",
-          "YES" if t.flips else "no"] for t in sens.rows])
-    sources = render_table(
-        ["assumption", "range and where it comes from"],
-        [[t.assumption, t.source] for t in sens.rows])
-    fields = type(inputs).model_fields
-    given = render_table(
-        ["input", "value", "source"],
-        [[k, f"{v:g}" if isinstance(v, float) else str(v), fields[k].description or ""]
-         for k, v in inputs.model_dump().items()])
-    return "\n\n".join([
-        f"Source: {SOURCE}",
-        "Published figures vs this arithmetic (published inputs)\n" + check,
-        "Projection (GPU-days eq = GPUs x price ratio x days, in RTX PRO 6000 days; cost ratio "
-        "= job cost over 4x RTX PRO 6000's)\n" + proj,
-        f"Which assumption carries the verdict: {sens.baseline.label}, one at a time\n"
-        + tornado,
-        sources, sens.summary, "Inputs\n" + given,
-        "Catalog caveats\n" + "\n".join(f"  - {c}" for c in caveats),
-    ])
+def _split_text(split: list[int]) -> str:
+    return "+".join(str(n) for n in split)

@@ -1,8 +1,9 @@
 """`advisor decide --answers FILE --out REPORT`: the whole pipeline with no terminal.
 
 Gates, probe records (the imported ones for the compared GPUs, plus any --probe
-files), projection and verdict, from an answers file to a TOML report. The
-terminal summary is the same as `advisor compare`; --json prints its JSON shape.
+files), projection, verdict, the GPU-count sweep and the pipeline balance all come
+from `run()`, the same entry the wizard uses; this module reads the answers, renders
+the report and writes it.
 """
 
 from __future__ import annotations
@@ -38,46 +39,31 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def cmd_decide(args: argparse.Namespace) -> int:
     from advisor.cli.compare import render, summary
     from advisor.cli.configs import render_pipeline, render_sweep
-    from advisor.core.decide import decide
-    from advisor.core.economics.configs import sweep_configs
-    from advisor.core.economics.stages import analyse_pipeline
-    from advisor.core.report.document import build_report, report_to_toml
+    from advisor.core import drift_warning, report_to_toml, run, stack_drift
     from advisor.io.atomic import check_output_path, write_output
     from advisor.io.catalog_store import effective_catalog, provenance
     from advisor.io.documents import load_answers
-    from advisor.io.probe_store import DRIFT_NOTE, drift_warning, probes_for, stack_drift
+    from advisor.io.probe_store import probes_for
 
     if args.out:
         check_output_path(args.out)  # a bad --out fails now, not after the work
     catalog = effective_catalog()
     answers = load_answers(args.answers)
-    ids = [catalog.gpu(g).id for g in (answers.current, *answers.targets)]
+    ids = [s.gpu for s in answers.compared(catalog)]
     probes = probes_for(ids, catalog, args.probe, stored=not args.no_stored_probes)
-    decision = decide(answers, catalog, probes)
-    configs = sweep_configs(answers, catalog, probes) if answers.configs else None
-    pipeline = analyse_pipeline(answers.pipeline, catalog, probes=probes) \
-        if answers.pipeline else None
-
-    drift = stack_drift(probes)
-    warnings = [f"stack drift: {d.line()}" for d in drift] + ([DRIFT_NOTE] if drift else [])
+    report = run(answers, catalog, probes, provenance())
+    drift = stack_drift(report.probes)
     if drift:
         print(drift_warning(drift), file=sys.stderr)
     if args.json:
-        out = summary(decision)
-        if configs is not None:
-            out["configs"] = configs.model_dump(mode="json")
-        if pipeline is not None:
-            out["pipeline"] = pipeline.model_dump(mode="json")
-        print(json.dumps(out, indent=2))
+        print(json.dumps(summary(report), indent=2))
     else:
-        print(render(decision))
-        if configs is not None:
-            print("\n" + render_sweep(configs, answers))
-        if pipeline is not None:
-            print("\n" + render_pipeline(pipeline))
+        print(render(report.decision))
+        if report.configs is not None:
+            print("\n" + render_sweep(report.configs, answers))
+        if report.pipeline is not None:
+            print("\n" + render_pipeline(report.pipeline))
     if args.out:
-        report = build_report(decision, catalog, probes, provenance(), warnings,
-                              configs=configs, pipeline=pipeline)
         write_output(args.out, report_to_toml(report))
         print(f"report written to {args.out}", file=sys.stderr if args.json else sys.stdout)
     return 0

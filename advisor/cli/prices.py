@@ -10,15 +10,15 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from advisor.core.errors import InputError
+from advisor.core import InputError
 
 if TYPE_CHECKING:
     from advisor.io.catalog_store import PullKind
 
 FORMATS = ("toml", "json", "csv")
-"""advisor.core.formats.FORMATS, spelled out: importing that module loads pydantic and
-tomlkit, and `advisor --help` imports nothing but advisor and the standard library
-(a unit test keeps the two equal)."""
+"""advisor.core's FORMATS, spelled out: reading that name loads advisor.core.formats with
+pydantic and tomlkit, and `advisor --help` imports nothing but advisor and the standard
+library (a unit test keeps the two equal)."""
 
 EXIT_FETCH_FAILED = 1  # the network or the server failed; 2 is kept for bad content
 

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from advisor.core.errors import InputError
+from advisor.core import InputError
 
 DESCRIPTION = """\
 Runs the on-device probes: matmul MAMF (time-budgeted shape search, or the full
@@ -56,7 +56,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
     missing = torch_missing()
     if missing:
         raise InputError(missing)
-    from advisor.core.model.probe_record import parse_probe_record
+    from advisor.core import parse_probe_record
     from advisor.io.atomic import check_output_path, is_stream
     from advisor.probes.cli import run_command
 

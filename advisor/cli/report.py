@@ -13,8 +13,7 @@ from typing import TYPE_CHECKING
 from advisor.textfmt import fmt_num, render_table
 
 if TYPE_CHECKING:
-    from advisor.core.report.diff import Change
-    from advisor.core.report.document import Report
+    from advisor.core import Change, Report
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -93,7 +92,7 @@ def render_changes(changes: list[Change]) -> str:
 def cmd_diff(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from advisor.core.report.diff import diff_reports
+    from advisor.core import diff_reports
     from advisor.io.documents import load_report
 
     changes = diff_reports(load_report(args.old), load_report(args.new))

@@ -1,1 +1,137 @@
-"""Pure decision model: no textual, no torch."""
+"""Pure decision model: no front end, no disk or network, no textual, no torch.
+
+This package's namespace is its public face: the front ends import from
+`advisor.core` only (import-linter keeps them to it), chiefly `run`, which turns
+answers into a Report. Names load on first use, so `advisor --help` and the first
+wizard screen stay light.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+_PUBLIC: dict[str, str] = {
+    # the one entry point, and what it returns
+    "run": "advisor.core.entry",
+    "Report": "advisor.core.report.document",
+    "Provenance": "advisor.core.report.document",
+    "PulledSource": "advisor.core.report.document",
+    "report_to_toml": "advisor.core.report.document",
+    "parse_report": "advisor.core.report.document",
+    "Decision": "advisor.core.decision",
+    "GpuResult": "advisor.core.decision",
+    "SweepPoint": "advisor.core.decision",
+    "SensitivityRow": "advisor.core.decision",
+    "DefaultUsed": "advisor.core.decision",
+    "diff_reports": "advisor.core.report.diff",
+    "Change": "advisor.core.report.diff",
+    "answers_to_toml": "advisor.core.report.answers_toml",
+    "parse_answers_toml": "advisor.core.report.answers_toml",
+    # inputs
+    "Answers": "advisor.core.model.answers",
+    "parse_answers": "advisor.core.model.answers",
+    "split_count": "advisor.core.model.answers",
+    "DEFAULT_ELECTRICITY_USD_PER_KWH": "advisor.core.model.answers",
+    "Workload": "advisor.core.model.workload",
+    "TRAINING_MODES": "advisor.core.model.workload",
+    "SERVING_MODES": "advisor.core.model.workload",
+    "Precision": "advisor.core.model.workload",
+    "ModelSpec": "advisor.core.model.transformer",
+    "PRESETS": "advisor.core.model.presets",
+    "LayoutOverride": "advisor.core.model.layout",
+    "LayoutChoice": "advisor.core.model.layout",
+    "ConfigOptions": "advisor.core.model.options",
+    "PipelineSpec": "advisor.core.model.options",
+    "StageSpec": "advisor.core.model.options",
+    "Stack": "advisor.core.model.stack",
+    "ATTENTION_KERNELS": "advisor.core.model.stack",
+    "ProbeRecord": "advisor.core.model.probe_record",
+    "parse_probe_record": "advisor.core.model.probe_record",
+    "stack_drift": "advisor.core.model.drift",
+    "drift_warning": "advisor.core.model.drift",
+    "Catalog": "advisor.core.model.catalog",
+    "Gpu": "advisor.core.model.catalog",
+    "Sourced": "advisor.core.model.catalog",
+    # results the front ends render beside the decision
+    "ConfigSweep": "advisor.core.economics.configs",
+    "ConfigPoint": "advisor.core.economics.configs",
+    "PipelineReport": "advisor.core.economics.stages",
+    "analyse_pipeline": "advisor.core.economics.stages",
+    "sweep_configs": "advisor.core.economics.configs",
+    "PipelineBalance": "advisor.core.economics.pipeline",
+    "kw_saved": "advisor.core.economics.pipeline",
+    "SoftwareGate": "advisor.core.gates.software",
+    "DtypeGate": "advisor.core.gates.dtype",
+    # validation against the published cases
+    "validate": "advisor.core.validation",
+    "refit": "advisor.core.validation",
+    "CaseSpec": "advisor.core.validation",
+    "Accuracy": "advisor.core.validation",
+    "PipelineAlternative": "advisor.core.model.options",
+    # text codecs and errors
+    "InputError": "advisor.core.errors",
+    "EXIT_INPUT_ERROR": "advisor.core.errors",
+    "FORMATS": "advisor.core.formats",
+    "load_model": "advisor.core.formats",
+    "parse_toml": "advisor.core.formats",
+}
+
+__all__ = sorted(_PUBLIC)
+
+
+def __getattr__(name: str) -> Any:
+    module = _PUBLIC.get(name)
+    if module is None:
+        raise AttributeError(f"module 'advisor.core' has no attribute {name!r}")
+    value = getattr(import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+if TYPE_CHECKING:  # the names above, for type checkers
+    from advisor.core.decision import (
+        Decision,
+        DefaultUsed,
+        GpuResult,
+        SensitivityRow,
+        SweepPoint,
+    )
+    from advisor.core.economics.configs import ConfigPoint, ConfigSweep, sweep_configs
+    from advisor.core.economics.pipeline import PipelineBalance, kw_saved
+    from advisor.core.economics.stages import PipelineReport, analyse_pipeline
+    from advisor.core.entry import run
+    from advisor.core.errors import EXIT_INPUT_ERROR, InputError
+    from advisor.core.formats import FORMATS, load_model, parse_toml
+    from advisor.core.gates.dtype import DtypeGate
+    from advisor.core.gates.software import SoftwareGate
+    from advisor.core.model.answers import (
+        DEFAULT_ELECTRICITY_USD_PER_KWH,
+        Answers,
+        parse_answers,
+        split_count,
+    )
+    from advisor.core.model.catalog import Catalog, Gpu, Sourced
+    from advisor.core.model.drift import drift_warning, stack_drift
+    from advisor.core.model.layout import LayoutChoice, LayoutOverride
+    from advisor.core.model.options import (
+        ConfigOptions,
+        PipelineAlternative,
+        PipelineSpec,
+        StageSpec,
+    )
+    from advisor.core.model.presets import PRESETS
+    from advisor.core.model.probe_record import ProbeRecord, parse_probe_record
+    from advisor.core.model.stack import ATTENTION_KERNELS, Stack
+    from advisor.core.model.transformer import ModelSpec
+    from advisor.core.model.workload import SERVING_MODES, TRAINING_MODES, Precision, Workload
+    from advisor.core.report.answers_toml import answers_to_toml, parse_answers_toml
+    from advisor.core.report.diff import Change, diff_reports
+    from advisor.core.report.document import (
+        Provenance,
+        PulledSource,
+        Report,
+        parse_report,
+        report_to_toml,
+    )
+    from advisor.core.validation import Accuracy, CaseSpec, refit, validate

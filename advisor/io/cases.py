@@ -10,6 +10,7 @@ from pydantic import ValidationError
 
 from advisor.core.errors import InputError
 from advisor.core.validation import CaseSpec
+from advisor.io.documents import load_answers
 
 CASES_DIR = Path(str(resources.files("advisor") / "published_cases"))
 
@@ -27,11 +28,13 @@ def load_cases(directory: Path = CASES_DIR) -> list[CaseSpec]:
         for raw in doc.get("case", []):
             entry = dict(raw)
             name = entry.get("workload")
-            if name is not None:
+            if isinstance(name, str):
                 if name not in workloads:
                     raise InputError("unknown workload", file=str(path), entry=entry.get("id"),
                                      field="workload", value=name)
                 entry["workload"] = workloads[name]
+            if isinstance(entry.get("answers"), str):  # an answers file beside the cases
+                entry["answers"] = load_answers(directory / entry["answers"])
             try:
                 cases.append(CaseSpec.model_validate({**entry, "file": path.name}))
             except ValidationError as exc:

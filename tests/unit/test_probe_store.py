@@ -11,9 +11,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from advisor.core.errors import InputError
+from advisor.core.model.drift import drift_warning, stack_drift
 from advisor.core.model.probe_record import parse_probe_record
 from advisor.io.catalog_store import load_catalog
-from advisor.io.probe_store import drift_warning, import_probe, stack_drift, stored_probes
+from advisor.io.probe_store import import_probe, stored_probes
 
 
 @pytest.fixture(autouse=True)

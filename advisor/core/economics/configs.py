@@ -15,7 +15,6 @@ so this module stays light at import: the engine loads inside the functions that
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -29,9 +28,9 @@ if TYPE_CHECKING:
     from advisor.core.model.answers import Answers
     from advisor.core.model.catalog import Catalog, Gpu
     from advisor.core.model.probe_record import ProbeRecord
-    from advisor.core.model.stack import Stack
     from advisor.core.projection.calibration import Calibration
     from advisor.core.projection.rates import GpuRates
+    from advisor.core.sides import Compared
 
 class ConfigPoint(BaseModel):
     """One GPU type at one count: speed, time, money and power for the whole token budget."""
@@ -43,6 +42,7 @@ class ConfigPoint(BaseModel):
     gpus: int
     nodes: int
     idle_gpus: int = Field(description="empty slots of partly used nodes, at idle draw")
+    layout: str = Field(default="", description="the layout the engine re-tuned to")
     tokens_per_s: float = Field(description="the cluster's, communication included")
     tokens_per_s_per_gpu: float
     scaling_efficiency: float = Field(
@@ -109,101 +109,17 @@ class ConfigSweep(BaseModel):
         return [p for p in self.points if p.pareto]
 
 
-# --- the engine, per layout ------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class EngineRun:
-    """The engine's projection of one GPU in one layout; `problem` says why it cannot run."""
-
-    tokens_per_s_per_gpu: float
-    utilisation: float
-    mfu: float
-    comm_share: float
-    busy_w: float | None
-    idle_w: float | None
-    problem: str | None
-
-
-def resolve_gpus(
-    workload: Workload, gpus: Sequence[Gpu], catalog: Catalog,
-    probes: Mapping[str, ProbeRecord] | None, stack: Stack | None, cal: Calibration,
-) -> list[tuple[GpuRates | None, str | None]]:
-    """Rates for each GPU (the first is the current one, whose probe efficiency transfers),
-    or why it cannot be projected: a number-format or software gate, or a catalog gap."""
-    from advisor.core.gates.dtype import check_dtype
-    from advisor.core.gates.software import check_software
-    from advisor.core.projection.rates import PEAK_KEYS, resolve_rates, transfer_efficiency
-
-    by_id = {catalog.gpu(k).id: v for k, v in (probes or {}).items()}
-    current = gpus[0]
-    key = next((k for k in PEAK_KEYS[workload.precision] if current.peak_tflops.get(k)), "bf16")
-    donor = transfer_efficiency(current, by_id.get(current.id), key)
-    out: list[tuple[GpuRates | None, str | None]] = []
-    for g in gpus:
-        gate = check_dtype(g, catalog.arch_of(g), workload.precision)
-        soft = check_software(stack, g, catalog, precision=workload.precision) if stack else None
-        if not gate.passed:
-            out.append((None, gate.reason))
-        elif soft is not None and soft.status == "blocked":
-            out.append((None, soft.summary))
-        else:
-            try:
-                out.append((resolve_rates(g, workload, by_id.get(g.id),
-                                          None if g is current else donor, cal), None))
-            except InputError as exc:
-                out.append((None, exc.message))
-    return out
-
-
-def run_layout(workload: Workload, gpus: Sequence[Gpu],
-               rates: Sequence[GpuRates | None], cal: Calibration) -> list[EngineRun]:
-    """Project `workload` (its own GPU count and nodes) at its primary sequence length."""
-    from advisor.core.economics.cost import gpu_power_w
-    from advisor.core.projection.memory import fit, memory_model
-    from advisor.core.projection.roofline import COMPUTE, MEMORY, simulate
-
-    live = [r for r in rates if r is not None]
-    proj = simulate(workload, live, workload.seq_lens[:1], cal) if live else None
-    mem = memory_model(workload, cal)
-    out, row = [], 0
-    for g, r in zip(gpus, rates, strict=True):
-        if r is None or proj is None:
-            out.append(EngineRun(0.0, 0.0, 0.0, 0.0, None, None, "cannot be projected"))
-            continue
-        spent = proj.resource_time()[:, row, 0]
-        step = float(proj.step_s[row, 0])
-        util = float((spent[COMPUTE] + spent[MEMORY]) / spent.sum())
-        memfit = fit(mem, g, workload.seq_lens[:1], cal)
-        problem = None if memfit.fits[0] else (
-            f"does not fit: {memfit.total_gib[0]:.0f} GiB of {memfit.usable_gib:.0f} usable")
-        out.append(EngineRun(
-            tokens_per_s_per_gpu=float(proj.tokens_per_s[row, 0]), utilisation=util,
-            mfu=float(proj.model_flops[row, 0] / step / proj.peak[row, 0]),
-            comm_share=float(proj.times["communication"][row, 0]) / step,
-            busy_w=gpu_power_w(r, util, cal), idle_w=gpu_power_w(r, 0.0, cal), problem=problem))
-        row += 1
-    return out
-
-
-def layout(workload: Workload, gpus: int, per_node: int) -> tuple[Workload | None, str]:
-    """The workload on `gpus` GPUs in nodes of `per_node`, or None and why that layout fails."""
-    nodes = -(-gpus // per_node)
-    try:
-        return Workload.model_validate({**workload.model_dump(), "gpus": gpus, "nodes": nodes}), ""
-    except ValidationError as exc:
-        return None, exc.errors()[0]["msg"].removeprefix("Value error, ")
-
-
 # --- sweep, Pareto front, choice ------------------------------------------------------------
 
 
 def sweep_configs(answers: Answers, catalog: Catalog,
                   probes: Mapping[str, ProbeRecord] | None = None,
                   cal: Calibration | None = None) -> ConfigSweep:
-    """Every candidate GPU at every count: projected, priced, powered, then ranked."""
-    from advisor.core.economics.cost import job_cost, quote
+    """Every compared GPU at every count: re-tuned by the engine, priced, powered, ranked."""
+    from advisor.core.economics.cost import gpu_power_w, job_cost, quote
     from advisor.core.projection.calibration import CAL
+    from advisor.core.projection.retune import project_side
+    from advisor.core.sides import gated_rates
 
     cal = cal or CAL
     opts = answers.configs or ConfigOptions()
@@ -211,41 +127,58 @@ def sweep_configs(answers: Answers, catalog: Catalog,
     if w.token_budget is None:
         raise InputError("a configuration sweep needs a token budget (tokens to process)",
                          field="workload.token_budget")
-    gpus: list[Gpu] = []
-    for gid in (answers.current, *answers.targets):
-        g = catalog.gpu(gid)
-        if g not in gpus:
-            gpus.append(g)
-    resolved = resolve_gpus(w, gpus, catalog, probes, answers.stack, cal)
-    rates = [r for r, _ in resolved]
-    quotes = [quote(g.id, answers.prices, catalog) for g in gpus]
+    sides: list[Compared] = []
+    for s in gated_rates(answers, catalog, probes or {}, cal, alone=True):
+        if s.gpu.id not in [x.gpu.id for x in sides]:
+            sides.append(s)
+    quotes = [quote(s.gpu.id, answers.prices, catalog) for s in sides]
     base_quote = quotes[0]
     points: list[ConfigPoint] = []
     skipped: list[Skipped] = []
     first_rate: dict[str, float] = {}
     for n in opts.gpu_counts():
-        trial, why = layout(w, n, opts.gpus_per_node)
-        if trial is None:
-            skipped += [Skipped(gpu=g.id, gpus=n, reason=why) for g in gpus]
-            continue
-        idle = trial.nodes * opts.gpus_per_node - n if opts.count_idle_slots else 0
-        runs = run_layout(trial, gpus, rates, cal)
-        for g, run, (_, gate), q in zip(gpus, runs, resolved, quotes, strict=True):
-            problem = gate or run.problem or (
-                None if run.busy_w is not None else "the catalog has no TDP, so no power draw")
-            if problem or run.busy_w is None or run.idle_w is None:
-                skipped.append(Skipped(gpu=g.id, gpus=n, reason=problem or ""))
+        nodes = -(-n // opts.gpus_per_node)
+        for s, q in zip(sides, quotes, strict=True):
+            gate = (s.dtype.reason if not s.dtype.passed else
+                    s.software.summary if s.software is not None
+                    and s.software.status == "blocked" else s.problem)
+            if gate or s.rates is None:
+                skipped.append(Skipped(gpu=s.gpu.id, gpus=n, reason=gate or "no rates"))
                 continue
-            per_gpu_w = (n * run.busy_w + idle * run.idle_w) / n
-            job = job_cost(trial, run.tokens_per_s_per_gpu, q, per_gpu_w,
+            try:
+                trial = Workload.model_validate({**s.workload.model_dump(), "gpus": n,
+                                                 "nodes": nodes if n % nodes == 0 else 1})
+            except ValidationError as exc:
+                why = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
+                skipped.append(Skipped(gpu=s.gpu.id, gpus=n, reason=why))
+                continue
+            side = project_side(trial, s.rates, trial.seq_lens[:1], cal)
+            p, ok = side.retuned.proj, side.retuned.fits[0]
+            busy_w = gpu_power_w(s.rates, float(p.busy()[0, 0]), cal)
+            idle_w = gpu_power_w(s.rates, 0.0, cal)
+            if not ok:
+                skipped.append(Skipped(gpu=s.gpu.id, gpus=n, reason=(
+                    f"does not fit: {side.retuned.memory_gib[0]:.0f} GiB of "
+                    f"{side.usable_gib:.0f} usable in any layout")))
+                continue
+            if busy_w is None or idle_w is None:
+                skipped.append(Skipped(gpu=s.gpu.id, gpus=n,
+                                       reason="the catalog has no TDP, so no power draw"))
+                continue
+            rate = float(p.tokens_per_s[0, 0])
+            step = float(p.step_s[0, 0])
+            idle = nodes * opts.gpus_per_node - n if opts.count_idle_slots else 0
+            per_gpu_w = (n * busy_w + idle * idle_w) / n
+            job = job_cost(n, w.token_budget, rate, q, per_gpu_w,
                            answers.electricity_usd_per_kwh, None)
-            ref = first_rate.setdefault(g.id, run.tokens_per_s_per_gpu)
+            ref = first_rate.setdefault(s.gpu.id, rate)
             points.append(ConfigPoint(
-                gpu=g.id, name=g.name, gpus=n, nodes=trial.nodes, idle_gpus=idle,
-                tokens_per_s=run.tokens_per_s_per_gpu * n,
-                tokens_per_s_per_gpu=run.tokens_per_s_per_gpu,
-                scaling_efficiency=run.tokens_per_s_per_gpu / ref,
-                comm_share=run.comm_share, utilisation=run.utilisation, mfu=run.mfu,
+                gpu=s.gpu.id, name=s.gpu.name, gpus=n, nodes=nodes, idle_gpus=idle,
+                layout=side.retuned.layouts[0].describe(),
+                tokens_per_s=rate * n, tokens_per_s_per_gpu=rate,
+                scaling_efficiency=rate / ref,
+                comm_share=float(p.times["communication"][0, 0]) / step,
+                utilisation=float(p.busy()[0, 0]), mfu=float(p.mfu[0, 0]),
                 eta_days=job.wall_clock_h / 24, usd=job.usd,
                 usd_per_gpu_hour=q.usd_per_hour if q else None,
                 price_source=q.source if q else None, gpu_days=job.gpu_days,
@@ -254,6 +187,7 @@ def sweep_configs(answers: Answers, catalog: Catalog,
                 power_kw=job.power_kw or 0.0, energy_kwh=job.energy_kwh or 0.0,
                 energy_usd=job.energy_usd or 0.0,
             ))
+    gpus = [s.gpu for s in sides]
     points = sorted(mark(points, answers.power_cap_kw, opts.deadline_days),
                     key=lambda p: (p.gpu != gpus[0].id, p.gpu, p.gpus))
     return ConfigSweep(
@@ -261,7 +195,8 @@ def sweep_configs(answers: Answers, catalog: Catalog,
         gpus_per_node=opts.gpus_per_node, seq_len=w.seq_lens[0], token_budget=w.token_budget,
         electricity_usd_per_kwh=answers.electricity_usd_per_kwh, points=points, skipped=skipped,
         choice=choose(points, opts.objective, answers.power_cap_kw, opts.deadline_days),
-        assumptions=_assumptions(answers, opts, gpus, rates, quotes, cal.idle_power_fraction),
+        assumptions=_assumptions(answers, opts, gpus, [s.rates for s in sides], quotes,
+                                 cal.idle_power_fraction),
     )
 
 
@@ -270,14 +205,16 @@ def _assumptions(answers: Answers, opts: ConfigOptions, gpus: Sequence[Gpu],
                  idle_fraction: float) -> list[str]:
     w = answers.workload
     out = [
-        f"throughput at {w.seq_lens[0]:,} tokens per sequence, from the decision engine "
-        "(communication included: DP/ZeRO/TP/CP/EP over NVLink inside a node, "
-        f"{w.nic_gbit:g} Gbit/s NIC per GPU across nodes of {opts.gpus_per_node})",
+        f"throughput at {w.seq_lens[0]:,} tokens per sequence, from the decision engine with "
+        "each count in the layout re-tuned for it (communication included: DP/ZeRO/TP/CP/EP "
+        f"over the scale-up link inside a node, {w.nic_gbit:g} Gbit/s NIC per GPU across "
+        f"nodes of {opts.gpus_per_node})",
         (f"the global batch stays at {w.global_batch} sequences (fewer micro-batches per GPU "
          "as the count grows)") if w.global_batch else
         "weak scaling: each added data-parallel rank brings its own micro-batch",
         "power: busy GPUs at idle + utilisation x (TDP - idle); "
-        + ("empty slots of a partly used node at idle draw" if opts.count_idle_slots
+        + ("empty slots of a partly used node at idle draw, so energy here can exceed the "
+           "verdict's, which counts only the GPUs in use" if opts.count_idle_slots
            else "empty node slots not counted (rented instances)"),
     ]
     no_idle = [g.id for g, r in zip(gpus, rates, strict=True)

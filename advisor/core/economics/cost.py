@@ -2,25 +2,20 @@
 
 The comparison is $/token at each sweep point, not TFLOPS: a GPU 2x faster at
 2x the price is a tie, and the tie-breakers are wall-clock time and memory.
-The other way to buy speed, more of the current GPU, is priced too, with the
-communication penalty that the larger data-parallel group pays.
+The other way to buy speed, more of the current GPU, is priced in `buyback`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from advisor.core.model.catalog import Catalog
-from advisor.core.model.workload import Workload
 from advisor.core.projection.calibration import CAL, Calibration
 from advisor.core.projection.rates import GpuRates
-from advisor.core.projection.roofline import simulate
 
 PriceSource = Literal["user", "default"]
-BUY_BACK_MAX_FACTOR = 64  # search at most this many times the current GPU count
 
 
 class PriceQuote(BaseModel):
@@ -44,20 +39,6 @@ class JobCost(BaseModel):
     energy_usd: float | None
     within_power_cap: bool | None
     max_gpus_under_cap: int | None
-
-
-class BuyBack(BaseModel):
-    """Matching a target's cluster throughput with more of the current GPU."""
-
-    model_config = ConfigDict(frozen=True)
-
-    gpus: int | None  # None: cannot be matched within the search or the batch
-    nodes: int | None
-    tokens_per_s_per_gpu: float | None
-    comm_penalty: float | None  # per-GPU throughput lost against the current count
-    usd_per_mtok: float | None
-    power_kw: float | None
-    note: str
 
 
 def quote(gpu_id: str, user: dict[str, float], catalog: Catalog) -> PriceQuote | None:
@@ -93,7 +74,8 @@ def gpu_power_w(rates: GpuRates, busy: float, cal: Calibration = CAL) -> float |
 
 
 def job_cost(
-    workload: Workload,
+    gpus: int,
+    token_budget: float | None,
     tokens_per_s_per_gpu: float,
     price: PriceQuote | None,
     power_w: float | None,
@@ -101,8 +83,7 @@ def job_cost(
     power_cap_kw: float | None,
 ) -> JobCost:
     """Wall clock, dollars, GPU-days and energy for the token budget (one hour if none given)."""
-    gpus = workload.gpus
-    budget = workload.token_budget or tokens_per_s_per_gpu * gpus * 3600.0
+    budget = token_budget or tokens_per_s_per_gpu * gpus * 3600.0
     hours = budget / (tokens_per_s_per_gpu * gpus) / 3600.0
     kw = power_w * gpus / 1000.0 if power_w is not None else None
     kwh = kw * hours if kw is not None else None
@@ -119,77 +100,4 @@ def job_cost(
         energy_usd=kwh * electricity_usd_per_kwh if kwh is not None else None,
         within_power_cap=cap_ok,
         max_gpus_under_cap=cap_gpus,
-    )
-
-
-class CurrentScaling:
-    """Per-GPU throughput of the current GPU at other GPU counts, memoised per decision.
-
-    Several targets ask about overlapping counts, so each layout is simulated once.
-    A global batch the user set is held fixed (more GPUs, less accumulation); without
-    one, each added data-parallel rank brings its own micro-batch.
-    """
-
-    def __init__(self, workload: Workload, rates: GpuRates, seq_len: int,
-                 cal: Calibration = CAL) -> None:
-        self.workload = workload
-        self.fixed_batch = workload.training and workload.global_batch is not None
-        self.rates, self.seq_len, self.cal = rates, seq_len, cal
-        self._memo: dict[tuple[int, int], float] = {}
-
-    def per_gpu(self, gpus: int, nodes: int) -> float:
-        key = (gpus, nodes)
-        if key not in self._memo:
-            trial = self.workload.model_copy(update={"gpus": gpus, "nodes": nodes})
-            projection = simulate(trial, [self.rates], [self.seq_len], self.cal)
-            self._memo[key] = float(projection.tokens_per_s[0, 0])
-        return self._memo[key]
-
-    def layouts(self, start: int) -> Iterator[tuple[int, int]]:
-        """(gpus, nodes) at or above `start` GPUs that keep the batch and the node size."""
-        w = self.workload
-        group, per_node, batch = w.tp * w.pp * w.cp, w.gpus_per_node, w.sequences_per_step
-        for dp in range(max(w.dp, -(-start // group)), w.dp * BUY_BACK_MAX_FACTOR + 1):
-            n = dp * group
-            if (self.fixed_batch and batch % (w.micro_batch * dp)) or dp % w.ep:
-                continue
-            if n <= per_node:
-                yield n, 1
-            elif n % per_node == 0:
-                yield n, n // per_node
-
-
-def buy_back(
-    scaling: CurrentScaling,
-    target_cluster_tokens_per_s: float,
-    price: PriceQuote | None,
-    power_w: float | None,
-) -> BuyBack:
-    """The fewest current GPUs matching the target's cluster throughput.
-
-    A larger data-parallel group spends longer in gradient all-reduce and may
-    cross nodes, so per-GPU throughput drops: that drop is the penalty.
-    """
-    w = scaling.workload
-    base_rate = scaling.per_gpu(w.gpus, w.nodes)
-    start = int(target_cluster_tokens_per_s / base_rate) if base_rate > 0 else w.gpus
-    for gpus, nodes in scaling.layouts(start):
-        rate = scaling.per_gpu(gpus, nodes)
-        if rate * gpus >= target_cluster_tokens_per_s:
-            return BuyBack(
-                gpus=gpus, nodes=nodes, tokens_per_s_per_gpu=rate,
-                comm_penalty=max(0.0, 1.0 - rate / base_rate),
-                usd_per_mtok=usd_per_mtok(price.usd_per_hour, rate) if price else None,
-                power_kw=power_w * gpus / 1000.0 if power_w is not None else None,
-                note=f"{gpus} GPUs on {nodes} node(s)"
-                     + (f", global batch kept at {w.sequences_per_step} sequences"
-                        if scaling.fixed_batch else ""),
-            )
-    return BuyBack(
-        gpus=None, nodes=None, tokens_per_s_per_gpu=None, comm_penalty=None, usd_per_mtok=None,
-        power_kw=None,
-        note="more of the current GPU cannot match it"
-             + (f": a global batch of {w.sequences_per_step} sequences caps data parallelism"
-                if scaling.fixed_batch else "")
-             + f" (searched up to {BUY_BACK_MAX_FACTOR}x the GPU count)",
     )

@@ -85,6 +85,8 @@ class Case:
     break_even_mfu: float | None
     time_premium: float
     power_warning: str | None
+    count_ratio: float = 1.0  # target GPUs / current GPUs: wall clock is per-GPU speed x this
+    basis: str = "re-tuned layouts on both GPUs"
 
 
 def _geomean(values: list[float]) -> float:
@@ -138,7 +140,7 @@ def judge(c: Case) -> Verdict:
             f"{c.current} cannot run this at any requested sequence length (out of memory)")
         headline = f"capability: {why}; {c.target} can"
         reasons.insert(0, Reason(kind="capacity", weight=5.0, text=why))
-        if c.max_seq_current:
+        if c.max_seq_current and not c.current_incapable:
             flips.append(Flip(assumption="sequence length", current=float(max(c.seq_lens)),
                               threshold=float(c.max_seq_current),
                               text=f"{c.current} fits up to {c.max_seq_current:,} tokens: at or "
@@ -154,9 +156,8 @@ def judge(c: Case) -> Verdict:
             band = f"$/token {cost_lo:.2f}-{cost_hi:.2f}x the current"
             if kind == "upgrade" and cost >= 1.0 - TIE:  # "cheaper" is within the model's noise
                 kind = "break-even"
-                pace = f"{speed:.2f}x faster" if speed >= 1 else f"{1 / speed:.2f}x slower"
                 headline = (f"break-even: $/token within {abs(cost - 1):.0%} of the current "
-                            f"({band}), {pace}; decide on wall-clock and capacity")
+                            f"({band}), {_pace(c, speed)}; decide on wall-clock and capacity")
             reasons.append(Reason(kind="evidence", weight=0.45,
                                   text=f"the band straddles a tie: {band}"))
         flips += _money_flips(c, kind, speed)
@@ -167,21 +168,27 @@ def judge(c: Case) -> Verdict:
                    cost_ratio_high=cost_hi)
 
 
+def _pace(c: Case, speed: float) -> str:
+    """Wall-clock pace: per-GPU speed times the GPU-count ratio when the counts differ."""
+    wall = speed * c.count_ratio
+    text = f"{wall:.2f}x faster" if wall >= 1 else f"{1 / wall:.2f}x slower"
+    return text + (" (wall clock, both clusters)" if c.count_ratio != 1.0 else "")
+
+
 def _money(c: Case, speed: float, cost: float | None) -> tuple[Kind, str]:
+    wall = speed * c.count_ratio
     if cost is None:
-        if speed > 1.0 + c.time_premium:
-            return "upgrade-for-time", f"upgrade for time: {speed:.2f}x faster (no price to weigh)"
-        pace = f"only {speed:.2f}x as fast" if speed >= 1 else f"{1 / speed:.2f}x slower"
+        if wall > 1.0 + c.time_premium:
+            return "upgrade-for-time", f"upgrade for time: {_pace(c, speed)} (no price to weigh)"
+        pace = f"only {wall:.2f}x as fast" if wall >= 1 else _pace(c, speed)
         return "hold", f"hold: {pace}, and no price to weigh"
     if cost <= 1.0:
         what = f"{1 - cost:.0%} cheaper per token" if cost < 0.995 else "the same $/token"
-        pace = f"{speed:.2f}x faster" if speed >= 1 else f"{1 / speed:.2f}x slower"
-        return "upgrade", f"upgrade: {what}, {pace}"
-    if speed > 1.0 and cost <= 1.0 + c.time_premium:
-        return "upgrade-for-time", (f"upgrade for time: {speed:.2f}x faster for {cost - 1:.0%} "
+        return "upgrade", f"upgrade: {what}, {_pace(c, speed)}"
+    if wall > 1.0 and cost <= 1.0 + c.time_premium:
+        return "upgrade-for-time", (f"upgrade for time: {_pace(c, speed)} for {cost - 1:.0%} "
                                     "more per token")
-    pace = f"{speed:.2f}x faster" if speed >= 1 else f"{1 / speed:.2f}x slower"
-    return "hold", f"hold: {cost - 1:.0%} more per token, {pace}"
+    return "hold", f"hold: {cost - 1:.0%} more per token, {_pace(c, speed)}"
 
 
 def _money_reasons(c: Case, speed: float, cost: float | None, reasons: list[Reason]) -> None:
@@ -189,8 +196,11 @@ def _money_reasons(c: Case, speed: float, cost: float | None, reasons: list[Reas
             if fc and ft]
     basis = (f"at {both[0]:,} tokens" if len(both) == 1 else
              f"geometric mean over {min(both):,}-{max(both):,} tokens") if both else "overall"
+    counts = ("" if c.count_ratio == 1.0 else
+              f"; {c.count_ratio * speed:.2f}x the cluster's tokens/s at "
+              f"{c.count_ratio:g}x the GPUs")
     reasons.append(Reason(kind="speed", weight=abs(math.log(speed)),
-                          text=f"{speed:.2f}x tokens/s per GPU at the same GPU count ({basis})"))
+                          text=f"{speed:.2f}x tokens/s per GPU, {c.basis} ({basis}){counts}"))
     if cost is not None and c.price_current and c.price_target:
         src_cur, src_tgt = c.price_sources
         reasons.append(Reason(
@@ -208,8 +218,9 @@ def _money_flips(c: Case, kind: Kind, speed: float) -> list[Flip]:
         if kind == "upgrade":
             text = f"flips to hold above ${c.break_even_price:.2f}/h for {c.target}"
         elif kind == "break-even":
-            text = (f"$/token ties at ${c.break_even_price:.2f}/h for {c.target}: a quote below "
-                    "that makes it an upgrade, above it a hold")
+            side = "below" if c.price_target < c.break_even_price else "above"
+            text = (f"$/token ties at ${c.break_even_price:.2f}/h for {c.target}; your "
+                    f"${c.price_target:.2f}/h is {side} it by less than the model can tell apart")
         else:
             text = f"flips to upgrade below ${c.break_even_price:.2f}/h for {c.target}"
         out.append(Flip(assumption=f"{c.target} price", current=c.price_target,

@@ -8,24 +8,59 @@ the decision marks them as defaults.
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from advisor.core.errors import InputError
 from advisor.core.formats import validation_error
+from advisor.core.model.layout import LayoutOverride
 from advisor.core.model.options import ConfigOptions, PipelineSpec
 from advisor.core.model.stack import Stack
 from advisor.core.model.workload import Workload
 
+if TYPE_CHECKING:
+    from advisor.core.model.catalog import Catalog
+
 DEFAULT_ELECTRICITY_USD_PER_KWH = 0.12
+_COUNTED = re.compile(r"^(?P<id>[^@\s]+)@(?P<n>\d+)$")
+
+
+@dataclass(frozen=True)
+class GpuSpec:
+    """One compared side: a catalog GPU and, when it differs from the workload's, its count."""
+
+    gpu: str
+    count: int | None
+
+    @property
+    def label(self) -> str:
+        return f"{self.gpu}@{self.count}" if self.count else self.gpu
+
+
+def split_count(text: str) -> tuple[str, int | None]:
+    """'b200-sxm@64' -> ('b200-sxm', 64); a plain id has no count of its own."""
+    m = _COUNTED.match(text.strip())
+    return (m["id"], int(m["n"])) if m else (text.strip(), None)
 
 
 class Answers(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     current: str = Field(min_length=1, description="catalog id of the GPU the workload runs on now")
-    targets: list[str] = Field(min_length=1, description="catalog ids to compare against")
+    targets: list[str] = Field(
+        min_length=1, description="catalog ids to compare against; 'id@N' for N GPUs of it")
     workload: Workload
+    layouts: dict[str, LayoutOverride] = Field(
+        default_factory=dict,
+        description="per-GPU changes to the workload's layout, by catalog id (e.g. its count)")
+    power_limits_w: dict[str, float] = Field(
+        default_factory=dict, description="a per-GPU power cap below the part's limit, watts")
+    basis: Literal["retuned", "as_run"] = Field(
+        default="retuned", description="what the verdict compares: each GPU re-tuned, or the "
+                                       "layouts as run")
     prices: dict[str, float] = Field(
         default_factory=dict, description="quoted $/GPU-hour by catalog id; others use defaults"
     )
@@ -47,6 +82,25 @@ class Answers(BaseModel):
             if not usd > 0:
                 raise ValueError(f"price for {gpu} must be positive, got {usd}")
         return self
+
+    def compared(self, catalog: Catalog, alone: bool = False) -> list[GpuSpec]:
+        """The current GPU, then each distinct target, with catalog ids resolved; `alone`
+        accepts no target besides the current GPU (a GPU-count sweep of one GPU)."""
+        cid, ccount = split_count(self.current)
+        current = GpuSpec(catalog.gpu(cid).id, ccount)
+        out = [current]
+        for text in self.targets:
+            tid, count = split_count(text)
+            spec = GpuSpec(catalog.gpu(tid).id, count)
+            same_count = (spec.count or self.workload.gpus) == (current.count or
+                                                                 self.workload.gpus)
+            if (spec.gpu == current.gpu and same_count) or spec in out:
+                continue
+            out.append(spec)
+        if len(out) < 2 and not alone:
+            raise InputError("no target differs from the current GPU", field="targets",
+                             value=self.targets)
+        return out
 
     @property
     def electricity_is_default(self) -> bool:

@@ -83,6 +83,10 @@ class Interconnect(_Strict):
     kind: str = Field(min_length=2)
     gbps: float = Field(gt=1, le=20000, description="decimal GB/s per GPU")
     direction: Literal["bidirectional", "unidirectional"]
+    domain_gpus: int = Field(
+        default=1, ge=1, le=576,
+        description="GPUs one scale-up domain joins (8 in an HGX node, 72 in an NVL72 rack); "
+                    "1 when GPUs talk over PCIe only")
     host_link: str | None = None
     source: list[str] = Field(min_length=1)
     retrieved: date
@@ -91,6 +95,16 @@ class Interconnect(_Strict):
     @property
     def unidirectional_gbps(self) -> float:
         return self.gbps / 2 if self.direction == "bidirectional" else self.gbps
+
+
+class Measured(Sourced):
+    """Kernel-level measurements of the memory system and the scale-up link."""
+
+    hbm_tbps: float | None = Field(default=None, gt=0.01, le=30,
+                                   description="large device-to-device copy, decimal TB/s")
+    busbw_gbps: float | None = Field(default=None, gt=0.1, le=20000,
+                                     description="all-reduce bus bandwidth, large messages, "
+                                                 "a full scale-up domain")
 
 
 class Power(Sourced):
@@ -144,6 +158,13 @@ class Mamf(Sourced):
     torch: str | None = None
 
 
+class GemmRate(Sourced):
+    """Matmul throughput at realistic large shapes (a median over shapes with m, n, k >= 4096,
+    or a tuned best shape where no median is published): what a layer's GEMMs sustain."""
+
+    tflops: float = Field(gt=0.1, le=100000)
+
+
 class Gpu(_Strict):
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9.-]*$")
     name: str
@@ -151,13 +172,18 @@ class Gpu(_Strict):
     form_factor: str
     arch: str = Field(description="architecture id in archs.toml: sm_90, gfx942, ...")
     family: str
+    same_die_as: str | None = Field(
+        default=None, description="catalog id of a part with the same silicon, whose measured "
+                                  "rates transfer here scaled by peak or by power limit")
     compute_capability: str | None = None
     aliases: list[str] = Field(default_factory=list)
     memory: Memory | None = None
     interconnect: Interconnect | None = None
     power: Power | None = None
+    measured: Measured | None = None
     peak_tflops: Peaks
     mamf: dict[PeakDtype, Mamf] = Field(default_factory=dict)
+    gemm: dict[PeakDtype, GemmRate] = Field(default_factory=dict)
     uncertain: list[str] = Field(
         default_factory=list, description="open questions about this entry's figures"
     )
@@ -168,6 +194,14 @@ class Gpu(_Strict):
             peak = self.peak_tflops.get(dtype)
             if peak is not None and m.tflops > peak:
                 raise ValueError(f"mamf.{dtype} {m.tflops} exceeds peak_tflops.{dtype} {peak}")
+        for dtype, g in self.gemm.items():
+            peak = self.peak_tflops.get(dtype)
+            if peak is not None and g.tflops > peak:
+                raise ValueError(f"gemm.{dtype} {g.tflops} exceeds peak_tflops.{dtype} {peak}")
+        hbm = self.measured.hbm_tbps if self.measured else None
+        if hbm is not None and self.memory is not None and hbm > self.memory.bandwidth_tbps:
+            raise ValueError(f"measured.hbm_tbps {hbm} exceeds memory.bandwidth_tbps "
+                             f"{self.memory.bandwidth_tbps}")
         return self
 
     def mamf_efficiency(self, dtype: str) -> float | None:
@@ -334,12 +368,19 @@ def build_catalog(texts: Mapping[str, str], origin: Mapping[str, str] | None = N
     gpus_raw = _table_list(docs["gpus.toml"], "gpu", label("gpus.toml"))
     gpus = [_validate(Gpu, r, label("gpus.toml"), _entry_id(r)) for r in gpus_raw]
     _unique(((g.id, g.id) for g in gpus), label("gpus.toml"), "GPU id")
+    by_id = {g.id: g for g in gpus}
     for g in gpus:
         if g.arch not in arch_map:
             raise InputError(
                 "architecture not defined in archs.toml",
                 file=label("gpus.toml"), entry=g.id, field="arch", value=g.arch,
             )
+        twin = by_id.get(g.same_die_as) if g.same_die_as else None
+        if g.same_die_as is not None and (twin is None or twin.id == g.id
+                                          or twin.family != g.family):
+            raise InputError("same_die_as names no other GPU of the same family",
+                             file=label("gpus.toml"), entry=g.id, field="same_die_as",
+                             value=g.same_die_as)
 
     sw = docs["software.toml"]
     packages = [

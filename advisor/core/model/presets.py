@@ -29,7 +29,11 @@ _PRESETS: tuple[ModelSpec, ...] = (
     _llama("llama-3.1-8b", "meta-llama/Llama-3.1-8B", 32, 4096, 32, 8, 14336, 128256),
     _llama("llama-3.1-70b", "meta-llama/Llama-3.1-70B", 80, 8192, 64, 8, 28672, 128256),
     _llama("llama-3.1-405b", "meta-llama/Llama-3.1-405B", 126, 16384, 128, 8, 53248, 128256),
+    _llama("llama-3.3-70b", "meta-llama/Llama-3.3-70B-Instruct", 80, 8192, 64, 8, 28672, 128256),
+    _llama("llama-3-70b", "meta-llama/Meta-Llama-3-70B", 80, 8192, 64, 8, 28672, 128256),
+    _llama("llama-3-8b", "meta-llama/Meta-Llama-3-8B", 32, 4096, 32, 8, 14336, 128256),
     _llama("llama-2-70b", "meta-llama/Llama-2-70b-hf", 80, 8192, 64, 8, 28672, 32000),
+    _llama("llama-2-7b", "meta-llama/Llama-2-7b-hf", 32, 4096, 32, 32, 11008, 32000),
     _llama("qwen2.5-0.5b", "Qwen/Qwen2.5-0.5B", 24, 896, 14, 2, 4864, 151936, tie=True),
     _llama("qwen2.5-1.5b", "Qwen/Qwen2.5-1.5B", 28, 1536, 12, 2, 8960, 151936, tie=True),
     _llama("qwen2.5-3b", "Qwen/Qwen2.5-3B", 36, 2048, 16, 2, 11008, 151936, tie=True),
@@ -43,6 +47,16 @@ _PRESETS: tuple[ModelSpec, ...] = (
     _llama("qwen3-8b", "Qwen/Qwen3-8B", 36, 4096, 32, 8, 12288, 151936, head_dim=128),
     _llama("qwen3-14b", "Qwen/Qwen3-14B", 40, 5120, 40, 8, 17408, 151936, head_dim=128),
     _llama("qwen3-32b", "Qwen/Qwen3-32B", 64, 5120, 64, 8, 25600, 151936, head_dim=128),
+    ModelSpec(
+        name="qwen3-30b-a3b", source=_HF.format("Qwen/Qwen3-30B-A3B"),
+        layers=48, hidden=2048, heads=32, kv_heads=4, head_dim=128, ffn=6144, vocab=151936,
+        experts=128, active_experts=8, moe_ffn=768,
+    ),
+    ModelSpec(
+        name="qwen3-235b-a22b", source=_HF.format("Qwen/Qwen3-235B-A22B"),
+        layers=94, hidden=4096, heads=64, kv_heads=4, head_dim=128, ffn=12288, vocab=151936,
+        experts=128, active_experts=8, moe_ffn=1536,
+    ),
     ModelSpec(
         name="mixtral-8x7b", source=_HF.format("mistralai/Mixtral-8x7B-v0.1"),
         layers=32, hidden=4096, heads=32, kv_heads=8, ffn=14336, vocab=32000,

@@ -46,6 +46,8 @@ class ModelSpec(_Frozen):
     moe_ffn: int | None = Field(default=None, ge=1, description="expert intermediate size")
     dense_layers: int = Field(default=0, ge=0, description="leading layers with a dense MLP")
     mla: MlaSpec | None = None
+    declared_params: float | None = Field(
+        default=None, gt=0, description="the parameter count the user gave, for a shape check")
 
     @model_validator(mode="after")
     def _consistent(self) -> ModelSpec:
@@ -149,21 +151,36 @@ class ModelSpec(_Frozen):
             return self.layers * (self.mla.kv_lora_rank + self.mla.qk_rope_head_dim)
         return 2 * self.layers * self.kv_heads * self.d_head
 
+    def params_note(self) -> str | None:
+        """A warning when the shape's parameter count and the one the user gave disagree."""
+        if not self.declared_params:
+            return None
+        ratio = self.params_total / self.declared_params
+        if abs(ratio - 1) <= 0.05:
+            return None
+        return (f"the model's dimensions give {self.params_total / 1e9:.2f}B parameters, "
+                f"{ratio - 1:+.0%} off the {self.declared_params / 1e9:.3g}B you gave: the "
+                "dimensions are used (check the MLP kind, gated or not, and the vocabulary)")
+
     @classmethod
     def from_params(cls, params: float, **dims: Any) -> ModelSpec:
         """A Llama-shaped model of about `params` weights; given dimensions win.
 
         The shape follows the Llama-3 family: hidden ~ 128 x layers, head_dim
-        128, GQA with 8 KV heads, SwiGLU width 3.5 x hidden, vocab 128256. The
-        layer count is then solved so the total matches `params`.
+        128, GQA with 8 KV heads, SwiGLU width 3.5 x hidden (a plain GELU MLP:
+        4 x hidden), vocab 128256. The layer count is then solved so the total
+        matches `params`; when every dimension is given, the shape wins and
+        `params_note` says how far it is from `params`.
         """
         vocab = int(dims.get("vocab") or 128256)
         guess = round((params * 128 / 12) ** (1 / 3) / 128) * 128  # 12 L h^2 with h = 128 L
         hidden = int(dims.get("hidden") or max(256, guess))
         heads = int(dims.get("heads") or max(1, hidden // 128))
         kv_heads = int(dims.get("kv_heads") or math.gcd(heads, 8))
-        ffn = int(dims.get("ffn") or round(3.5 * hidden / 256) * 256)
-        probe = cls(layers=1, hidden=hidden, heads=heads, kv_heads=kv_heads, ffn=ffn, vocab=vocab)
+        gated = bool(dims.get("gated_mlp", True))
+        ffn = int(dims.get("ffn") or round((3.5 if gated else 4.0) * hidden / 256) * 256)
+        probe = cls(layers=1, hidden=hidden, heads=heads, kv_heads=kv_heads, ffn=ffn, vocab=vocab,
+                    gated_mlp=gated)
         per_layer = probe.attn_params_per_layer + probe._mlp(ffn)
         layers = int(dims.get("layers") or max(1, round((params - 2 * vocab * hidden) / per_layer)))
         extra = {k: v for k, v in dims.items() if v is not None and k not in
@@ -172,5 +189,5 @@ class ModelSpec(_Frozen):
             name=f"custom-{params / 1e9:.3g}B",
             source="shape inferred from the parameter count (Llama-3 proportions)",
             layers=layers, hidden=hidden, heads=heads, kv_heads=kv_heads, ffn=ffn, vocab=vocab,
-            **extra,
+            declared_params=params, **extra,
         )

@@ -2,6 +2,9 @@
 
 These are the inputs every projection starts from. They are plain pydantic
 models so a workload round-trips through answers.toml and reports unchanged.
+The layout fields (micro-batch, recompute, ZeRO stage, TP/PP/CP/EP, offload)
+describe the configuration as the user runs it today; the engine also searches
+the layout a user would re-tune to on each GPU (see `projection.retune`).
 """
 
 from __future__ import annotations
@@ -13,18 +16,24 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from advisor.core.model.presets import resolve_preset
 from advisor.core.model.transformer import ModelSpec
 
-Mode = Literal["pretrain", "finetune", "lora", "prefill", "decode"]
+Mode = Literal["pretrain", "finetune", "lora", "prefill", "decode", "serve"]
 Precision = Literal["bf16", "fp16", "fp8", "fp4", "nvfp4"]
 Optimizer = Literal["adamw", "adamw8bit", "sgd"]
-AttentionKernel = Literal["auto", "fa2", "fa3", "fa4"]
+Recompute = Literal["none", "selective", "full"]
+KvDtype = Literal["auto", "bf16", "fp8", "fp4"]
+Framework = Literal["auto", "megatron", "fsdp", "deepspeed"]
+AttentionKernel = Literal["auto", "fa2", "fa3", "fa4", "cudnn", "sdpa", "ck", "vendor"]
 
 TRAINING_MODES: frozenset[str] = frozenset({"pretrain", "finetune", "lora"})
+SERVING_MODES: frozenset[str] = frozenset({"prefill", "decode", "serve"})
+LOW_PRECISION: frozenset[str] = frozenset({"fp8", "fp4", "nvfp4"})
 
 # Bytes per weight element when the recipe stores weights in that format (inference),
 # with block scales amortised: nvfp4 carries one fp8 scale per 16 elements.
 WEIGHT_BYTES: dict[str, float] = {
     "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "fp4": 0.53, "nvfp4": 0.5625,
 }
+KV_BYTES: dict[str, float] = {"bf16": 2.0, "fp8": 1.0, "fp4": 0.5625}
 
 
 class _Frozen(BaseModel):
@@ -36,8 +45,11 @@ class Workload(_Frozen):
 
     mode: Mode = "pretrain"
     model: ModelSpec
-    seq_lens: list[int] = Field(min_length=1, description="the sweep; the first is the primary")
-    micro_batch: int = Field(default=1, ge=1, description="sequences per GPU per micro-step")
+    seq_lens: list[int] = Field(
+        min_length=1, description="the sweep; the first is the primary. For serve, the "
+                                  "input lengths (ISL) swept at the output length `osl`")
+    micro_batch: int = Field(default=1, ge=1, description="sequences per GPU per micro-step; "
+                                                          "for serving, requests in flight")
     global_batch: int | None = Field(
         default=None, ge=1,
         description="sequences per optimizer step; default one micro-batch per DP rank",
@@ -49,28 +61,52 @@ class Workload(_Frozen):
     precision: Precision = "bf16"
     optimizer: Optimizer = "adamw"
     zero_stage: int = Field(default=0, ge=0, le=3, description="ZeRO / FSDP sharding stage")
-    checkpointing: bool = False
+    recompute: Recompute = Field(
+        default="none", description="activation recompute: none, selective (cheap elementwise "
+                                    "and attention internals) or full (every layer)")
     offload_optimizer: bool = False
     fused_kernels: bool = Field(
         default=False, description="fused norm/SwiGLU/RoPE and chunked cross-entropy (e.g. Liger)"
     )
-    attention_kernel: AttentionKernel = "auto"
+    attention_kernel: AttentionKernel = Field(
+        default="auto", description="auto: the kernel the declared stack runs on each GPU")
+    framework: Framework = Field(
+        default="auto", description="sets the per-step host overhead; auto: from the stack")
     tp: int = Field(default=1, ge=1)
     pp: int = Field(default=1, ge=1)
     cp: int = Field(default=1, ge=1)
     ep: int = Field(default=1, ge=1)
+    vp: int = Field(default=1, ge=1, description="virtual pipeline stages per PP rank")
     gpus: int = Field(default=8, ge=1)
     nodes: int = Field(default=1, ge=1)
     nic_gbit: float = Field(
         default=400.0, gt=0, description="scale-out NIC line rate per GPU, Gbit/s"
     )
     token_budget: float | None = Field(default=None, gt=0, description="tokens to train or serve")
+    # serving
+    osl: int | None = Field(default=None, ge=1, description="serve: output tokens per request")
+    kv_dtype: KvDtype = Field(default="auto", description="auto: fp8 for low-precision recipes")
+    ttft_ms: float | None = Field(default=None, gt=0, description="serve: time-to-first-token "
+                                                                 "limit")
+    tpot_ms: float | None = Field(default=None, gt=0, description="serve/decode: time per "
+                                                                 "output token limit")
+    max_batch: int = Field(default=2048, ge=1, description="serving engine's batch cap "
+                                                           "(requests in flight)")
 
     @model_validator(mode="before")
     @classmethod
     def _resolve_model(cls, data: Any) -> Any:
-        if isinstance(data, dict) and isinstance(data.get("model"), str):
-            data = {**data, "model": resolve_preset(data["model"])}
+        if isinstance(data, dict):
+            if isinstance(data.get("model"), str):
+                data = {**data, "model": resolve_preset(data["model"])}
+            if "checkpointing" in data:  # the older boolean form
+                data = dict(data)
+                ckpt = data.pop("checkpointing")
+                if not isinstance(ckpt, bool):
+                    raise ValueError("checkpointing must be true or false (or use recompute)")
+                if ckpt and data.get("recompute", "full") != "full":
+                    raise ValueError("checkpointing = true and recompute disagree")
+                data.setdefault("recompute", "full" if ckpt else "none")
         return data
 
     @model_validator(mode="after")
@@ -81,31 +117,40 @@ class Workload(_Frozen):
             raise ValueError("sequence lengths repeat")
         group = self.tp * self.pp * self.cp
         if self.gpus % group:
-            raise ValueError(f"gpus {self.gpus} is not a multiple of tp*pp*cp = {group}")
+            raise ValueError(f"gpus {self.gpus} is not a multiple of tp x pp x cp = {group}")
         if self.gpus % self.nodes:
             raise ValueError(f"gpus {self.gpus} do not split evenly over {self.nodes} nodes")
-        if self.dp % self.ep:
+        if self.training and self.dp % self.ep:
             raise ValueError(f"ep {self.ep} must divide the data-parallel size {self.dp}")
         if self.ep > 1 and not self.model.experts:
             raise ValueError("ep > 1 needs a mixture-of-experts model")
         if self.model.experts and self.model.experts % self.ep:
             raise ValueError(f"ep {self.ep} must divide the {self.model.experts} experts")
-        if self.global_batch is not None and self.global_batch % (self.micro_batch * self.dp):
-            raise ValueError(
-                f"global_batch {self.global_batch} is not a multiple of micro_batch x dp "
-                f"= {self.micro_batch * self.dp}"
-            )
         if self.packed_doc_len is not None and self.packed_doc_len > min(self.seq_lens):
             raise ValueError("packed_doc_len is longer than the shortest sequence")
-        if not self.training and (self.zero_stage or self.offload_optimizer or self.checkpointing):
-            raise ValueError("zero_stage, offload_optimizer and checkpointing are training options")
-        if self.mode == "decode" and self.packed_doc_len is not None:
-            raise ValueError("packing does not apply to decode")
+        if not self.training and (self.zero_stage or self.offload_optimizer
+                                  or self.recompute != "none"):
+            raise ValueError("zero_stage, offload_optimizer and recompute are training options")
+        if self.mode in ("decode", "serve") and self.packed_doc_len is not None:
+            raise ValueError("packing does not apply to decode or serving")
+        if self.mode == "serve" and self.osl is None:
+            raise ValueError("serve needs osl, the output tokens per request")
+        if self.mode != "serve" and self.osl is not None:
+            raise ValueError("osl applies to mode = serve")
+        if self.vp > 1 and self.pp == 1:
+            raise ValueError("vp > 1 needs pp > 1")
+        if self.vp > 1 and (self.model.layers % (self.pp * self.vp)):
+            raise ValueError(f"layers {self.model.layers} do not split into pp x vp = "
+                             f"{self.pp * self.vp} chunks")
         return self
 
     @property
     def training(self) -> bool:
         return self.mode in TRAINING_MODES
+
+    @property
+    def checkpointing(self) -> bool:
+        return self.recompute == "full"
 
     @property
     def dp(self) -> int:
@@ -117,10 +162,22 @@ class Workload(_Frozen):
 
     @property
     def accumulation(self) -> int:
-        """Micro-batches per optimizer step on each data-parallel rank."""
+        """Micro-batches per optimizer step on each data-parallel rank (at least one)."""
         gb = self.global_batch or self.micro_batch * self.dp
-        return gb // (self.micro_batch * self.dp)
+        return max(1, gb // (self.micro_batch * self.dp))
+
+    @property
+    def batch_splits(self) -> bool:
+        """Whether the global batch splits evenly into micro-batches over the DP ranks."""
+        return self.global_batch is None or self.global_batch % (self.micro_batch * self.dp) == 0
 
     @property
     def sequences_per_step(self) -> int:
         return self.global_batch or self.micro_batch * self.dp
+
+    @property
+    def kv_bytes(self) -> float:
+        """Bytes per cached KV element: the stated dtype, else fp8 for low-precision recipes."""
+        if self.kv_dtype != "auto":
+            return KV_BYTES[self.kv_dtype]
+        return 1.0 if self.precision in LOW_PRECISION else 2.0

@@ -3,12 +3,16 @@
 A projection is only as good as the rates it divides by, so every rate says
 where it came from, in the order the decision prefers them:
 
-1. a probe record measured on that GPU;
+1. a probe record measured on that GPU (for attention: only a figure from the
+   kernel this stack runs there);
 2. the catalog's published figure (MAMF for matmul, a published kernel curve
-   for attention);
-3. an efficiency transferred from elsewhere (this box's probe, the GPU's own
-   bf16 MAMF, or the fleet median) applied to the target's peak, flagged as an
-   assumption with a wider spread.
+   for attention, a measured copy bandwidth);
+3. an efficiency transferred from elsewhere (this box's probe, a sibling part of
+   the same die scaled by peak, the GPU's own bf16 MAMF, or the fleet median)
+   applied to the target's peak, flagged as an assumption with a wider spread.
+
+A power cap below the part's limit lowers the compute rates by the stated
+power-scaling assumption.
 """
 
 from __future__ import annotations
@@ -21,17 +25,15 @@ from pydantic import BaseModel, ConfigDict
 from advisor.core.errors import InputError
 from advisor.core.model.catalog import Gpu
 from advisor.core.model.probe_record import ProbeRecord
+from advisor.core.model.stack import Stack
 from advisor.core.model.workload import Workload
-from advisor.core.projection.calibration import (
-    ARCH_ATTENTION,
-    CAL,
-    SOURCE_SIGMA,
-    Calibration,
-)
+from advisor.core.projection.calibration import CAL, SOURCE_SIGMA, Calibration
+from advisor.core.projection.kernels import KernelChoice, choose_attention, probe_kernel
 
 Source = Literal[
     "probe",
     "catalog-mamf",
+    "catalog-measured",
     "transferred-efficiency",
     "catalog-spec",
     "published-kernel-curve",
@@ -43,7 +45,7 @@ PEAK_KEYS: dict[str, tuple[str, ...]] = {
     "bf16": ("bf16",),
     "fp16": ("fp16", "bf16"),
     "fp8": ("fp8",),
-    "fp4": ("fp4",),
+    "fp4": ("fp4", "nvfp4"),
     "nvfp4": ("nvfp4", "fp4"),
 }
 # Unidirectional PCIe x16 bandwidth by generation, GB/s (ml-engineering network tables).
@@ -65,7 +67,7 @@ class Evidence(BaseModel):
 
 
 class GpuRates(BaseModel):
-    """What one GPU sustains for this workload, before the roofline combines it."""
+    """What one GPU sustains for this workload, before the engine combines it."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -75,16 +77,64 @@ class GpuRates(BaseModel):
     gemm_tflops: float  # MAMF-level matmul rate at the recipe precision
     gemm_bf16_tflops: float  # for the bf16 LM head of low-precision recipes
     attention_kernel: str
-    attn_max_tflops: float  # saturated in-step attention rate, model FLOPs
+    attention_why: str
+    attn_fb_tflops: float  # saturated fwd+bwd rate, FlashAttention convention
+    attn_f_tflops: float  # saturated forward rate
     attn_s_half: float
     hbm_gbps: float
-    link_gbps: float  # achievable all-reduce bus bandwidth inside a node
+    link_gbps: float  # achievable all-reduce bus bandwidth inside the scale-up domain
     nic_gbps: float  # achievable scale-out bandwidth per GPU
     host_gbps: float  # achievable host link (offload traffic)
+    domain: int  # GPUs in the scale-up (NVLink/xGMI) domain
     tdp_w: float | None
     idle_w: float | None
+    capacity_gib: float
     evidence: list[Evidence]
     sigmas: dict[str, float]  # resource -> relative 1-sigma: gemm, attention, hbm, link, nic, host
+
+    # SI units for the engine
+    @property
+    def peak_flops(self) -> float:
+        return self.peak_tflops * 1e12
+
+    @property
+    def gemm_flops(self) -> float:
+        return self.gemm_tflops * 1e12
+
+    @property
+    def gemm16_flops(self) -> float:
+        return self.gemm_bf16_tflops * 1e12
+
+    @property
+    def attn_fb_flops(self) -> float:
+        return self.attn_fb_tflops * 1e12
+
+    @property
+    def attn_f_flops(self) -> float:
+        return self.attn_f_tflops * 1e12
+
+    @property
+    def hbm_bps(self) -> float:
+        return self.hbm_gbps * 1e9
+
+    @property
+    def link_bps(self) -> float:
+        return self.link_gbps * 1e9
+
+    @property
+    def nic_bps(self) -> float:
+        return self.nic_gbps * 1e9
+
+    @property
+    def host_bps(self) -> float:
+        return self.host_gbps * 1e9
+
+    def scaled(self, resource: str, factor: float) -> GpuRates:
+        """These rates with one resource `factor` x (the tornado's one-at-a-time moves)."""
+        keys = {"compute": ("gemm_tflops", "gemm_bf16_tflops", "attn_fb_tflops",
+                            "attn_f_tflops"),
+                "memory": ("hbm_gbps",), "network": ("link_gbps", "nic_gbps")}[resource]
+        return self.model_copy(update={k: getattr(self, k) * factor for k in keys})
 
 
 def _peak(gpu: Gpu, precision: str) -> tuple[str, float] | None:
@@ -105,39 +155,80 @@ def _probe_mamf(probe: ProbeRecord, dtype: str) -> float | None:
     return max(medians) if medians else probe.mamf(dtype)
 
 
-def _matmul(
-    gpu: Gpu,
-    dtype: str,
-    probe: ProbeRecord | None,
-    donor: tuple[float, str] | None,
-    cal: Calibration,
-) -> Evidence:
-    """The first of: probe on this GPU, catalog MAMF, transferred efficiency x peak."""
+def _power_ratio(gpu: Gpu, twin: Gpu, cal: Calibration) -> tuple[float, str] | None:
+    mine = gpu.power.tdp_w if gpu.power else None
+    theirs = twin.power.tdp_w if twin.power else None
+    if not mine or not theirs:
+        return None
+    f = (mine / theirs) ** cal.power_exponent
+    return f, (f"{twin.id}'s rate x ({mine:g} W / {theirs:g} W)^{cal.power_exponent:g} = "
+               f"x{f:.2f} (same silicon; assumed throughput ~ power^{cal.power_exponent:g})")
+
+
+def _sustained(gpu: Gpu, dtype: str, cal: Calibration) -> tuple[float, str, Source] | None:
+    """A catalog figure for the large-shape rate: measured, or a best shape scaled down."""
+    g = gpu.gemm.get(dtype)  # type: ignore[call-overload]
+    if g is not None:
+        return g.tflops, f"published large-shape GEMM rate ({g.source[0].split(' ')[0]})", \
+            "catalog-measured"
+    m = gpu.mamf.get(dtype)  # type: ignore[call-overload]
+    if m is not None:
+        frac = cal.large_shape_fraction[dtype]
+        torch = f", torch {m.torch}" if m.torch else ""
+        return m.tflops * frac, (f"published MAMF {m.tflops:g} (best shape {m.shape}{torch}) "
+                                 f"x {frac:.0%} for realistic shapes"), "catalog-mamf"
+    return None
+
+
+def _matmul(gpu: Gpu, dtype: str, probe: ProbeRecord | None, donor: tuple[float, str] | None,
+            by_id: dict[str, Gpu], cal: Calibration) -> Evidence:
+    """A layer GEMM's sustained rate, from the first of: a probe on this GPU, the catalog's
+    large-shape or MAMF figure, a same-die twin scaled by peak or power, or an efficiency
+    transferred from this box (or the fleet) applied to the peak."""
     quantity = f"matmul {dtype}"
+    frac = cal.large_shape_fraction.get(dtype, 0.8)
     peak = gpu.peak_tflops.get(dtype)
     if probe is not None and (measured := _probe_mamf(probe, dtype)) is not None:
-        return Evidence(quantity=quantity, value=measured, unit="TFLOPS", source="probe",
-                        detail=f"probe record on this GPU ({probe.stamp.date})",
+        return Evidence(quantity=quantity, value=measured * frac, unit="TFLOPS", source="probe",
+                        detail=f"probe record on this GPU ({probe.stamp.date}): best shape "
+                               f"{measured:.0f} x {frac:.0%} for realistic shapes",
                         sigma=SOURCE_SIGMA["probe"])
-    published = gpu.mamf.get(dtype)  # type: ignore[call-overload]
-    if published is not None:
-        torch = f", torch {published.torch}" if published.torch else ""
-        return Evidence(quantity=quantity, value=published.tflops, unit="TFLOPS",
-                        source="catalog-mamf",
-                        detail=f"published MAMF, best shape {published.shape}{torch}",
-                        sigma=SOURCE_SIGMA["catalog-mamf"])
+    own = _sustained(gpu, dtype, cal)
+    if own is not None:
+        value, detail, source = own
+        return Evidence(quantity=quantity, value=value, unit="TFLOPS", source=source,
+                        detail=detail, sigma=SOURCE_SIGMA[source])
+    twin = by_id.get(gpu.same_die_as or "")
+    theirs = _sustained(twin, dtype, cal) if twin is not None else None
+    if twin is not None and theirs is not None:
+        twin_peak = twin.peak_tflops.get(dtype)
+        if peak and twin_peak:
+            scale, how = peak / twin_peak, f"x peak ratio {peak:g}/{twin_peak:g}"
+        elif (pw := _power_ratio(gpu, twin, cal)) is not None:
+            scale, how = pw
+        else:
+            scale, how = 1.0, "taken as equal (no peak or power to scale by)"
+        return Evidence(quantity=quantity, value=theirs[0] * scale, unit="TFLOPS",
+                        source="transferred-efficiency",
+                        detail=f"assumed: same die as {twin.id} ({theirs[1]}) {how}",
+                        sigma=SOURCE_SIGMA["transferred-efficiency"])
     if peak is None:
         raise InputError(f"the catalog has no {dtype} peak for this GPU", entry=gpu.id,
                          field=f"peak_tflops.{dtype}")
+    sibling = next((s for s in by_id.values() if s.id != gpu.id and s.arch == gpu.arch
+                    and s.mamf_efficiency(dtype) is not None), None)
     if donor is not None:
         eff, how = donor
-    elif (own := gpu.mamf_efficiency("bf16")) is not None:
-        eff, how = own, "this GPU's bf16 MAMF efficiency"
+    elif sibling is not None:
+        eff = sibling.mamf_efficiency(dtype) or 0.0
+        how = f"{sibling.id}'s published {dtype} MAMF efficiency (same architecture)"
+    elif (mine := gpu.mamf_efficiency("bf16")) is not None:
+        eff, how = mine, "this GPU's bf16 MAMF efficiency"
     else:
         eff, how = cal.fleet_mamf_efficiency, "the fleet median MAMF efficiency"
-    return Evidence(quantity=quantity, value=peak * eff, unit="TFLOPS",
+    return Evidence(quantity=quantity, value=peak * eff * frac, unit="TFLOPS",
                     source="transferred-efficiency",
-                    detail=f"assumed: {eff:.1%} ({how}) x peak {peak:g}",
+                    detail=f"assumed: {eff:.1%} ({how}) x peak {peak:g} x {frac:.0%}",
                     sigma=SOURCE_SIGMA["transferred-efficiency"])
 
 
@@ -154,43 +245,44 @@ def transfer_efficiency(
     return None
 
 
-def _attention(
-    gpu: Gpu, workload: Workload, gemm_bf16: float, probe: ProbeRecord | None, cal: Calibration
-) -> tuple[str, float, float, Evidence]:
-    """(kernel, saturated model-FLOP rate, s_half, evidence)."""
-    mma, default = ARCH_ATTENTION.get(gpu.arch, ("other", "vendor"))
-    kernel = default if workload.attention_kernel == "auto" else workload.attention_kernel
+def _attention(gpu: Gpu, choice: KernelChoice, gemm_bf16: float, probe: ProbeRecord | None,
+               head_dim: int, cal: Calibration) -> tuple[float, float, float, Evidence]:
+    """(saturated fwd+bwd rate, forward rate, s_half, evidence) for the chosen kernel.
+
+    Curves are stated against the same GPU's sustained bf16 GEMM rate: attention runs on
+    the same tensor cores at the same power-limited clock, so a part that sustains more
+    (a higher power limit, a newer die) carries that into attention too.
+    """
+    kernel, mma = choice.kernel, choice.mma
     curve = cal.attention.get((kernel, mma))
-    peak = gpu.peak_tflops.bf16 or gpu.peak_tflops.fp16 or 0.0
     s_half = curve.s_half if curve else cal.generic_attn_s_half
     quantity = "attention"
     if probe is not None:
-        d = workload.model.qk_dim
-        points = [(a.seq_len, a.tflops_median) for a in probe.attention
+        points = [(a.seq_len, a.tflops_median, a.backend) for a in probe.attention
                   if a.status == "ok" and a.causal and a.direction == "fwd_bwd"
-                  and a.head_dim == d and a.tflops_median]
+                  and a.head_dim == head_dim and a.tflops_median
+                  and probe_kernel(a.backend) in (kernel, "sdpa" if kernel == "fa2" else kernel)]
         if points:
-            s, measured = max(points)
-            # The probe counts fwd+bwd as 3.5x forward (FlashAttention convention); the
-            # model counts 3x (MFU convention), so the same time is 3/3.5 the model rate.
-            rate = measured * 3.0 / 3.5 * (1 + s_half / s)
-            detail = f"probe: {measured:.0f} TFLOPS fwd+bwd at {s} tokens, curve scaled to it"
-            return kernel, rate, s_half, Evidence(
-                quantity=quantity, value=rate, unit="TFLOPS", source="probe", detail=detail,
-                sigma=SOURCE_SIGMA["probe"])
-    if curve is not None and peak:
-        rate = curve.e_max * peak
-        detail = (f"{kernel} on {mma}-class MMA: {curve.e_max:.1%} of bf16 peak {peak:g}, "
-                  f"half speed at {curve.s_half:.0f} tokens")
-        return kernel, rate, s_half, Evidence(
-            quantity=quantity, value=rate, unit="TFLOPS", source="published-kernel-curve",
+            s, measured, backend = max(points)
+            fb = measured * (1 + s_half / s)
+            fwd = fb * (curve.e_f / curve.e_fb if curve else 1.2)
+            return fb, fwd, s_half, Evidence(
+                quantity=quantity, value=fb, unit="TFLOPS", source="probe",
+                detail=f"probe: {backend} {measured:.0f} TFLOPS fwd+bwd at {s} tokens, "
+                       f"{choice.name} curve scaled to it", sigma=SOURCE_SIGMA["probe"])
+    if curve is not None:
+        fb, fwd = curve.e_fb * gemm_bf16, curve.e_f * gemm_bf16
+        detail = (f"{choice.name} on {mma}-class MMA ({choice.why}): fwd+bwd {curve.e_fb:.2f}x "
+                  f"this GPU's bf16 GEMM rate {gemm_bf16:.0f}, half speed at "
+                  f"{curve.s_half:.0f} tokens")
+        return fb, fwd, s_half, Evidence(
+            quantity=quantity, value=fb, unit="TFLOPS", source="published-kernel-curve",
             detail=detail, sigma=curve.sigma)
-    rate = cal.generic_attn_of_matmul * gemm_bf16
-    which = gpu.arch if kernel == "vendor" else f"{kernel} on {gpu.arch}"
-    detail = (f"assumed: no published attention curve for {which}; "
-              f"{cal.generic_attn_of_matmul:.0%} of the bf16 matmul rate")
-    return kernel, rate, s_half, Evidence(
-        quantity=quantity, value=rate, unit="TFLOPS", source="generic-kernel-ratio",
+    fb = cal.generic_attn_of_matmul * gemm_bf16
+    detail = (f"assumed: no published {choice.name} curve on {gpu.arch}; "
+              f"{cal.generic_attn_of_matmul:.0%} of the bf16 GEMM rate")
+    return fb, fb * 1.2, s_half, Evidence(
+        quantity=quantity, value=fb, unit="TFLOPS", source="generic-kernel-ratio",
         detail=detail, sigma=SOURCE_SIGMA["generic-kernel-ratio"])
 
 
@@ -222,15 +314,69 @@ def _link(gpu: Gpu, probe: ProbeRecord | None, host: Evidence, cal: Calibration)
             return Evidence(quantity="scale-up link", value=max(busbw), unit="GB/s",
                             source="probe", detail="probe: all-reduce bus bandwidth in one node",
                             sigma=SOURCE_SIGMA["probe"])
-    if gpu.interconnect is None:
+    ic = gpu.interconnect
+    published = gpu.measured.busbw_gbps if gpu.measured else None
+    if ic is not None and published is not None:
+        return Evidence(quantity="scale-up link", value=published, unit="GB/s",
+                        source="catalog-measured",
+                        detail=f"{ic.kind}: published all-reduce bus bandwidth {published:g} GB/s",
+                        sigma=SOURCE_SIGMA["catalog-measured"])
+    if ic is None or ic.domain_gpus <= 1:
         return host.model_copy(update={"quantity": "scale-up link",
                                        "detail": f"no scale-up link: {host.detail}"})
-    uni = gpu.interconnect.unidirectional_gbps
+    uni = ic.unidirectional_gbps
     return Evidence(quantity="scale-up link", value=uni * cal.collective_efficiency, unit="GB/s",
                     source="catalog-spec",
-                    detail=f"{gpu.interconnect.kind} {uni:g} GB/s one way x "
+                    detail=f"{ic.kind} {uni:g} GB/s one way x "
                            f"{cal.collective_efficiency:.0%} (busbw rule of thumb)",
                     sigma=0.15)
+
+
+def _hbm(gpu: Gpu, probe: ProbeRecord | None, cal: Calibration) -> Evidence:
+    d2d = probe.d2d_gbps() if probe is not None else None
+    if d2d:
+        return Evidence(quantity="HBM bandwidth", value=d2d, unit="GB/s", source="probe",
+                        detail="probe: device-to-device copy (read + write)",
+                        sigma=SOURCE_SIGMA["probe"])
+    assert gpu.memory is not None
+    measured = gpu.measured.hbm_tbps if gpu.measured else None
+    if measured is not None:
+        return Evidence(quantity="HBM bandwidth", value=measured * 1000,
+                        unit="GB/s", source="catalog-measured",
+                        detail=f"{gpu.memory.kind}: published copy bandwidth {measured:g} TB/s "
+                               f"of {gpu.memory.bandwidth_tbps:g}",
+                        sigma=SOURCE_SIGMA["catalog-measured"])
+    spec = gpu.memory.bandwidth_tbps * 1000
+    return Evidence(quantity="HBM bandwidth", value=spec * cal.hbm_efficiency, unit="GB/s",
+                    source="catalog-spec",
+                    detail=f"{gpu.memory.kind} {spec:g} GB/s x {cal.hbm_efficiency:.0%}",
+                    sigma=SOURCE_SIGMA["catalog-spec"])
+
+
+def _power_scale(gpu: Gpu, cap_w: float | None, cal: Calibration) -> tuple[float, str | None]:
+    """Compute-rate factor under a per-GPU power cap below the part's limit."""
+    tdp = gpu.power.tdp_w if gpu.power else None
+    if cap_w is None or tdp is None or cap_w >= tdp:
+        return 1.0, None
+    factor = (cap_w / tdp) ** cal.power_exponent
+    return factor, (f"capped at {cap_w:.0f} W of {tdp:.0f} W: compute rates x {factor:.2f} "
+                    f"(assumed throughput ~ power^{cal.power_exponent:g})")
+
+
+def _peak_or_twin(gpu: Gpu, precision: str, by_id: dict[str, Gpu],
+                  cal: Calibration) -> tuple[str, float, str | None] | None:
+    """(key, dense peak, how it was derived when the catalog has none for this part)."""
+    own = _peak(gpu, precision) or _peak(gpu, "bf16")
+    if own is not None:
+        return own[0], own[1], None
+    twin = by_id.get(gpu.same_die_as or "")
+    if twin is None:
+        return None
+    theirs = _peak(twin, precision) or _peak(twin, "bf16")
+    pw = _power_ratio(gpu, twin, cal)
+    if theirs is None or pw is None:
+        return None
+    return theirs[0], theirs[1] * pw[0], f"no published peak: {pw[1]}"
 
 
 def resolve_rates(
@@ -239,35 +385,42 @@ def resolve_rates(
     probe: ProbeRecord | None = None,
     donor: tuple[float, str] | None = None,
     cal: Calibration = CAL,
+    stack: Stack | None = None,
+    catalog_gpus: list[Gpu] | tuple[Gpu, ...] = (),
+    gpu_power_cap_w: float | None = None,
 ) -> GpuRates:
-    """Every rate the roofline needs for `gpu`; `donor` is this box's efficiency to transfer."""
-    precision = workload.precision
-    peak = _peak(gpu, precision) or _peak(gpu, "bf16")
+    """Every rate the engine needs for `gpu`; `donor` is this box's efficiency to transfer."""
+    by_id = {g.id: g for g in catalog_gpus}
+    peak = _peak_or_twin(gpu, workload.precision, by_id, cal)
     if peak is None or gpu.memory is None:
         missing = "bf16 peak" if peak is None else "memory bandwidth"
         raise InputError(f"the catalog has no {missing} for this GPU, so it cannot be projected",
                          entry=gpu.id)
-    key, peak_value = peak
-    # 16-bit rate for the LM head (and attention fallback): bf16, or fp16 on pre-bf16 parts
-    half = "bf16" if gpu.peak_tflops.bf16 or "bf16" in gpu.mamf else key
-    bf16 = _matmul(gpu, half, probe, donor, cal)
-    gemm = bf16 if key == half else _matmul(gpu, key, probe, donor, cal)
-    if key != precision and not (precision == "fp16" and key == "bf16"):
+    key, peak_value, peak_note = peak
+    # 16-bit rate for the LM head and attention: bf16, or fp16 on pre-bf16 parts
+    half = "fp16" if key == "fp16" or not (gpu.peak_tflops.bf16 or "bf16" in gpu.mamf
+                                           or peak_note) else "bf16"
+    bf16 = _matmul(gpu, half, probe, donor, by_id, cal)
+    gemm = bf16 if key == half else _matmul(gpu, key, probe, donor, by_id, cal)
+    if key != workload.precision and not (workload.precision == "fp16" and key == "bf16"):
         gemm = gemm.model_copy(update={
-            "detail": f"no {precision} peak published; {key} rate used: {gemm.detail}",
+            "detail": f"no {workload.precision} peak published; {key} rate used: {gemm.detail}",
             "sigma": max(gemm.sigma, SOURCE_SIGMA["transferred-efficiency"])})
-    kernel, attn_rate, s_half, attn = _attention(gpu, workload, bf16.value, probe, cal)
-    d2d = probe.d2d_gbps() if probe is not None else None
-    if d2d:
-        hbm = Evidence(quantity="HBM bandwidth", value=d2d, unit="GB/s", source="probe",
-                       detail="probe: device-to-device copy (read + write)",
-                       sigma=SOURCE_SIGMA["probe"])
-    else:
-        spec = gpu.memory.bandwidth_tbps * 1000
-        hbm = Evidence(quantity="HBM bandwidth", value=spec * cal.hbm_efficiency, unit="GB/s",
-                       source="catalog-spec",
-                       detail=f"{gpu.memory.kind} {spec:g} GB/s x {cal.hbm_efficiency:.0%}",
-                       sigma=SOURCE_SIGMA["catalog-spec"])
+    framework = workload.framework
+    if framework == "auto" and stack is not None and stack.version_of("deepspeed"):
+        framework = "deepspeed"
+    choice = choose_attention(gpu.arch, workload.attention_kernel, stack, framework)
+    fb, fwd, s_half, attn = _attention(gpu, choice, bf16.value, probe, workload.model.qk_dim,
+                                       cal)
+    scale, capped = _power_scale(gpu, gpu_power_cap_w, cal)
+    if capped:
+        gemm = gemm.model_copy(update={"value": gemm.value * scale,
+                                       "detail": f"{gemm.detail}; {capped}"})
+        if bf16 is not gemm:
+            bf16 = bf16.model_copy(update={"value": bf16.value * scale})
+        attn = attn.model_copy(update={"value": attn.value * scale})
+        fb, fwd = fb * scale, fwd * scale
+    hbm = _hbm(gpu, probe, cal)
     host = _host_link(gpu, probe, cal)
     link = _link(gpu, probe, host, cal)
     nic = Evidence(quantity="scale-out NIC", value=workload.nic_gbit / 8 * cal.nic_efficiency,
@@ -276,13 +429,19 @@ def resolve_rates(
                           f"{cal.nic_efficiency:.0%}",
                    sigma=0.2)
     power = gpu.power
+    domain = gpu.interconnect.domain_gpus if gpu.interconnect else 1
+    derived_peak = [Evidence(quantity=f"peak {key}", value=peak_value, unit="TFLOPS",
+                             source="transferred-efficiency", detail=f"assumed: {peak_note}",
+                             sigma=SOURCE_SIGMA["transferred-efficiency"])] if peak_note else []
     return GpuRates(
         gpu=gpu.id, arch=gpu.arch, peak_tflops=peak_value, gemm_tflops=gemm.value,
-        gemm_bf16_tflops=bf16.value, attention_kernel=kernel, attn_max_tflops=attn_rate,
+        gemm_bf16_tflops=bf16.value, attention_kernel=choice.kernel,
+        attention_why=f"{choice.name}: {choice.why}", attn_fb_tflops=fb, attn_f_tflops=fwd,
         attn_s_half=s_half, hbm_gbps=hbm.value, link_gbps=link.value, nic_gbps=nic.value,
-        host_gbps=host.value, tdp_w=power.tdp_w if power else None,
-        idle_w=power.idle_w if power else None,
-        evidence=[gemm, *([bf16] if gemm is not bf16 else []), attn, hbm, link, nic, host],
+        host_gbps=host.value, domain=domain, tdp_w=power.tdp_w if power else None,
+        idle_w=power.idle_w if power else None, capacity_gib=gpu.memory.gib,
+        evidence=[gemm, *([bf16] if gemm is not bf16 else []), attn, hbm, link, nic, host,
+                  *derived_peak],
         sigmas={"gemm": gemm.sigma, "attention": attn.sigma, "hbm": hbm.sigma,
                 "link": link.sigma, "nic": nic.sigma, "host": host.sigma},
     )

@@ -3,31 +3,30 @@
 Each assumption moves the step time in proportion to the share of the step it
 governs (its elasticity), so to first order
 
-    var(ln speedup) = sum over per-GPU assumptions of (share_t s_t)^2 + (share_c s_c)^2
-                    + sum over shared assumptions of ((share_t - share_c) s)^2
+    var(ln speedup) = sum over per-GPU rates of (share_t s_t)^2 + (share_c s_c)^2
+                    + sum over shared constants of ((share_t - share_c) s)^2
                     + model_sigma^2.
 
-Shared assumptions (the same GEMM efficiency, host overhead or HBM efficiency
-on both GPUs) cancel when both GPUs spend the same share on them: that is why
-an assumption can be uncertain and still leave the ratio firm. The band is a
-90% interval, speedup x exp(+-1.645 sigma).
+Shared constants (one GEMM efficiency, one host overhead, one HBM efficiency for
+both GPUs) cancel when both GPUs spend the same share on them: that is why an
+assumption can be uncertain and still leave the ratio firm. `model_sigma` is the
+engine's own structural error, sized from the spread of its held-out errors. The
+band is a 90% interval, speedup x exp(+-1.645 sigma).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 
 from advisor.core.projection.calibration import CAL, Calibration
+from advisor.core.projection.engine import COMPUTE, HOST, MEMORY, Projection
 from advisor.core.projection.rates import GpuRates
-from advisor.core.projection.roofline import COMPUTE, HOST, MEMORY, Projection
 
 Z90 = 1.645
 
 
 def _shares(p: Projection) -> dict[str, np.ndarray]:
-    """Fraction of each GPU's step governed by each assumption, (GPU, seq)."""
+    """Fraction of the step governed by each assumption, (1, S)."""
     t = p.step_s
 
     def bound(bucket: str, code: int) -> np.ndarray:
@@ -39,35 +38,28 @@ def _shares(p: Projection) -> dict[str, np.ndarray]:
         "gemm": bound("dense", COMPUTE) / t,
         "attention": bound("attention", COMPUTE) / t,
         "hbm": memory / t,
-        "comm": p.times["communication"] / t,
+        "link": p.times["communication"] / t,
         "host": (bound("optimizer", HOST) + p.times["overhead"]) / t,
     }
 
 
-def log_sigma(
-    p: Projection, rates: Sequence[GpuRates], current: int = 0, cal: Calibration = CAL
-) -> np.ndarray:
-    """sigma of ln(speedup) of every row against row `current`, (GPU, seq)."""
-    sh = _shares(p)
+def log_sigma(cur: Projection, r_cur: GpuRates, tgt: Projection, r_tgt: GpuRates,
+              cal: Calibration = CAL) -> np.ndarray:
+    """sigma of ln(speedup) of `tgt` over `cur` at each sequence length, (S,)."""
+    sc, st = _shares(cur), _shares(tgt)
     notes = cal.notes()
-
-    def per_gpu(key: str, resource: str) -> np.ndarray:
-        return np.asarray([r.sigmas[resource] for r in rates]).reshape(-1, 1) * sh[key]
-
-    var = np.zeros_like(p.step_s)
-    for key, resource in (("gemm", "gemm"), ("attention", "attention"), ("comm", "link")):
-        own = per_gpu(key, resource)
-        var += own**2 + own[current] ** 2
+    var = np.zeros_like(cur.step_s)
+    for key in ("gemm", "attention", "hbm", "link"):
+        var += (st[key] * r_tgt.sigmas[key]) ** 2 + (sc[key] * r_cur.sigmas[key]) ** 2
     shared = {
         "gemm": notes["gemm_efficiency"].sigma,
         "hbm": notes["hbm_efficiency"].sigma,
-        "host": notes["host_s_per_param"].sigma,
+        "host": notes["step_fixed_s"].sigma,
     }
     for key, sigma in shared.items():
-        var += ((sh[key] - sh[key][current]) * sigma) ** 2
+        var += ((st[key] - sc[key]) * sigma) ** 2
     var += cal.model_sigma**2
-    var[current] = 0.0
-    return np.sqrt(var)
+    return np.sqrt(var).ravel()
 
 
 def band(speedup: np.ndarray, sigma: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

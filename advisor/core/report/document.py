@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from advisor.core.decide import Decision
+from advisor.core.decision import Decision
 from advisor.core.economics.configs import ConfigSweep
 from advisor.core.economics.stages import PipelineReport
 from advisor.core.errors import InputError
@@ -93,15 +93,16 @@ SECTIONS: dict[str, str] = {
     "primary_seq_len": "the sequence length the headline figures are for",
     "electricity_source": "user: your $/kWh; default: advisor's",
     "band_level": "confidence level of every speedup_low/high and cost_ratio_low/high band",
+    "basis": "retuned: each GPU in the layout re-tuned for it; as_run: your layout on both",
     "notes": "",
     "warnings": "read these first",
     "provenance": "what produced this report",
     "quotes": "the $/GPU-hour each GPU was costed at; source user = your quote",
     "answers": "the inputs: workload, your prices, the stack (re-run with `advisor decide`)",
-    "memory_model": "per-GPU memory of the workload: fixed + per_token x sequence length",
+    "defaults": "values you did not give, and where the ones used came from",
     "current": (
-        "the GPU the workload runs on now: gates, rates and their evidence,\n"
-        "and the projection at each swept sequence length ([[current.sweep]])"
+        "the GPU the workload runs on now: gates, rates and their evidence, and the\n"
+        "projection at each swept sequence length, re-tuned ([[current.sweep]]) and as run"
     ),
     "targets": (
         "each target: gates, projection per sweep point, job cost, and the verdict\n"

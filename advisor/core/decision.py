@@ -1,0 +1,150 @@
+"""The decision both front ends render: per GPU, the projection as run and re-tuned, gates,
+costs and the verdict, all as structured fields (no front end re-reads prose)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from advisor.core.economics.buyback import BuyBack
+from advisor.core.economics.cost import JobCost, PriceQuote
+from advisor.core.economics.verdict import Verdict
+from advisor.core.gates.dtype import DtypeGate
+from advisor.core.gates.software import SoftwareGate
+from advisor.core.model.answers import Answers
+from advisor.core.model.layout import LayoutChoice
+from advisor.core.projection.rates import Evidence
+
+Binding = Literal["compute", "memory", "network", "host", "capacity"]
+Basis = Literal["retuned", "as_run"]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+
+class SweepPoint(_Frozen):
+    """One GPU at one sequence length, in one layout; numbers are None where it cannot run."""
+
+    seq_len: int
+    fits: bool
+    memory_gib: float
+    runnable: bool  # passes the gates, can be projected and fits in memory
+    layout: LayoutChoice | None = None
+    step_s: float | None
+    tokens_per_s_per_gpu: float | None
+    tokens_per_s_cluster: float | None
+    mfu: float | None
+    binding: Binding | None
+    # per bucket (dense, attention, elementwise, optimizer, communication, overhead), per step:
+    bucket_seconds: dict[str, float]
+    bucket_binding: dict[str, str]
+    bucket_speedup: dict[str, float]  # current time per token over this GPU's, where both > 0
+    bucket_flops_per_token: dict[str, float]  # hardware FLOPs (recompute included)
+    bucket_bytes_per_token: dict[str, float]  # HBM bytes, or host/network bytes for those buckets
+    ttft_ms: float | None = None  # serving
+    tpot_ms: float | None = None
+    usd_per_mtok: float | None
+    speedup: float | None
+    speedup_low: float | None
+    speedup_high: float | None
+
+
+class Assumptions(_Frozen):
+    """What a projection rests on, for the reader to check."""
+
+    rate_sources: dict[str, str]  # quantity -> probe | catalog-mamf | transferred-efficiency | ...
+    evidence: list[Evidence]
+    attention_kernel: str
+    attention_why: str
+    framework: str
+    gemm_efficiency: float
+    achieved_mfu: float | None  # at the primary sequence length, re-tuned
+    overlap: float
+    probe: str | None  # the record's date and host when one was used
+    probe_torch: str | None  # the torch the record was measured with
+    price: PriceQuote | None
+
+
+class MemoryFit(_Frozen):
+    gpu: str
+    capacity_gib: float
+    usable_gib: float
+    max_seq_len: int | None  # the longest sequence any layout holds (None: none fits)
+    max_seq_len_as_run: int | None  # ... in the layout as the user runs it
+    total_gib: list[float]  # re-tuned, at each swept sequence length
+    fits: list[bool]
+
+
+class SensitivityRow(_Frozen):
+    """One assumption moved across its range, the others held: does the verdict move?"""
+
+    assumption: str
+    baseline: float
+    low: float
+    high: float
+    unit: str
+    verdict_low: str
+    verdict_high: str
+    cost_ratio_low: float | None
+    cost_ratio_high: float | None
+    break_even: float | None = Field(description="the value where $/token ties, if in range")
+    flips: bool
+    source: str
+
+
+class GpuResult(_Frozen):
+    gpu: str
+    name: str
+    role: Literal["current", "target"]
+    gpus: int
+    nodes: int
+    dtype_gate: DtypeGate
+    software_gate: SoftwareGate | None
+    projectable: bool
+    problem: str | None
+    assumptions: Assumptions | None
+    memory: MemoryFit
+    sweep: list[SweepPoint]  # the basis the verdict uses (re-tuned unless the answers say)
+    as_run: list[SweepPoint]  # the layout as the user runs it
+    fit_change: dict[str, str] = Field(
+        default_factory=dict,
+        description="by sequence length: the smallest change that makes the as-run layout fit")
+
+    def change_at(self, seq_len: int) -> str | None:
+        return self.fit_change.get(str(seq_len))
+    job: JobCost | None
+    power_w: float | None
+    break_even_usd_per_hour: float | None = None
+    break_even_efficiency: float | None = None
+    buy_back: BuyBack | None = None
+    verdict: Verdict | None = None
+    sensitivity: list[SensitivityRow] = Field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return f"{self.gpus}x {self.gpu}"
+
+    def point(self, seq_len: int) -> SweepPoint | None:
+        return next((p for p in self.sweep if p.seq_len == seq_len), None)
+
+
+class DefaultUsed(_Frozen):
+    """A value the user did not give, and where the one used came from."""
+
+    field: str
+    value: str
+    source: str
+
+
+class Decision(_Frozen):
+    answers: Answers
+    primary_seq_len: int
+    basis: Basis
+    electricity_source: Literal["user", "default"]
+    band_level: float
+    current: GpuResult
+    targets: list[GpuResult]
+    defaults: list[DefaultUsed] = Field(default_factory=list)
+    notes: list[str]

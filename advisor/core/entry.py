@@ -1,0 +1,43 @@
+"""run(): the one entry point both front ends call, answers in, a Report out.
+
+It owns every policy, so the wizard and `advisor decide` cannot disagree: the gates
+(a failing target stays in the report, blocked, with its remedy), which probe records
+are used and whether their stacks drift, the defaults, the projection as run and
+re-tuned, the GPU-count sweep, the pipeline balance and the report's provenance. The
+front ends gather answers and render the Report; neither computes, filters or
+re-phrases a result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import UTC, datetime
+
+from advisor.core.decide import decide
+from advisor.core.economics.configs import sweep_configs
+from advisor.core.economics.stages import analyse_pipeline
+from advisor.core.model.answers import Answers
+from advisor.core.model.catalog import Catalog
+from advisor.core.model.drift import DRIFT_NOTE, stack_drift
+from advisor.core.model.probe_record import ProbeRecord
+from advisor.core.projection.calibration import CAL, Calibration
+from advisor.core.report.document import Provenance, Report, build_report
+
+
+def run(answers: Answers, catalog: Catalog, probes: Mapping[str, ProbeRecord] | None = None,
+        provenance: Provenance | None = None, cal: Calibration = CAL) -> Report:
+    """The whole decision for these answers, as the report both front ends render."""
+    compared = {s.gpu for s in answers.compared(catalog)}
+    used = {catalog.gpu(k).id: v for k, v in (probes or {}).items()}
+    used = {k: v for k, v in used.items() if k in compared}
+    decision = decide(answers, catalog, used, cal)
+    configs = sweep_configs(answers, catalog, used, cal) \
+        if answers.configs is not None and answers.workload.token_budget else None
+    pipeline = analyse_pipeline(answers.pipeline, catalog, probes=used, cal=cal,
+                                prices=answers.prices) if answers.pipeline is not None else None
+    drift = stack_drift(used)
+    warnings = [f"stack drift: {d.line()}" for d in drift] + ([DRIFT_NOTE] if drift else [])
+    prov = provenance or Provenance(advisor_version="unknown", catalog_version="unknown",
+                                    created=datetime.now(UTC).replace(microsecond=0))
+    return build_report(decision, catalog, used, prov, warnings, configs=configs,
+                        pipeline=pipeline)

@@ -1,0 +1,73 @@
+"""A layout as reports and answers carry it: the knobs a user sets, per GPU.
+
+`LayoutOverride` is what an answers file may say about one GPU ("on the B200s we
+run 64 GPUs with TP 1"); anything it leaves out is the workload's own value.
+`LayoutChoice` is a complete layout the engine projected: as the user runs it,
+or the one it re-tuned to.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from advisor.core.model.workload import Recompute
+
+
+class LayoutOverride(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    gpus: int | None = Field(default=None, ge=1, description="GPU count on this side")
+    nodes: int | None = Field(default=None, ge=1)
+    tp: int | None = Field(default=None, ge=1)
+    pp: int | None = Field(default=None, ge=1)
+    cp: int | None = Field(default=None, ge=1)
+    ep: int | None = Field(default=None, ge=1)
+    vp: int | None = Field(default=None, ge=1)
+    micro_batch: int | None = Field(default=None, ge=1)
+    zero_stage: int | None = Field(default=None, ge=0, le=3)
+    recompute: Recompute | None = None
+    offload_optimizer: bool | None = None
+    fused_kernels: bool | None = None
+
+    def fields_given(self) -> dict[str, object]:
+        return {k: v for k, v in self.model_dump().items() if v is not None}
+
+
+class LayoutChoice(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    gpus: int
+    nodes: int
+    tp: int
+    pp: int
+    cp: int
+    ep: int
+    vp: int
+    micro_batch: int = Field(description="sequences per micro-step; serving: requests in flight")
+    accumulation: int
+    zero_stage: int
+    recompute: Recompute
+    offload_optimizer: bool
+    fused_kernels: bool
+
+    def describe(self, serving: bool = False) -> str:
+        """A short human line: 'TP 4, PP 2, mbs 2 x 4 acc, ZeRO-1, full recompute'."""
+        parts = [f"{self.gpus} GPUs"]
+        parts += [f"{k.upper()} {v}" for k, v in (("tp", self.tp), ("pp", self.pp),
+                                                   ("cp", self.cp), ("ep", self.ep))
+                  if v > 1]
+        if self.vp > 1:
+            parts.append(f"VP {self.vp}")
+        if serving:
+            parts.append(f"{self.micro_batch} requests in flight per replica")
+            return ", ".join(parts)
+        parts.append(f"micro-batch {self.micro_batch}"
+                     + (f" x {self.accumulation} accumulation" if self.accumulation > 1 else ""))
+        parts.append(f"ZeRO-{self.zero_stage}")
+        if self.recompute != "none":
+            parts.append(f"{self.recompute} recompute")
+        if self.offload_optimizer:
+            parts.append("optimizer offloaded")
+        if self.fused_kernels:
+            parts.append("fused loss")
+        return ", ".join(parts)

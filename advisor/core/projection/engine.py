@@ -1,0 +1,625 @@
+"""The one projection engine: a workload on one GPU type, for any number of layouts at once.
+
+Training: a step is split into buckets limited by different resources, each
+counted from the model's shape and the layout:
+
+- dense: the GEMMs (2N per token per pass; backward twice the forward, LoRA only
+  the input gradient), max(FLOPs / matmul rate, bytes / HBM), plus a fixed cost
+  per kernel that a faster GPU does not shrink;
+- attention: the flash kernel's FLOPs at its own rate for this sequence span;
+- elementwise: norms, activations, residuals, RoPE, loss and low-precision casts,
+  HBM traffic only, plus their per-kernel cost;
+- communication: TP/SP, CP, EP and PP traffic per micro-step and the DP/ZeRO
+  gradient and parameter traffic per step, less what overlaps with compute;
+- optimizer: state traffic on the GPU, or the host when offloaded;
+- overhead: the framework's per-step host time and the pipeline bubble.
+
+Serving: per replica, a decode step reads the weights the batch touches and
+every request's KV cache, and costs the batch's GEMM FLOPs; a request's prefill
+is costed once. With continuous batching a replica of `B` requests of ISL input
+and OSL output tokens makes B*OSL / (OSL*t_decode + B*t_prefill) tokens/s.
+
+Every array is (layouts, sequence lengths) for one GPU, so a re-tune over
+thousands of layouts is one numpy pass.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from advisor.core.model.workload import LOW_PRECISION, WEIGHT_BYTES, Workload
+from advisor.core.projection.calibration import CAL, OPT_STATE_BYTES, OPT_TRAFFIC_BYTES, Calibration
+from advisor.core.projection.layout import Grid
+from advisor.core.projection.rates import GpuRates
+
+BUCKETS: tuple[str, ...] = (
+    "dense", "attention", "elementwise", "optimizer", "communication", "overhead",
+)
+RESOURCES: tuple[str, ...] = ("compute", "memory", "network", "host")
+COMPUTE, MEMORY, NETWORK, HOST = range(4)
+GIB = float(2**30)
+SERVING_FRAMEWORK = "megatron"  # serving engines: CUDA graphs, fused kernels, tuned GEMMs
+
+Array = np.ndarray
+
+
+@dataclass(frozen=True)
+class Projection:
+    """One GPU type under many layouts: every array is (layouts, sequence lengths)."""
+
+    seq: Array  # (S,)
+    times: dict[str, Array]  # seconds per step, per bucket
+    binding: dict[str, Array]  # resource index per bucket
+    compute_s: dict[str, Array]  # dense and attention: the FLOPs side of their roofline
+    memory_s: dict[str, Array]  # ... and the bytes side
+    flops: dict[str, Array]  # hardware FLOPs per step (recompute included)
+    bytes: dict[str, Array]  # HBM / network / host bytes per step
+    step_s: Array
+    tokens: Array  # tokens (serving: output tokens) per GPU per step
+    model_flops: Array  # per GPU per step, recompute excluded (the MFU numerator)
+    peak: float  # the recipe precision's peak FLOP/s, the MFU denominator
+    memory_gib: Array  # per GPU
+    ttft_s: Array | None = None  # serving only
+    tpot_s: Array | None = None
+
+    @property
+    def tokens_per_s(self) -> Array:
+        return self.tokens / self.step_s
+
+    @property
+    def mfu(self) -> Array:
+        return self.model_flops / self.step_s / self.peak
+
+    def resource_time(self) -> Array:
+        """Seconds per resource, stacked on a leading axis in RESOURCES order."""
+        out = np.zeros((len(RESOURCES), *self.step_s.shape))
+        for b in BUCKETS:
+            for r in range(len(RESOURCES)):
+                out[r] += np.where(self.binding[b] == r, self.times[b], 0.0)
+        return out
+
+    def busy(self) -> Array:
+        """Share of the step the GPU is computing or moving HBM data (its power draw)."""
+        spent = self.resource_time()
+        return (spent[COMPUTE] + spent[MEMORY]) / np.maximum(spent.sum(axis=0), 1e-30)
+
+    def step_at_scale(self, scale: float | Array, resource: str) -> Array:
+        """Step time if one resource's rates were `scale` x assumed (flips, tornado).
+
+        A vector of scales adds a leading axis: the result is (scales, layouts, seqs).
+        """
+        k = np.asarray(scale, dtype=float)
+        k = k.reshape(-1, 1, 1) if k.ndim else k
+        t = self.step_s + 0.0 * k
+        if resource in ("compute", "memory"):
+            for b in ("dense", "attention"):
+                c, m = self.compute_s[b], self.memory_s[b]
+                fixed = self.times[b] - np.maximum(c, m)
+                new = np.maximum(c / k, m) if resource == "compute" else np.maximum(c, m / k)
+                t = t - self.times[b] + new + fixed
+            if resource == "memory":
+                t = t - self.times["elementwise"] * (1 - 1 / k)
+        elif resource == "network":
+            t = t - self.times["communication"] * (1 - 1 / k)
+        return t
+
+    def at(self, idx: Array) -> Projection:
+        """The projection at one layout per sequence length: `idx` is (S,) layout indices."""
+        cols = np.arange(self.step_s.shape[1])
+
+        def pick(a: Array) -> Array:
+            return np.broadcast_to(a, self.step_s.shape)[idx, cols].reshape(1, -1)
+
+        def pick_d(d: dict[str, Array]) -> dict[str, Array]:
+            return {k: pick(v) for k, v in d.items()}
+
+        return Projection(
+            seq=self.seq, times=pick_d(self.times), binding=pick_d(self.binding),
+            compute_s=pick_d(self.compute_s), memory_s=pick_d(self.memory_s),
+            flops=pick_d(self.flops), bytes=pick_d(self.bytes), step_s=pick(self.step_s),
+            tokens=pick(self.tokens), model_flops=pick(self.model_flops), peak=self.peak,
+            memory_gib=pick(self.memory_gib),
+            ttft_s=pick(self.ttft_s) if self.ttft_s is not None else None,
+            tpot_s=pick(self.tpot_s) if self.tpot_s is not None else None)
+
+
+def _fill(rows: Array | float, rate: float, cal: Calibration) -> Array:
+    """Share of a GEMM's rate reached with `rows` rows (AIConfigurator's skinny-GEMM curves)."""
+    rows = np.maximum(rows, 1e-9)
+    return rows / (rows + rate * cal.gemm_m_half_s)
+
+
+def _roofline(flops_time: Array, bytes_time: Array) -> tuple[Array, Array]:
+    return np.maximum(flops_time, bytes_time), np.where(flops_time >= bytes_time, COMPUTE, MEMORY)
+
+
+def _placement(degree: Array, stride: Array, per_node: Array) -> tuple[Array, Array]:
+    """(members per node, nodes spanned) of groups whose ranks are `stride` apart."""
+    g = np.minimum(degree, np.maximum(1, per_node // np.maximum(stride, 1)))
+    return g, np.ceil(degree / g)
+
+
+def _all_reduce(size: Array | float, n: Array, g: Array, k: Array, r: GpuRates,
+                cal: Calibration) -> Array:
+    """Ring/hierarchical all-reduce: 2(n-1)/n of the bytes over NVLink inside a node and
+    2(k-1)/k of each GPU's 1/g shard over the NIC across nodes; NCCL pipelines the two,
+    so the slower wins. Each call also pays a fixed latency."""
+    intra = size * 2 * (g - 1) / g / r.link_bps
+    inter = size * 2 * (k - 1) / k / g / r.nic_bps
+    lat = np.where(k > 1, cal.nic_latency_s, cal.link_latency_s)
+    return np.where(n > 1, np.maximum(intra, inter) + lat, 0.0)
+
+
+def all_reduce_busbw(r: GpuRates, n: int, per_node: int, size: float,
+                     cal: Calibration = CAL) -> float:
+    """Bus bandwidth, B/s, of an all-reduce of `size` bytes over `n` ranks (nccl-tests'
+    convention: 2(n-1)/n of the bytes over the time)."""
+    ranks = np.asarray([[float(n)]])
+    g, k = _placement(ranks, np.ones_like(ranks), np.asarray([[float(per_node)]]))
+    t = float(_all_reduce(size, ranks, g, k, r, cal)[0, 0])
+    return size * 2 * (n - 1) / n / t if t > 0 else 0.0
+
+
+def _all_to_all(size: Array | float, n: Array, g: Array, r: GpuRates,
+                cal: Calibration) -> Array:
+    inside = size * (g - 1) / np.maximum(n, 1) / r.link_bps
+    across = size * (n - g) / np.maximum(n, 1) / r.nic_bps
+    lat = np.where(n > g, cal.nic_latency_s, cal.link_latency_s)
+    return np.where(n > 1, np.maximum(inside, across) + lat, 0.0)
+
+
+@dataclass(frozen=True)
+class Shape:
+    """Per-layer widths the engine needs, averaged over dense and MoE layers."""
+
+    h: float
+    qkv: float  # output width of the fused QKV projection
+    attn_out: float  # heads x v_dim, the attention output projection's input
+    ffn_act: float  # MLP width a token passes through (dense, or routed + shared experts)
+    mlp_mats: float  # 3 gated, 2 plain
+    n_attn: float  # attention params per layer
+    n_mlp_active: float  # active MLP params per layer (dense or routed + shared + router)
+    n_expert_layer: float  # routed-expert params of one MoE layer
+    n_routed_active: float  # routed-expert params a token passes through, per layer (averaged)
+    moe_share: float  # MoE layers / layers
+    head: float  # vocab x hidden
+    experts: float
+    top_k: float
+
+
+def shape_of(w: Workload) -> Shape:
+    m = w.model
+    qkv = m.heads * m.qk_dim + m.kv_heads * (m.qk_dim + m.v_dim)
+    mats = 3.0 if m.gated_mlp else 2.0
+    dense_mlp = mats * m.hidden * m.ffn
+    moe_active = (m.active_experts + m.shared_experts) * mats * m.hidden * m.expert_ffn \
+        + m.hidden * m.experts
+    share = m.moe_layers / m.layers
+    return Shape(
+        h=float(m.hidden), qkv=float(qkv), attn_out=float(m.heads * m.v_dim),
+        ffn_act=float(m.active_ffn), mlp_mats=mats, n_attn=float(m.attn_params_per_layer),
+        n_mlp_active=(1 - share) * dense_mlp + share * moe_active,
+        n_expert_layer=float(m.experts * mats * m.hidden * m.expert_ffn),
+        n_routed_active=share * m.active_experts * mats * m.hidden * m.expert_ffn,
+        moe_share=share, head=float(m.vocab * m.hidden), experts=float(max(m.experts, 1)),
+        top_k=float(m.active_experts),
+    )
+
+
+def local_params(w: Workload, g: Grid) -> Array:
+    """Weights on the busiest pipeline stage of one GPU: its layers' share and one embedding."""
+    m = w.model
+    experts = float(m.expert_params)
+    embed = float(m.vocab * m.hidden)
+    body = float(m.params_total) - experts - embed * (1 if m.tie_embeddings else 2)
+    return ((body / g.pp + embed) / g.tp + experts / (g.pp * g.tp * g.ep)).astype(float)
+
+
+def attention_flops_per_token(w: Workload, keys: Array) -> Array:
+    """Forward attention FLOPs per token attending to `keys` keys: 2 x keys x heads x
+    (d_qk + d_v) x layers (the 6*s^2*d*h*L convention once causal and x3 for training)."""
+    m = w.model
+    return 2.0 * keys * m.heads * (m.qk_dim + m.v_dim) * m.layers
+
+
+def _keys(w: Workload, s: Array) -> Array:
+    """Mean keys a query attends to: half the sequence when causal, its document when packed."""
+    span = s if w.packed_doc_len is None else np.full_like(s, float(w.packed_doc_len))
+    return span / 2
+
+
+def _attn_rate(peak: float, s_half: float, span: Array) -> Array:
+    return peak * span / (span + s_half)
+
+
+def _framework_name(w: Workload) -> str:
+    return w.framework if w.framework != "auto" else "megatron"
+
+
+def _framework(w: Workload, cal: Calibration) -> tuple[float, float, float]:
+    """(fixed s per step, s per local parameter per step, host s per kernel launch)."""
+    f = _framework_name(w)
+    return cal.step_fixed_s[f], cal.host_s_per_param[f], cal.launch_s[f]
+
+
+def memory_training(w: Workload, g: Grid, s: Array, cal: Calibration = CAL) -> Array:
+    """GiB one GPU holds, (L, S): weights, grads, optimizer state, activations, logits."""
+    m, sh = w.model, shape_of(w)
+    lora = w.mode == "lora"
+    low = w.precision in LOW_PRECISION
+    local = local_params(w, g)
+    shard = (g.dp * g.cp).astype(float)
+    weights = local * (2.0 + (1.0 if low else 0.0)) / np.where(g.zero == 3, shard, 1.0)
+    grad_bytes = cal.grad_bytes[_framework_name(w)]
+    grads = 0.0 if lora else grad_bytes * local / np.where(g.zero >= 2, shard, 1.0)
+    opt_b = OPT_STATE_BYTES[w.optimizer]
+    optimizer = 0.0 if lora else np.where(
+        g.offload == 1, 0.0, opt_b * local / np.where(g.zero >= 1, shard, 1.0))
+    saved, selective_saved, transient = _layer_widths(w)
+    layers = np.ceil(m.layers / g.pp)
+    per_layer = np.where(g.recompute == 2, 0.0,
+                         np.where(g.recompute == 1, selective_saved, saved)) * 2.0
+    full_inputs = np.where(g.recompute == 2, sh.h * 2.0, 0.0)
+    inflight = np.where(g.pp > 1, np.minimum(g.pp * (1 + (g.pp - 1) / (g.pp * g.vp)), g.acc + 0.0),
+                        1.0)
+    tok = g.mb * s / (g.cp * g.tp)  # activations are sharded by TP (sequence parallel) and CP
+    acts = tok * (layers * inflight * (per_layer + full_inputs)
+                  + np.where(g.recompute == 2, (saved + transient) * 2.0, transient * 2.0))
+    logits = np.where(g.fused == 1, 2.0 * m.vocab / g.tp * 0.05, 12.0 * m.vocab / g.tp) * tok
+    total = weights + grads + optimizer + acts + logits
+    return total / GIB + cal.framework_floor_gib
+
+
+def _layer_widths(w: Workload) -> tuple[float, float, float]:
+    """(elements saved per token per layer, with selective recompute, one layer's transient
+    gradients), after Korthikanti et al. adapted to SwiGLU and GQA, flash attention."""
+    m = w.model
+    h, f = m.hidden, m.active_ffn
+    attn = m.heads * m.qk_dim + m.kv_heads * (m.qk_dim + m.v_dim) + m.heads * m.v_dim
+    if m.mla:
+        attn += m.mla.q_lora_rank + m.mla.kv_lora_rank + m.mla.qk_rope_head_dim
+    mlp = (3 if m.gated_mlp else 2) * f  # gate, up, product (or fc1 out, activation)
+    saved = 4 * h + attn + mlp
+    if not w.fused_kernels:
+        saved += 4 * h + (f if m.gated_mlp else 0) + (m.heads + m.kv_heads) * m.qk_dim
+    # selective: the norm outputs and the activation's input are recomputed from kept inputs
+    selective = 2 * h + attn + (2 * f if m.gated_mlp else f)
+    transient = (2 if m.gated_mlp else 1) * f + h
+    return float(saved), float(selective), float(transient)
+
+
+def train(w: Workload, r: GpuRates, g: Grid, seq: Array, cal: Calibration = CAL) -> Projection:
+    """One optimizer step of `w` on one GPU type for every layout in `g` at every length."""
+    m, sh = w.model, shape_of(w)
+    s = np.asarray(seq, dtype=float).reshape(1, -1)
+    lora = w.mode == "lora"
+    low = w.precision in LOW_PRECISION
+    tp, pp, cp, ep, vp = (a.astype(float) for a in (g.tp, g.pp, g.cp, g.ep, g.vp))
+    dp, acc, mb = g.dp.astype(float), g.acc.astype(float), g.mb.astype(float)
+    full, sel = (g.recompute == 2), (g.recompute == 1)
+    layers = np.ceil(m.layers / pp)
+    tok = mb * s / cp  # tokens each CP rank handles per micro-step
+    zeros = np.zeros(np.broadcast_shapes(tok.shape, (len(g), s.shape[1])))
+
+    # --- dense GEMMs --------------------------------------------------------------------
+    grad_passes = 1.0 if lora else 2.0  # LoRA: input gradients only; frozen weights
+    passes = 1.0 + grad_passes + np.where(full, 1.0, 0.0)
+    body_fwd = 2.0 * (sh.n_attn + sh.n_mlp_active) * tok / tp * layers
+    head_fwd = 2.0 * sh.head * tok / tp  # on the last stage
+    head_passes = 1.0 + grad_passes
+    dense_flops = passes * body_fwd + head_passes * head_fwd
+    eff = cal.gemm_efficiency[_framework_name(w)]
+    rate = r.gemm_flops * eff
+    rate16 = r.gemm16_flops * eff
+    # Rows per GEMM call: few rows leave SMs empty. A routed expert sees only the tokens sent
+    # to it: k/E of the EP group's tokens.
+    routed_fwd = 2.0 * sh.n_routed_active * tok / tp * layers
+    rows_e = tok * ep * sh.top_k / sh.experts
+    dense_c = (passes * (body_fwd - routed_fwd) / (rate * _fill(tok, rate, cal))
+               + passes * routed_fwd / (rate * _fill(rows_e, rate, cal))
+               + head_passes * head_fwd / (rate16 * _fill(tok, rate16, cal)))
+    wbytes = 1.0 if low else 2.0
+    expert_local = sh.n_expert_layer * sh.moe_share / (tp * ep)
+    layer_w = (sh.n_attn + (1 - sh.moe_share) * sh.n_mlp_active) / tp + expert_local
+    io = 2.0 * tok * (4 * sh.h + (sh.qkv + sh.attn_out + (sh.mlp_mats) * sh.ffn_act) / tp)
+    dense_bytes = passes * layers * (layer_w * wbytes + io) + head_passes * sh.head / tp * 2.0
+    gemm_calls = passes * layers * (4.0 + 3.0 * sh.moe_share) * (1 + grad_passes) / 2
+    t_dense, b_dense = _roofline(dense_c, dense_bytes / r.hbm_bps)
+    t_dense = t_dense + gemm_calls * cal.kernel_s
+
+    # --- attention ----------------------------------------------------------------------
+    keys = _keys(w, s)
+    attn_fwd = 2.0 * keys * m.heads / tp * (m.qk_dim + m.v_dim) * tok * layers
+    span = (s if w.packed_doc_len is None else np.full_like(s, float(w.packed_doc_len))) / cp
+    r_fb = _attn_rate(r.attn_fb_flops, r.attn_s_half, span)
+    r_f = _attn_rate(r.attn_f_flops, r.attn_s_half, span)
+    attn_c = 3.5 * attn_fwd / r_fb + np.where(full, attn_fwd / r_f, 0.0)
+    attn_flops = 3.0 * attn_fwd + np.where(full, attn_fwd, 0.0)
+    attn_bytes = 2.0 * tok * (sh.qkv + sh.attn_out) / tp * layers * (3.5 + np.where(full, 1, 0))
+    t_attn, b_attn = _roofline(attn_c, attn_bytes / r.hbm_bps)
+    t_attn = t_attn + layers * (3.0 + np.where(full, 1.0, 0.0)) * cal.kernel_s
+
+    # --- elementwise --------------------------------------------------------------------
+    fused = g.fused == 1
+    per_token_layer = (10 * sh.h + 2 * (m.heads + m.kv_heads) * m.qk_dim
+                       + (3 if m.gated_mlp else 2) * sh.ffn_act) * 2.0 / tp
+    fusion = np.where(fused | (w.framework == "megatron"), cal.fused_traffic, 1.0)
+    elem_passes = 3.0 + np.where(full, 1.0, 0.0) + np.where(sel, 0.5, 0.0)
+    elem = tok * per_token_layer * layers * elem_passes * fusion
+    logits = np.where(fused, cal.logit_traffic_bytes_fused, cal.logit_traffic_bytes)
+    elem = elem + tok * logits * m.vocab / tp
+    # MoE dispatch: permute, scatter and gather each routed copy of a token, fwd and bwd
+    elem = elem + tok / tp * sh.top_k * sh.h * 2.0 * 4.0 * elem_passes * m.moe_layers / pp
+    if low:
+        casts = 4.0 * (4 * sh.h + sh.attn_out + sh.ffn_act + sh.qkv + sh.mlp_mats / 1.5
+                       * sh.ffn_act) / tp
+        elem = elem + tok * casts * layers
+    elem_calls = layers * np.where(fused, 14.0, 36.0) * elem_passes / 3.0
+    t_elem = elem / r.hbm_bps + elem_calls * cal.kernel_s
+
+    # --- communication per micro-step ---------------------------------------------------
+    per_node = g.per_node.astype(float)
+    g_tp, k_tp = _placement(tp, np.ones_like(tp), per_node)
+    act = tok * sh.h * 2.0
+    n_tp = 2.0 * (1.0 + grad_passes + np.where(full, 1.0, 0.0))
+    t_tp = n_tp * layers * _all_reduce(act, tp, g_tp, k_tp, r, cal)
+    t_tp = np.maximum(0.0, t_tp - cal.tp_overlap * np.minimum(t_tp, t_dense))
+    g_ep, _ = _placement(ep, tp * cp, per_node)
+    a2a = tok / tp * m.active_experts * sh.h * 2.0
+    n_a2a = 2.0 * (1.0 + grad_passes + np.where(full, 1.0, 0.0))
+    t_ep = n_a2a * (m.moe_layers / pp) * _all_to_all(a2a, ep, g_ep, r, cal)
+    t_ep = np.maximum(0.0, t_ep - cal.ep_overlap * t_dense)
+    cp_inside = tp * cp <= per_node
+    cp_bw = np.where(cp_inside, r.link_bps, r.nic_bps)
+    kv_chunk = tok * (m.kv_elems_per_token / m.layers) * 2.0
+    t_cp = (cp - 1) * kv_chunk * (3.0 + np.where(full, 1.0, 0.0)) * layers / cp_bw
+    t_cp = np.maximum(0.0, t_cp - cal.comm_overlap * t_attn)
+    t_pp = np.where(pp > 1, 2.0 * vp * act / tp / np.where(tp * pp <= per_node, r.link_bps,
+                                                             r.nic_bps), 0.0)
+    launches = gemm_calls + elem_calls + layers * 4.0
+    fixed_s, per_param_s, launch_s = _framework(w, cal)
+    gpu_micro = t_dense + t_attn + t_elem
+    host_floor = launches * launch_s
+    micro = np.maximum(gpu_micro, host_floor)
+    micro_comm = t_tp + t_ep + t_cp + t_pp
+
+    # --- per step -----------------------------------------------------------------------
+    stages = acc + (pp - 1) / vp
+    local = local_params(w, g)
+    shard = dp * cp
+    g_dp, k_dp = _placement(shard, tp, per_node)
+    grad_size = cal.grad_bytes[_framework_name(w)] * local
+    grads = np.where(lora, 0.0, _all_reduce(grad_size, shard, g_dp, k_dp, r, cal))
+    grads = grads * np.where(g.zero >= 2, 0.5, 1.0)
+    gather = _all_reduce(2.0 * local, shard, g_dp, k_dp, r, cal) * 0.5
+    bwd_window = (t_dense + t_attn) * (grad_passes / (1.0 + grad_passes))
+    dp_exposed = np.maximum(0.0, grads - cal.comm_overlap * bwd_window)
+    after = np.where((g.zero >= 1) & (g.zero <= 2) & (not lora), gather, 0.0)
+    after = np.maximum(0.0, after - cal.comm_overlap * (t_dense + t_attn) / (1 + grad_passes))
+    z3 = acc * (2.0 + np.where(full, 1.0, 0.0)) * gather
+    z3_exposed = np.where(g.zero == 3, np.maximum(0.0, z3 - cal.comm_overlap * acc * gpu_micro),
+                          0.0)
+    comm_step = dp_exposed + after + z3_exposed
+    owned = local / np.where(g.zero >= 1, shard, 1.0)
+    if lora:
+        t_opt, opt_bytes = zeros, zeros
+    else:
+        gpu_opt = owned * OPT_TRAFFIC_BYTES[w.optimizer] / r.hbm_bps
+        host_opt = owned * 4.0 / r.host_bps + owned * per_node / cal.cpu_adam_params_per_s
+        t_opt = np.where(g.offload == 1, host_opt, gpu_opt) + zeros
+        opt_bytes = owned * np.where(g.offload == 1, 4.0, OPT_TRAFFIC_BYTES[w.optimizer]) + zeros
+    framework = fixed_s + (0.0 if lora else per_param_s * local)
+    times = {
+        "dense": stages * t_dense + zeros,
+        "attention": stages * t_attn + zeros,
+        "elementwise": stages * t_elem + zeros,
+        "optimizer": t_opt,
+        "communication": stages * micro_comm + comm_step + zeros,
+        "overhead": stages * (micro - gpu_micro) + framework + zeros,
+    }
+    step = sum(times.values(), zeros)
+    k_model = 4.0 if lora else 6.0
+    tokens = acc * mb * s / (tp * pp * cp) + zeros  # per GPU per step
+    n_act = float(m.params_active)
+    model_flops = tokens * (k_model * n_act + 3.0 * attention_flops_per_token(w, keys))
+    return Projection(
+        seq=s.ravel(), times=times,
+        binding={"dense": b_dense + zeros, "attention": b_attn + zeros,
+                 "elementwise": np.full_like(step, MEMORY),
+                 "optimizer": np.where(g.offload == 1, HOST, MEMORY) + zeros,
+                 "communication": np.full_like(step, NETWORK),
+                 "overhead": np.full_like(step, HOST)},
+        compute_s={"dense": stages * dense_c + zeros, "attention": stages * attn_c + zeros},
+        memory_s={"dense": stages * dense_bytes / r.hbm_bps + zeros,
+                  "attention": stages * attn_bytes / r.hbm_bps + zeros},
+        flops={"dense": stages * dense_flops + zeros, "attention": stages * attn_flops + zeros},
+        bytes={"dense": stages * dense_bytes + zeros, "attention": stages * attn_bytes + zeros,
+               "elementwise": stages * elem + zeros, "optimizer": opt_bytes,
+               "communication": stages * (n_tp * layers * act + n_a2a * a2a * m.moe_layers / pp)
+               + 2.0 * grad_size + zeros},
+        step_s=step, tokens=tokens, model_flops=model_flops, peak=r.peak_flops,
+        memory_gib=memory_training(w, g, s, cal) + zeros,
+    )
+
+
+# --- serving ---------------------------------------------------------------------------------
+
+
+def _decode_step(w: Workload, r: GpuRates, g: Grid, ctx: Array, batch: Array,
+                 cal: Calibration) -> dict[str, Array]:
+    """Seconds of one decode step of a replica (per pipeline stage) by bucket, plus bytes."""
+    m, sh = w.model, shape_of(w)
+    tp, pp = g.tp.astype(float), g.pp.astype(float)
+    layers = np.ceil(m.layers / pp)
+    wb = WEIGHT_BYTES[w.precision]
+    flops = 2.0 * (sh.n_attn + sh.n_mlp_active) * batch / tp * layers + 2.0 * sh.head * batch / tp
+    experts_touched = np.where(m.experts > 0,
+                               1.0 - (1.0 - m.active_experts / max(m.experts, 1)) ** batch, 0.0)
+    weights = ((sh.n_attn + (1 - sh.moe_share) * sh.n_mlp_active) / tp * layers
+               + sh.n_expert_layer * sh.moe_share * experts_touched / tp * layers) * wb
+    weights = weights + sh.head / tp * 2.0
+    io = 2.0 * batch * (4 * sh.h + (sh.qkv + sh.attn_out + sh.mlp_mats * sh.ffn_act) / tp) * layers
+    rate = r.gemm_flops * cal.gemm_efficiency[SERVING_FRAMEWORK]
+    routed = 2.0 * sh.n_routed_active * batch / tp * layers
+    touched = np.maximum(experts_touched * sh.experts, 1.0)
+    rows_e = batch * sh.top_k / touched
+    dense_c = (flops - routed) / (rate * _fill(batch, rate, cal)) + routed / (
+        rate * _fill(rows_e, rate, cal))
+    dense_m = (weights + io) / r.hbm_bps
+    t_dense = np.maximum(dense_c, dense_m) + layers * 4.0 * cal.kernel_s
+    kv_local = _kv_per_token_gpu(w, g)
+    kv = batch * ctx * kv_local
+    attn_flops = 2.0 * ctx * m.heads / tp * (m.qk_dim + m.v_dim) * batch * layers
+    attn_c = attn_flops / (r.attn_f_flops * cal.decode_attn_compute)
+    attn_m = kv / (r.hbm_bps * cal.decode_attn_bw)
+    t_attn = np.maximum(attn_c, attn_m) + layers * cal.kernel_s
+    elem = batch * (10 * sh.h * 2.0) * layers + batch * m.vocab / tp * 6.0
+    t_elem = elem / r.hbm_bps + layers * 8.0 * cal.kernel_s
+    act = batch * sh.h * 2.0
+    per_node = g.per_node.astype(float)
+    g_tp, k_tp = _placement(tp, np.ones_like(tp), per_node)
+    t_comm = 2.0 * layers * _all_reduce(act, tp, g_tp, k_tp, r, cal)
+    t_comm = t_comm + np.where(pp > 1, act / r.link_bps + cal.link_latency_s, 0.0)
+    return {"dense": t_dense, "attention": t_attn, "elementwise": t_elem,
+            "communication": t_comm,
+            "overhead": cal.serve_step_s + batch * cal.serve_request_s + 0.0 * t_dense,
+            "_dense_c": dense_c, "_dense_m": dense_m, "_attn_c": attn_c, "_attn_m": attn_m,
+            "_flops": flops, "_attn_flops": attn_flops, "_wbytes": weights + io, "_kv": kv,
+            "_elem": elem}
+
+
+def _prefill(w: Workload, r: GpuRates, g: Grid, isl: Array, cal: Calibration
+             ) -> dict[str, Array]:
+    """Seconds to prefill one request of `isl` tokens on a replica (all stages), by bucket."""
+    m, sh = w.model, shape_of(w)
+    tp = g.tp.astype(float)
+    flops = 2.0 * (sh.n_attn + sh.n_mlp_active) * isl / tp * m.layers + 2.0 * sh.head / tp
+    rate = r.gemm_flops * cal.gemm_efficiency[SERVING_FRAMEWORK]
+    rows = cal.serve_max_tokens  # chunked prefill batches prompts up to the token budget
+    routed = 2.0 * sh.n_routed_active * isl / tp * m.layers
+    rows_e = rows * sh.top_k / sh.experts
+    t_dense = (flops - routed) / (rate * _fill(rows, rate, cal)) + routed / (
+        rate * _fill(rows_e, rate, cal))
+    keys = isl / 2
+    attn_fwd = 2.0 * keys * m.heads / tp * (m.qk_dim + m.v_dim) * isl * m.layers
+    t_attn = attn_fwd / _attn_rate(r.attn_f_flops, r.attn_s_half, isl) + m.layers * cal.kernel_s
+    elem = isl * (10 * sh.h + (3 if m.gated_mlp else 2) * sh.ffn_act) * 2.0 / tp * m.layers
+    t_elem = elem / r.hbm_bps
+    act = isl * sh.h * 2.0
+    per_node = g.per_node.astype(float)
+    g_tp, k_tp = _placement(tp, np.ones_like(tp), per_node)
+    t_comm = 2.0 * m.layers * _all_reduce(act, tp, g_tp, k_tp, r, cal)
+    t_comm = np.maximum(0.0, t_comm - cal.tp_overlap * t_dense)
+    return {"dense": t_dense, "attention": t_attn, "elementwise": t_elem,
+            "communication": t_comm, "_flops": flops, "_attn_flops": attn_fwd}
+
+
+def _kv_per_token_gpu(w: Workload, g: Grid) -> Array:
+    """KV-cache bytes per cached token on one GPU: its layers, its share of the KV heads."""
+    m = w.model
+    tp, pp = g.tp.astype(float), g.pp.astype(float)
+    layers = np.ceil(m.layers / pp)
+    if m.mla:  # the latent is replicated across TP ranks
+        per_layer = float(m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) + 0 * tp
+    else:
+        heads = np.maximum(m.kv_heads / tp, 1.0)
+        per_layer = 2.0 * heads * m.d_head
+    return per_layer * layers * w.kv_bytes
+
+
+def memory_serving(w: Workload, g: Grid, ctx: Array, cal: Calibration = CAL) -> Array:
+    """GiB one GPU holds while serving: weights, KV of every request in flight, workspace."""
+    m = w.model
+    local = local_params(w, g)
+    weights = local * WEIGHT_BYTES[w.precision]
+    kv = g.mb * ctx * _kv_per_token_gpu(w, g) * cal.kv_overhead
+    workspace = cal.serve_max_tokens * (m.hidden * 12.0 + m.active_ffn * 6.0 / g.tp)
+    return (weights + kv + workspace) / GIB + cal.inference_floor_gib
+
+
+def serve(w: Workload, r: GpuRates, g: Grid, seq: Array, cal: Calibration = CAL) -> Projection:
+    """Serving throughput per GPU for every layout: decode, prefill, or both (continuous
+    batching of requests with `seq` input tokens and `w.osl` output tokens)."""
+    m = w.model
+    s = np.asarray(seq, dtype=float).reshape(1, -1)
+    batch = g.mb.astype(float)
+    tp, pp = g.tp.astype(float), g.pp.astype(float)
+    replica = tp * pp
+    zeros = np.zeros((len(g), s.shape[1]))
+    n_act = float(m.params_active)
+    if w.mode == "prefill":
+        pre = _prefill(w, r, g, s, cal)
+        t = {k: batch * v + zeros for k, v in pre.items() if not k.startswith("_")}
+        t["optimizer"], t["overhead"] = zeros, zeros + cal.serve_step_s
+        step = sum(t.values(), zeros)
+        tokens = batch * s / replica + zeros
+        model_flops = tokens * (2 * n_act + attention_flops_per_token(w, s / 2))
+        mem = memory_serving(w, g, s, cal) + zeros
+        return _serving_projection(s, t, step, tokens, model_flops, r.peak_flops, mem,
+                                   step + zeros, step / np.maximum(tokens, 1e-9) + zeros,
+                                   pre["dense"] * batch + zeros, zeros, pre["_flops"] * batch,
+                                   pre["_attn_flops"] * batch, zeros, zeros, zeros)
+    decode_only = w.mode == "decode"
+    osl = float(w.osl or 1)
+    ctx = s if decode_only else s + osl / 2
+    per_stage = np.maximum(1.0, batch / pp)
+    dec = _decode_step(w, r, g, ctx, per_stage, cal)
+    round_s = pp * sum(dec[k] for k in ("dense", "attention", "elementwise", "communication",
+                                         "overhead"))
+    # one "step": every request in flight advances by one token, and carries its share of the
+    # prefills (decode alone carries none)
+    pre = {k: zeros for k in ("dense", "attention", "elementwise", "communication")} \
+        if decode_only else _prefill(w, r, g, s, cal)
+    pre_s = sum((pre[k] for k in ("dense", "attention", "elementwise", "communication")), zeros)
+    share = 0.0 if decode_only else batch / osl
+    t = {k: pp * dec[k] + share * pre[k] + zeros
+         for k in ("dense", "attention", "elementwise", "communication")}
+    t["optimizer"] = zeros
+    t["overhead"] = pp * dec["overhead"] + zeros
+    step = sum(t.values(), zeros)
+    tokens = batch / replica + zeros
+    model_flops = tokens * (2 * n_act + attention_flops_per_token(w, ctx))
+    mem_ctx = s if decode_only else s + osl / 2  # paged KV: requests hold their tokens so far
+    mem = memory_serving(w, g, mem_ctx, cal) + zeros
+    ttft = pre_s + round_s + zeros
+    tpot = step + zeros
+    return _serving_projection(s, t, step, tokens, model_flops, r.peak_flops, mem, ttft, tpot,
+                               pp * dec["_dense_c"], pp * dec["_dense_m"],
+                               pp * dec["_flops"] + zeros, pp * dec["_attn_flops"] + zeros,
+                               pp * dec["_attn_c"], pp * dec["_attn_m"],
+                               pp * dec["_wbytes"] + zeros)
+
+
+def _serving_projection(s: Array, t: dict[str, Array], step: Array, tokens: Array,
+                        model_flops: Array, peak: float, mem: Array, ttft: Array, tpot: Array,
+                        dense_c: Array, dense_m: Array, flops: Array, attn_flops: Array,
+                        attn_c: Array, attn_m: Array, wbytes: Array) -> Projection:
+    zeros = np.zeros_like(step)
+    return Projection(
+        seq=s.ravel(), times=t,
+        binding={"dense": np.where(dense_c >= dense_m, COMPUTE, MEMORY) + zeros,
+                 "attention": np.where(attn_c >= attn_m, COMPUTE, MEMORY) + zeros,
+                 "elementwise": np.full_like(step, MEMORY),
+                 "optimizer": np.full_like(step, MEMORY),
+                 "communication": np.full_like(step, NETWORK),
+                 "overhead": np.full_like(step, HOST)},
+        compute_s={"dense": dense_c + zeros, "attention": attn_c + zeros},
+        memory_s={"dense": dense_m + zeros, "attention": attn_m + zeros},
+        flops={"dense": flops + zeros, "attention": attn_flops + zeros},
+        bytes={"dense": wbytes + zeros}, step_s=step, tokens=tokens, model_flops=model_flops,
+        peak=peak, memory_gib=mem, ttft_s=ttft, tpot_s=tpot)
+
+
+def project(w: Workload, r: GpuRates, g: Grid, seq: Array | list[int],
+            cal: Calibration = CAL) -> Projection:
+    """The one entry: training or serving, every layout in `g`, every sequence length."""
+    if w.training:
+        return train(w, r, g, np.asarray(seq, dtype=float), cal)
+    return serve(w, r, g, np.asarray(seq, dtype=float), cal)
+
+
+def finite(x: float) -> bool:
+    return math.isfinite(x)

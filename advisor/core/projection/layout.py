@@ -1,0 +1,189 @@
+"""Layouts: how a workload is laid out on a GPU count, one or thousands at a time.
+
+A layout is the set of knobs a user re-tunes when moving to another GPU: GPU
+count and nodes, TP/PP/CP/EP/VP degrees, micro-batch and accumulation at a fixed
+global batch, ZeRO/FSDP stage, recompute, optimizer offload and a fused loss;
+for serving, TP/EP and the number of requests in flight. The engine evaluates
+layouts as columns of numpy arrays, so re-tuning over every layout that could
+make sense is one vectorised pass, not a loop.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from advisor.core.model.layout import LayoutChoice
+
+if TYPE_CHECKING:
+    from advisor.core.model.workload import Workload
+
+RECOMPUTE = ("none", "selective", "full")
+# Search bounds: whatever the input, a re-tune evaluates at most this many layouts.
+MAX_DEGREE = 64  # TP, CP, EP; PP up to the layer count
+MAX_LAYOUTS = 20_000
+# (ZeRO stage, recompute, offload) each framework offers, from the fastest to the most
+# memory-saving. ZeRO-0 is left out when there is data parallelism: with a distributed
+# optimizer ZeRO-1 costs the same. Megatron shards only the optimizer (its distributed
+# optimizer) and scales with TP/PP/CP/EP instead; FSDP shards gradients or everything;
+# DeepSpeed (as Hugging Face runs it) has every ZeRO stage and offload but no TP/PP/CP/EP.
+_ALL = (*((z, r, 0) for r in (0, 1, 2) for z in (1, 2, 3)), (3, 2, 1))
+MEMORY_LEVELS: dict[str, tuple[tuple[int, int, int], ...]] = {
+    "megatron": ((1, 0, 0), (1, 1, 0), (1, 2, 0)),
+    "fsdp": (*((z, r, 0) for r in (0, 1, 2) for z in (2, 3)), (3, 2, 1)),
+    "deepspeed": _ALL,
+}
+SINGLE_RANK_LEVELS: tuple[tuple[int, int, int], ...] = ((0, 0, 0), (0, 1, 0), (0, 2, 0),
+                                                         (1, 2, 1))
+PARALLEL: dict[str, bool] = {"megatron": True, "fsdp": True, "deepspeed": False}
+
+
+def framework_of(w: Workload, has_deepspeed: bool = False, has_megatron: bool = False) -> str:
+    """The framework that runs this workload: stated, else read off the stack and the layout."""
+    if w.framework != "auto":
+        return w.framework
+    if has_deepspeed:
+        return "deepspeed"
+    if has_megatron:
+        return "megatron"
+    return "fsdp" if w.zero_stage >= 2 else "megatron"
+SERVING_BATCHES = (1, 2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024,
+                   1536, 2048, 3072, 4096)
+
+
+@dataclass(frozen=True)
+class Grid:
+    """Layouts as columns: every field is an array of shape (L, 1), to broadcast over seq."""
+
+    gpus: np.ndarray
+    per_node: np.ndarray  # GPUs per node (the scale-up domain a group can stay inside)
+    tp: np.ndarray
+    pp: np.ndarray
+    cp: np.ndarray
+    ep: np.ndarray
+    vp: np.ndarray
+    mb: np.ndarray  # sequences per micro-step (serving: requests in flight per replica)
+    acc: np.ndarray  # micro-steps per optimizer step
+    zero: np.ndarray
+    recompute: np.ndarray  # 0 none, 1 selective, 2 full
+    offload: np.ndarray
+    fused: np.ndarray
+
+    @property
+    def dp(self) -> np.ndarray:
+        return self.gpus // (self.tp * self.pp * self.cp)
+
+    def __len__(self) -> int:
+        return int(self.tp.shape[0])
+
+    def choice(self, i: int) -> LayoutChoice:
+        """Layout `i` as the plain model reports carry."""
+        v = {f.name: int(getattr(self, f.name)[i, 0]) for f in fields(self)}
+        return LayoutChoice(
+            gpus=v["gpus"], nodes=-(-v["gpus"] // v["per_node"]), tp=v["tp"], pp=v["pp"],
+            cp=v["cp"], ep=v["ep"], vp=v["vp"], micro_batch=v["mb"], accumulation=v["acc"],
+            zero_stage=v["zero"], recompute=RECOMPUTE[v["recompute"]],
+            offload_optimizer=bool(v["offload"]), fused_kernels=bool(v["fused"]))
+
+    def take(self, idx: np.ndarray) -> Grid:
+        return Grid(**{f.name: getattr(self, f.name)[idx] for f in fields(self)})
+
+
+def _grid(rows: list[tuple[int, ...]]) -> Grid:
+    a = np.asarray(rows, dtype=np.int64).reshape(-1, 13)
+    names = [f.name for f in fields(Grid)]
+    return Grid(**{n: a[:, i].reshape(-1, 1) for i, n in enumerate(names)})
+
+
+def as_run(w: Workload) -> Grid:
+    """The one layout the user runs today."""
+    return _grid([(w.gpus, w.gpus_per_node, w.tp, w.pp, w.cp, w.ep, w.vp, w.micro_batch,
+                   w.accumulation if w.training else 1, w.zero_stage,
+                   RECOMPUTE.index(w.recompute), int(w.offload_optimizer),
+                   int(w.fused_kernels))])
+
+
+def _pow2_upto(n: int) -> list[int]:
+    out, k = [], 1
+    while k <= n:
+        out.append(k)
+        k *= 2
+    return out
+
+
+def _divisors(n: int, cap: int) -> list[int]:
+    return [d for d in range(1, min(n, cap) + 1) if n % d == 0]
+
+
+def _pow2_divisors(n: int, cap: int) -> list[int]:
+    return [d for d in _pow2_upto(min(n, cap)) if n % d == 0] or [1]
+
+
+def training_candidates(w: Workload, gpus: int, per_node: int, domain: int) -> Grid:
+    """Every layout worth trying for training `w` on `gpus` GPUs at the workload's global batch.
+
+    TP, EP and CP stay inside the scale-up domain (TP within it; CP x TP and EP x TP
+    within it or across nodes for CP); PP takes what is left. Micro-batch and
+    accumulation keep the global batch; ZeRO, recompute and offload go from the
+    fastest to the most memory-saving. The search is bounded by construction.
+    """
+    m = w.model
+    gbs = w.sequences_per_step
+    domain = max(1, min(domain, gpus))
+    framework = w.framework if w.framework != "auto" else "megatron"
+    parallel = PARALLEL[framework]
+    tps = [t for t in _pow2_upto(min(domain, MAX_DEGREE) if parallel else 1)
+           if m.heads % t == 0 and gpus % t == 0]
+    pps = [p for p in _pow2_upto(min(m.layers, gpus) if parallel else 1) if gpus % p == 0]
+    cp_cap = min(MAX_DEGREE, gpus, max(1, min(w.seq_lens) // 1024)) if parallel else 1
+    cps = [c for c in _pow2_upto(cp_cap) if c == 1 or min(w.seq_lens) >= 4096]
+    eps = [e for e in _pow2_upto(min(m.experts, MAX_DEGREE)) if m.experts % e == 0] \
+        if m.experts and parallel else [1]
+    rows: list[tuple[int, ...]] = []
+    for tp in tps:
+        for pp in pps:
+            for cp in cps:
+                group = tp * pp * cp
+                if gpus % group:
+                    continue
+                dp = gpus // group
+                # a global batch that does not split over the DP ranks is padded up to one
+                # that does (the re-tune prefers layouts that need no padding)
+                per_rank = -(-gbs // dp)
+                chunks = m.layers // pp
+                vps = [1] if pp == 1 else sorted({1, max(v for v in range(1, 9)
+                                                         if chunks % v == 0)})
+                levels = MEMORY_LEVELS[framework] if dp > 1 else SINGLE_RANK_LEVELS
+                for ep in eps:
+                    if ep > 1 and dp % ep:
+                        continue
+                    for mb in _pow2_divisors(per_rank, 16):
+                        for vp in vps:
+                            rows += [(gpus, per_node, tp, pp, cp, ep, vp, mb, per_rank // mb,
+                                      z, r, o, 1) for z, r, o in levels]
+    if len(rows) > MAX_LAYOUTS:  # keep the search bounded: an even, deterministic subset
+        rows = rows[:: -(-len(rows) // MAX_LAYOUTS)]
+    if not rows:  # the global batch does not split over this many GPUs: give each rank one
+        rows.append((gpus, per_node, 1, 1, 1, 1, 1, 1, 1, 1 if gpus > 1 else 0, 2, 0, 1))
+    return _grid(rows)
+
+
+def serving_candidates(w: Workload, gpus: int, per_node: int, domain: int) -> Grid:
+    """Layouts for serving `w` on replicas that fill `gpus`: TP/PP/EP and requests in flight."""
+    m = w.model
+    domain = max(1, min(domain, gpus))
+    rows: list[tuple[int, ...]] = []
+    fixed = w.mode == "prefill"
+    batches = sorted({b for b in SERVING_BATCHES if b <= w.max_batch} | {min(w.max_batch,
+                                                                           w.micro_batch)})
+    for tp in [t for t in _pow2_upto(min(domain, MAX_DEGREE)) if m.heads % t == 0]:
+        for pp in [p for p in _pow2_upto(min(m.layers, gpus // tp)) if p == 1 or tp == domain]:
+            if gpus % (tp * pp):
+                continue
+            eps = [e for e in _divisors(m.experts, tp * pp)] if m.experts else [1]
+            for ep in eps:
+                for b in ([w.micro_batch] if fixed else batches):
+                    rows.append((gpus, per_node, tp, pp, 1, ep, 1, b, 1, 0, 0, 0, 1))
+    return _grid(rows or [(gpus, per_node, 1, 1, 1, 1, 1, w.micro_batch, 1, 0, 0, 0, 1)])

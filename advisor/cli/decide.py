@@ -40,11 +40,13 @@ def cmd_decide(args: argparse.Namespace) -> int:
     from advisor.cli.compare import render, summary
     from advisor.cli.configs import render_pipeline, render_sweep
     from advisor.core import drift_warning, report_to_toml, run, stack_drift
-    from advisor.io.atomic import write_atomic
+    from advisor.io.atomic import check_output_path, write_output
     from advisor.io.catalog_store import effective_catalog, provenance
     from advisor.io.documents import load_answers
     from advisor.io.probe_store import probes_for
 
+    if args.out:
+        check_output_path(args.out)  # a bad --out fails now, not after the work
     catalog = effective_catalog()
     answers = load_answers(args.answers)
     ids = [s.gpu for s in answers.compared(catalog)]
@@ -62,6 +64,6 @@ def cmd_decide(args: argparse.Namespace) -> int:
         if report.pipeline is not None:
             print("\n" + render_pipeline(report.pipeline))
     if args.out:
-        write_atomic(args.out, report_to_toml(report))
+        write_output(args.out, report_to_toml(report))
         print(f"report written to {args.out}", file=sys.stderr if args.json else sys.stdout)
     return 0

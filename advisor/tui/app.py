@@ -9,6 +9,7 @@ Welcome's modules load before the first paint; the other steps' load when built.
 
 from __future__ import annotations
 
+import asyncio
 import gc
 from collections.abc import Callable, Iterable
 from functools import partial
@@ -32,6 +33,8 @@ from advisor.tui.screens.welcome import WelcomeScreen
 from advisor.tui.state import STEP_IDS, STEPS, Computed, Context, Inputs, WizardState
 
 if TYPE_CHECKING:
+    from textual.widget import AwaitMount
+
     from advisor.core.decide import Decision
     from advisor.core.economics.configs import ConfigSweep
 
@@ -92,6 +95,10 @@ class AdvisorApp(App[None]):
         self.screenshot_dir = screenshot_dir or Path.cwd()
         self.export_dir = export_dir or Path.cwd()
         self.exported: Path | None = None
+        self.built_ahead = asyncio.Event()
+        """Set once every AHEAD screen is built and mounted: what a test waits on."""
+        self._ahead_mounts: list[AwaitMount] = []
+        self._ahead_stopped = False
 
     @property
     def state(self) -> WizardState:
@@ -113,16 +120,32 @@ class AdvisorApp(App[None]):
         a key press: build the slowest screens off screen (composed and mounted as Textual
         does on a first push, not shown), one per call; then import the other steps'
         modules, and the engine in a thread."""
+        if self._ahead_stopped:
+            return
         for step in AHEAD:
             name = f"step-{step}"
             if not self.is_screen_installed(name):
                 self.install_screen(screen_class(step)(self.ctx, ahead=True), name=name)
-                self._get_screen(name)  # registers it: compose and mount, no layout or paint
+                # registers it: compose and mount, no layout or paint
+                self._ahead_mounts.append(self._get_screen(name)[1])
                 self.set_timer(0.05, self._build_ahead)
                 return
         for step in range(len(STEPS)):
             screen_class(step)
         self._load_engine()
+        self.call_next(self._ahead_done)
+
+    async def _ahead_done(self) -> None:
+        for mounted in self._ahead_mounts:
+            await mounted
+        self.built_ahead.set()
+
+    async def stop_building_ahead(self) -> None:
+        """Build no more screens ahead, and wait for those being mounted now: closing the
+        app while a screen is half mounted makes its handlers query widgets that are gone."""
+        self._ahead_stopped = True
+        for mounted in self._ahead_mounts:
+            await mounted
 
     @work(thread=True, group="ahead", description="load the engine")
     def _load_engine(self) -> None:
@@ -248,12 +271,24 @@ class AdvisorApp(App[None]):
         self.notify(f"report written to {written}", title="Export")
 
     def action_save_svg(self) -> None:
-        path = self.save_screenshot(path=str(self.screenshot_dir))
+        """The screen as SVG in screenshot_dir, through advisor's one writer (Textual's own
+        save_screenshot would replace a link or a device at that path)."""
+        from datetime import datetime
+
+        from advisor.io.atomic import write_output
+
+        name = f"{self.title}_{datetime.now():%Y-%m-%dT%H_%M_%S_%f}.svg"
+        try:
+            path = write_output(self.screenshot_dir / name, self.export_screenshot())
+        except InputError as exc:
+            self.notify(exc.one_line(), severity="error", title="Screenshot")
+            return
         self.notify(f"saved {path}", title="Screenshot")
 
     async def action_quit(self) -> None:
         """Ask running probes to stop first, so exit never waits on a long measurement."""
         self.workers.cancel_all()
+        await self.stop_building_ahead()
         self.exit()
 
     def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:

@@ -24,7 +24,7 @@ from advisor.core.report.document import (
     parse_report,
     report_to_toml,
 )
-from advisor.io.atomic import write_atomic
+from advisor.io.atomic import write_output
 from advisor.io.files import read_text
 from advisor.tui.forms import form_from_workload
 from advisor.tui.state import STEPS, WizardState
@@ -55,7 +55,7 @@ def export_report(decision: Decision, catalog: Catalog, probes: dict[str, ProbeR
         if answers.pipeline is not None else None
     report = build_report(decision, catalog, probes, provenance(now), configs=sweep,
                           pipeline=pipeline)
-    return write_atomic(path, report_to_toml(report))
+    return write_output(path, report_to_toml(report))
 
 
 def load_report(path: Path) -> Report:

@@ -8,7 +8,8 @@ TUI does.
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,25 @@ from advisor.tui.screens.verdict import VerdictScreen
 from advisor.tui.state import WizardState
 
 HERE = Path(__file__).parent
+
+
+@pytest.fixture(autouse=True)
+def close_as_ctrl_q_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test's app closes as ctrl+q closes it: first no more screens built ahead, and
+    the one being mounted finished. Half a second after launch the app starts building the
+    later steps' screens; a test that ended just then used to close the app mid-mount, and
+    fail on whatever that screen's handlers could no longer find (`NoMatches '#counts'`)."""
+    run_test = AdvisorApp.run_test
+
+    @asynccontextmanager
+    async def closing(self: AdvisorApp, *args: Any, **kwargs: Any) -> AsyncIterator[Pilot[None]]:
+        async with run_test(self, *args, **kwargs) as pilot:
+            try:
+                yield pilot
+            finally:
+                await self.stop_building_ahead()
+
+    monkeypatch.setattr(AdvisorApp, "run_test", closing)
 
 
 @pytest.fixture(scope="session")

@@ -242,7 +242,7 @@ async def test_steps_built_ahead_show_the_answers_as_they_stand(make_app, cpu_bo
 
     app = make_app(hardware=cpu_box)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.pause(1.5)
+        await app.built_ahead.wait()
         assert all(app.is_screen_installed(f"step-{step}") for step in AHEAD)
         built = app.get_screen(f"step-{TargetsScreen.STEP}")
         assert not built.query("#prices Input"), "no GPU chosen yet: nothing to price"

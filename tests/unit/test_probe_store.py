@@ -84,6 +84,12 @@ def test_equal_versions_written_differently_are_not_drift() -> None:
     assert stack_drift({"a": a}) == []
 
 
+def test_another_cuda_build_of_the_same_torch_is_drift() -> None:
+    a = parse_probe_record(record("h100-sxm"), "a")
+    b = parse_probe_record(record("b200-sxm", torch="2.7.1+cu130", cuda="13.0"), "b")
+    assert [d.field for d in stack_drift({"a": a, "b": b})] == ["torch", "cuda"]
+
+
 def test_vendor_libraries_compare_only_within_a_vendor() -> None:
     nv = parse_probe_record(record("h100-sxm"), "nv")
     amd = parse_probe_record(record("mi300x", kind="rocm", torch="2.7.1"), "amd")

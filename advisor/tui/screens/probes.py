@@ -16,6 +16,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
+from textual.markup import escape
 from textual.message import Message
 from textual.widgets import DataTable, Input, Label, ProgressBar, RadioButton, RadioSet, Static
 from textual.worker import Worker, WorkerState, get_current_worker
@@ -217,7 +218,8 @@ class ProbesScreen(StepScreen):
         if event.state == WorkerState.ERROR:
             self.running = False
             self.query_one("#probe-message", Label).update(
-                f"[$error]probes failed: {event.worker.error}[/]; skip or import instead")
+                f"[$error]probes failed: {escape(str(event.worker.error))}[/]; skip or import "
+                "instead")
             self.refresh_nav()
 
     def action_cancel(self) -> None:

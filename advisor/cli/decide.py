@@ -52,6 +52,8 @@ def cmd_decide(args: argparse.Namespace) -> int:
     ids = [s.gpu for s in answers.compared(catalog)]
     probes = probes_for(ids, catalog, args.probe, stored=not args.no_stored_probes)
     report = run(answers, catalog, probes, provenance())
+    if args.out:  # written before the summary, so a closed stdout cannot lose it
+        write_output(args.out, report_to_toml(report))
     drift = stack_drift(report.probes)
     if drift:
         print(drift_warning(drift), file=sys.stderr)
@@ -64,6 +66,5 @@ def cmd_decide(args: argparse.Namespace) -> int:
         if report.pipeline is not None:
             print("\n" + render_pipeline(report.pipeline))
     if args.out:
-        write_output(args.out, report_to_toml(report))
         print(f"report written to {args.out}", file=sys.stderr if args.json else sys.stdout)
     return 0

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import stat
@@ -66,6 +67,20 @@ def test_a_reader_that_went_away_ends_it_quietly(name: str) -> None:
     assert done.returncode == (0 if name in ARGPARSE_PRINTS else EXIT_BROKEN_PIPE)
 
 
+def test_decide_writes_its_report_before_a_reader_goes_away(tmp_path: Path) -> None:
+    """`advisor decide --out r.toml | head` keeps the report: it is written before the
+    summary that the closed pipe refuses."""
+    out = tmp_path / "r.toml"
+    r, w = os.pipe()
+    os.close(r)
+    try:
+        done = run("decide", "--answers", ANSWERS, "--out", str(out), stdout=w)
+    finally:
+        os.close(w)
+    assert done.returncode == EXIT_BROKEN_PIPE and done.stderr == ""
+    assert "[answers]" in out.read_text()
+
+
 def test_head_c_10_gets_its_bytes(tmp_path: Path) -> None:
     shell = f"{sys.executable} -m advisor catalog list --json | head -c 10"
     done = subprocess.run(["bash", "-o", "pipefail", "-c", shell], capture_output=True,
@@ -114,11 +129,14 @@ def test_out_to_a_fifo_writes_through(tmp_path: Path) -> None:
     assert "[answers]" in got[0]
 
 
-def test_out_to_dev_stdout_follows_the_summary() -> None:
+def test_out_to_dev_stdout_precedes_the_summary() -> None:
+    """The report is written first (a reader that stops early cannot lose it), then the
+    summary: both arrive, whole, on the one stream."""
     done = run("decide", "--answers", ANSWERS, "--json", "--out", "/dev/stdout")
     assert done.returncode == 0, done.stderr
-    summary, _, report = done.stdout.partition("\n}\n")
-    assert summary.startswith("{") and "[answers]" in report
+    report, _, summary = done.stdout.partition("\n{\n")
+    assert report.startswith("#") and "[answers]" in report
+    assert json.loads("{\n" + summary)["targets"]
 
 
 def test_ctrl_c_is_exit_130_without_a_traceback(tmp_path: Path) -> None:

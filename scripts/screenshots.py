@@ -18,6 +18,7 @@ from textual.pilot import Pilot
 from textual.widgets import Input
 
 from advisor.core.model.options import ConfigOptions
+from advisor.io.atomic import write_output
 from advisor.io.catalog_store import load_catalog
 from advisor.tui import demo
 from advisor.tui.app import AdvisorApp
@@ -62,8 +63,9 @@ async def shoot(out: Path, name: str, hardware: Hardware, start: int,
         if action is not None:
             await action(pilot)
             await demo.settle(pilot)
-        app.save_screenshot(filename=name, path=str(out))
-    print(out / name)
+        svg = app.export_screenshot()
+        await app.stop_building_ahead()  # close as ctrl+q does, never mid-mount
+    print(write_output(out / name, svg))
 
 
 async def run_probes(pilot: Pilot[None]) -> None:

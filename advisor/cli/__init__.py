@@ -9,7 +9,9 @@ torch and textual are imported inside handlers, never at module level, so
 from __future__ import annotations
 
 import argparse
+import contextlib
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -41,6 +43,27 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command and return its exit code; output trouble never becomes a traceback.
+
+    - stdout closed early (`advisor catalog list --json | head -c 10`): quiet, exit 141 as a
+      process killed by SIGPIPE would, like coreutils; the rest of the output goes nowhere;
+    - bad input, or an OSError on a path the user named: one line, exit 2;
+    - Ctrl-C: one line, exit 130 (commands that measure keep what they have: see probe).
+    """
+    try:
+        try:
+            return _dispatch(argv)
+        finally:
+            sys.stdout.flush()  # inside the try: a closed pipe surfaces here, not at exit
+    except BrokenPipeError:
+        _discard_stdout()
+        return EXIT_BROKEN_PIPE
+    except KeyboardInterrupt:
+        _say("advisor: interrupted")
+        return EXIT_INTERRUPTED
+
+
+def _dispatch(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)
@@ -49,11 +72,35 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_wizard(args)
         return int(handler(args) or 0)
     except InputError as exc:
-        print(f"advisor: error: {exc.one_line()}", file=sys.stderr)
+        _say(f"advisor: error: {exc.one_line()}")
         return EXIT_INPUT_ERROR
-    except KeyboardInterrupt:
-        print("advisor: interrupted", file=sys.stderr)
-        return 130
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        if exc.filename is None:  # not about a path: a bug or the system, keep the traceback
+            raise
+        where = f"{exc.filename} -> {exc.filename2}" if exc.filename2 else str(exc.filename)
+        _say(f"advisor: error: {where}: {exc.strerror or exc}")
+        return EXIT_INPUT_ERROR
+
+
+EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 128 + 13  # SIGPIPE
+
+
+def _say(line: str) -> None:
+    """One line on stderr, even when stderr itself is a closed pipe."""
+    with contextlib.suppress(OSError, ValueError):
+        print(line, file=sys.stderr, flush=True)
+
+
+def _discard_stdout() -> None:
+    """Point stdout at the null device, so that the flush at interpreter exit finds nothing
+    to complain about (the recipe in Python's signal documentation)."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
 
 
 def run_wizard(args: argparse.Namespace) -> int:

@@ -11,7 +11,7 @@ from advisor.cli.prices import PULL_HELP, add_pull_options, run_pull
 from advisor.core import InputError
 from advisor.textfmt import fmt_num, render_table
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # pydantic models: loaded when a command runs, not for `advisor --help`
     from advisor.core import Catalog, Gpu, Sourced
 
 CATALOG_PULL_HELP = """\

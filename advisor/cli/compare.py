@@ -241,7 +241,7 @@ def _gpu_json(r: GpuResult, primary: int) -> dict[str, Any]:
         "gpu": r.gpu, "role": r.role, "gpus": r.gpus, "nodes": r.nodes,
         **{k: val for k, val in _point_json(p).items() if k != "seq_len"},
         "as_run": {k: val for k, val in _point_json(run_p).items() if k != "seq_len"},
-        "fit_change": r.fit_change[0] if r.fit_change else None,
+        "fit_change": r.change_at(primary),
         "max_seq_len": r.memory.max_seq_len,
         "max_seq_len_as_run": r.memory.max_seq_len_as_run,
         "verdict": v.kind if v else None,
@@ -357,7 +357,7 @@ def _layouts(d: Decision) -> str:
         serving = not d.answers.workload.training
         tuned = p.layout.describe(serving) if p and p.layout else "-"
         mine = q.layout.describe(serving) if q and q.layout else "-"
-        fit = r.fit_change[0] if r.fit_change else None
+        fit = r.change_at(d.primary_seq_len)
         rows.append([r.gpu, fmt_num(q.tokens_per_s_per_gpu if q else None, 0),
                      fmt_num(p.tokens_per_s_per_gpu if p else None, 0),
                      f"{mine}" + (f" (does not fit: {fit})" if fit else ""), tuned])

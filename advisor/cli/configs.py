@@ -219,7 +219,7 @@ def _split(b: PipelineBalance) -> str:
 
 
 def _balance_rows(rows: list[PipelineBalance], ref: PipelineBalance) -> list[list[str]]:
-    from advisor.core.economics.pipeline import kw_saved
+    from advisor.core import kw_saved
 
     return [[_split(b), str(b.idle_gpus), fmt_num(b.tokens_per_s / 1e3, 1),
              fmt_num(b.eta_days, 2), b.bottleneck,
@@ -257,6 +257,30 @@ def render_pipeline(r: PipelineReport) -> str:
              f"Moving GPUs on or off {r.vary}\n"
              + render_table(BALANCE_HEADERS, _balance_rows(r.neighbours, now)),
              f"Best splits of {r.best_gpus} GPUs (fastest first; ties to the lower draw)\n"
-             + render_table(BALANCE_HEADERS, _balance_rows(r.best, now)),
-             "Assumptions\n" + "\n".join(f"  - {a}" for a in r.assumptions)]
+             + render_table(BALANCE_HEADERS, _balance_rows(r.best, now))]
+    parts += [_alternative(r, a) for a in r.alternatives]
+    parts.append("Assumptions\n" + "\n".join(f"  - {a}" for a in r.assumptions))
     return "\n\n".join(parts)
+
+
+def _alternative(r: PipelineReport, a: Any) -> str:
+    """The same pipeline on another GPU: as given (e.g. a write-up's assumptions) and as the
+    engine projects it, split by split, with GPU-days-equivalent in current-GPU days."""
+    now = r.current
+    base = (f"now: {now.tokens_per_s / 1e3:,.1f} Ktok/s, "
+            + (f"{now.eta_days:.2f} days, " if now.eta_days else "")
+            + (f"{r.current_gpu_days:.1f} GPU-days" if r.current_gpu_days else ""))
+    rows = [[_split_text(s.split), fmt_num(s.tokens_per_s / 1e3, 1), s.bottleneck,
+             fmt_num(s.eta_days, 2), fmt_num(s.gpu_days_equiv, 1),
+             fmt_num((s.engine_tokens_per_s or 0) / 1e3, 1), fmt_num(s.engine_eta_days, 2),
+             fmt_num(s.engine_gpu_days_equiv, 1)] for s in a.splits]
+    table = render_table(["split", "Ktok/s", "bottleneck", "days", "GPU-days eq", "engine Ktok/s",
+                          "engine days", "engine GPU-days eq"], rows)
+    lines = [f"On {a.gpu} ({a.source or 'rates as given'}); price: {a.price_note}; {base}",
+             table]
+    lines += [f"  - {d}" for d in a.differences]
+    return "\n".join(lines)
+
+
+def _split_text(split: list[int]) -> str:
+    return "+".join(str(n) for n in split)

@@ -10,10 +10,15 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from advisor.core import FORMATS, InputError
+from advisor.core import InputError
 
 if TYPE_CHECKING:
     from advisor.io.catalog_store import PullKind
+
+FORMATS = ("toml", "json", "csv")
+"""advisor.core's FORMATS, spelled out: reading that name loads advisor.core.formats with
+pydantic and tomlkit, and `advisor --help` imports nothing but advisor and the standard
+library (a unit test keeps the two equal)."""
 
 EXIT_FETCH_FAILED = 1  # the network or the server failed; 2 is kept for bad content
 
@@ -30,10 +35,11 @@ PULL_HELP = """\
 The document is fetched over https (plain http only with --allow-http), with
 timeouts, retries with backoff and a size cap. It is merged over the shipped
 catalog and validated before the cache in the advisor data folder
-($ADVISOR_HOME, else $XDG_DATA_HOME/advisor, else ~/.local/share/advisor) is
-replaced; a failed or invalid pull keeps the previous data. Pulling the same URL
-again sends its ETag and Last-Modified, so an unchanged document is not
-downloaded twice. Offline, advisor uses the cache and never the network.
+($ADVISOR_HOME, else the platform's: ~/.local/share/advisor or $XDG_DATA_HOME/advisor
+on Linux, ~/Library/Application Support/advisor on macOS) is replaced; a failed or
+invalid pull keeps the previous data. Pulling the same URL again sends its ETag
+and Last-Modified, so an unchanged document is not downloaded twice. Offline,
+advisor uses the cache and never the network.
 Exit codes: 1 when the download failed, 2 when the URL or document is invalid.
 """
 

@@ -8,7 +8,12 @@ torch and the probes themselves load only when the command runs.
 from __future__ import annotations
 
 import argparse
+import os
+import sys
+from pathlib import Path
 from typing import Any
+
+from advisor.core import InputError
 
 DESCRIPTION = """\
 Runs the on-device probes: matmul MAMF (time-budgeted shape search, or the full
@@ -22,7 +27,7 @@ partial record (a second Ctrl-C stops at once). For all-reduce bandwidth run
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    from probes.cli import add_suite_arguments
+    from advisor.probes.cli import add_suite_arguments
 
     p = sub.add_parser(
         "probe",
@@ -46,15 +51,66 @@ def cmd_import(args: argparse.Namespace) -> int:
 
 
 def cmd_probe(args: argparse.Namespace) -> int:
-    from advisor.core import parse_probe_record
-    from advisor.io.atomic import write_atomic
-    from probes.cli import run_command
-    from probes.record import to_json
+    from advisor.io.measure import torch_missing
 
-    def write(record: dict[str, Any], path: str) -> None:
-        write_atomic(path, to_json(record))
+    missing = torch_missing()
+    if missing:
+        raise InputError(missing)
+    from advisor.core import parse_probe_record
+    from advisor.io.atomic import check_output_path, is_stream
+    from advisor.probes.cli import run_command
+
+    if args.out:
+        check_output_path(args.out, example="box.json")  # before measuring, not after
+    write = RecordWriter(stream=bool(args.out) and is_stream(args.out))
 
     def check(record: dict[str, Any]) -> None:
         parse_probe_record(record, args.out or "probe run")  # the mirror must accept our own record
 
     return run_command(args, write, check, prog="advisor")
+
+
+class RecordWriter:
+    """Writes each checkpoint and the final record to --out; no measurement is ever lost.
+
+    A device, FIFO or descriptor gets only the final record (one document). When --out
+    cannot be written after all (the disk filled, the folder went), the record goes on to
+    a fallback file in the advisor data folder, and the final write fails with one line
+    that says where the record is.
+    """
+
+    def __init__(self, stream: bool = False) -> None:
+        self.stream = stream
+        self.fallback: Path | None = None
+        self.failure: InputError | None = None
+
+    def __call__(self, record: dict[str, Any], path: str) -> None:
+        from advisor.io.atomic import write_output
+        from advisor.probes.record import to_json
+
+        final = bool(record.get("complete") or record.get("interrupted"))
+        if self.stream and not final:
+            return
+        text = to_json(record)
+        if self.fallback is None:
+            try:
+                write_output(path, text)
+                return
+            except InputError as exc:
+                self.failure = exc
+                self.fallback = _fallback_path()
+                print(f"advisor: warning: {exc.one_line()}; keeping the record in "
+                      f"{self.fallback} instead", file=sys.stderr)
+        write_output(self.fallback, text, create_parents=True)
+        if final and self.failure is not None:
+            raise InputError(f"{self.failure.message}; the record is saved in {self.fallback}",
+                             file=self.failure.file)
+
+
+def _fallback_path() -> Path:
+    from datetime import datetime
+
+    from advisor.io.paths import data_dir
+
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    return data_dir() / "unsaved" / f"probe-{stamp}-{os.getpid()}.json"

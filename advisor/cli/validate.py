@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from advisor.textfmt import render_table
 
 if TYPE_CHECKING:
-    from advisor.core.validation import Accuracy
+    from advisor.core import Accuracy
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 _PUBLIC: dict[str, str] = {
     # the one entry point, and what it returns
-    "run": "advisor.core.run",
+    "run": "advisor.core.entry",
     "Report": "advisor.core.report.document",
     "Provenance": "advisor.core.report.document",
     "PulledSource": "advisor.core.report.document",
@@ -67,6 +67,8 @@ _PUBLIC: dict[str, str] = {
     "validate": "advisor.core.validation",
     "refit": "advisor.core.validation",
     "CaseSpec": "advisor.core.validation",
+    "Accuracy": "advisor.core.validation",
+    "PipelineAlternative": "advisor.core.model.options",
     # text codecs and errors
     "InputError": "advisor.core.errors",
     "EXIT_INPUT_ERROR": "advisor.core.errors",
@@ -98,6 +100,7 @@ if TYPE_CHECKING:  # the names above, for type checkers
     from advisor.core.economics.configs import ConfigPoint, ConfigSweep, sweep_configs
     from advisor.core.economics.pipeline import PipelineBalance, kw_saved
     from advisor.core.economics.stages import PipelineReport, analyse_pipeline
+    from advisor.core.entry import run
     from advisor.core.errors import EXIT_INPUT_ERROR, InputError
     from advisor.core.formats import FORMATS, load_model, parse_toml
     from advisor.core.gates.dtype import DtypeGate
@@ -111,7 +114,12 @@ if TYPE_CHECKING:  # the names above, for type checkers
     from advisor.core.model.catalog import Catalog, Gpu, Sourced
     from advisor.core.model.drift import drift_warning, stack_drift
     from advisor.core.model.layout import LayoutChoice, LayoutOverride
-    from advisor.core.model.options import ConfigOptions, PipelineSpec, StageSpec
+    from advisor.core.model.options import (
+        ConfigOptions,
+        PipelineAlternative,
+        PipelineSpec,
+        StageSpec,
+    )
     from advisor.core.model.presets import PRESETS
     from advisor.core.model.probe_record import ProbeRecord, parse_probe_record
     from advisor.core.model.stack import ATTENTION_KERNELS, Stack
@@ -126,5 +134,4 @@ if TYPE_CHECKING:  # the names above, for type checkers
         parse_report,
         report_to_toml,
     )
-    from advisor.core.run import run
-    from advisor.core.validation import CaseSpec, refit, validate
+    from advisor.core.validation import Accuracy, CaseSpec, refit, validate

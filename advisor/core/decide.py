@@ -10,6 +10,7 @@ rates it used and where they came from, so nothing in a report is a bare number.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import replace
 
@@ -124,6 +125,12 @@ def _compare(cur: list[SweepPoint], tgt: list[SweepPoint], p_cur: Projection | N
     return out
 
 
+def _unit(p: SweepPoint) -> SweepPoint:
+    """The current GPU against itself: speedup 1 wherever it runs."""
+    return p.model_copy(update={"speedup": 1.0, "speedup_low": 1.0, "speedup_high": 1.0}) \
+        if p.runnable else p
+
+
 def _gate_text(gate: SoftwareGate) -> tuple[str | None, str | None, tuple[str, ...]]:
     """(blocking summary, fix, warnings) from a software gate."""
     actions = "; ".join(f.action for f in gate.findings if f.action)
@@ -139,18 +146,23 @@ def _assumed(r: GpuResult) -> tuple[str, ...]:
                  for e in evidence if e.source in WEAK_SOURCES)
 
 
-def _break_even_efficiency(p_cur: Projection, p_tgt: Projection, cols: list[int], counts: float,
+def _break_even_efficiency(p_cur: Projection, p_tgt: Projection, cols: list[int],
                            price_ratio: float) -> float | None:
     """The multiple of the target's assumed compute rates at which $/token ties (geomean basis,
-    like the verdict)."""
-    log_speed = np.zeros_like(EFFICIENCY_GRID)
-    for c in cols:
-        cur = float(p_cur.step_s[0, c] / p_cur.tokens[0, c])
-        tgt = p_tgt.step_at_scale(EFFICIENCY_GRID, "compute")[:, 0, c] / float(p_tgt.tokens[0, c])
-        log_speed += np.log(cur / tgt)
-    speed = np.exp(log_speed / len(cols))
-    ok = np.nonzero(speed >= price_ratio)[0]
-    return float(EFFICIENCY_GRID[ok[0]]) if len(ok) and ok[0] > 0 else None
+    like the verdict), or None when no multiple in 0.05..20 gets there."""
+    cur = p_cur.step_s[0, cols] / p_cur.tokens[0, cols]
+
+    def gap(scale: float) -> float:
+        tgt = p_tgt.step_at_scale(scale, "compute")[0, cols] / p_tgt.tokens[0, cols]
+        return float(np.mean(np.log(cur / tgt))) - math.log(price_ratio)
+
+    lo, hi = float(EFFICIENCY_GRID[0]), float(EFFICIENCY_GRID[-1])
+    if gap(hi) < 0 or gap(lo) >= 0:
+        return None
+    for _ in range(60):
+        mid = math.sqrt(lo * hi)
+        lo, hi = (lo, mid) if gap(mid) >= 0 else (mid, hi)
+    return hi
 
 
 def _result(g: Compared, role: str, basis: Basis, q: PriceQuote | None,
@@ -175,7 +187,8 @@ def _result(g: Compared, role: str, basis: Basis, q: PriceQuote | None,
             rate_sources={e.quantity: e.source for e in r.evidence}, evidence=r.evidence,
             attention_kernel=r.attention_kernel, attention_why=r.attention_why,
             framework=w.framework,
-            gemm_efficiency=cal.gemm_efficiency.get(w.framework, 1.0) if w.training else 1.0,
+            gemm_efficiency=cal.gemm_efficiency.get(w.framework, 1.0) if w.training
+            else cal.serve_gemm_efficiency,
             achieved_mfu=first.mfu, overlap=cal.comm_overlap,
             probe=f"{g.probe.stamp.hostname} {g.probe.stamp.date}" if g.probe else None,
             probe_torch=g.probe.stamp.versions.torch if g.probe else None, price=q)
@@ -190,7 +203,8 @@ def _result(g: Compared, role: str, basis: Basis, q: PriceQuote | None,
         gpus=w.gpus, nodes=w.nodes, dtype_gate=g.dtype, software_gate=g.software,
         projectable=g.rates is not None, problem=g.problem, assumptions=assumptions,
         memory=memfit, sweep=sweep, as_run=as_run,
-        fit_change=side.fit_change if side else [None] * len(seqs), job=job, power_w=power)
+        fit_change={str(s): c for s, c in zip(seqs, side.fit_change, strict=True) if c}
+        if side else {}, job=job, power_w=power)
     return res, fitted
 
 
@@ -222,7 +236,7 @@ def _judge(res: GpuResult, cur: GpuResult, g: Compared, c: Compared, f_tgt: Fitt
     if common and pc and pt and f_tgt is not None and f_cur is not None:
         geo = float(np.exp(np.mean(np.log([s for s in speeds if s]))))
         be_price = break_even_price(pc.usd_per_hour, geo)
-        be_eff = _break_even_efficiency(f_cur.proj, f_tgt.proj, common, counts,
+        be_eff = _break_even_efficiency(f_cur.proj, f_tgt.proj, common,
                                         pt.usd_per_hour / pc.usd_per_hour)
         col = common[0]
         mfu = res.sweep[col].mfu
@@ -310,6 +324,8 @@ def decide(answers: Answers, catalog: Catalog,
     built = [_result(s, "current" if i == 0 else "target", basis, q, answers, cal)
              for i, (s, q) in enumerate(zip(sides, quotes, strict=True))]
     cur, f_cur = built[0]
+    cur = cur.model_copy(update={
+        "sweep": [_unit(p) for p in cur.sweep], "as_run": [_unit(p) for p in cur.as_run]})
     targets = []
     for (res, f_tgt), s in zip(built[1:], sides[1:], strict=True):
         rc, rt = sides[0].rates, s.rates

@@ -108,7 +108,12 @@ class GpuResult(_Frozen):
     memory: MemoryFit
     sweep: list[SweepPoint]  # the basis the verdict uses (re-tuned unless the answers say)
     as_run: list[SweepPoint]  # the layout as the user runs it
-    fit_change: list[str | None]  # per point: the smallest change that makes the as-run fit
+    fit_change: dict[str, str] = Field(
+        default_factory=dict,
+        description="by sequence length: the smallest change that makes the as-run layout fit")
+
+    def change_at(self, seq_len: int) -> str | None:
+        return self.fit_change.get(str(seq_len))
     job: JobCost | None
     power_w: float | None
     break_even_usd_per_hour: float | None = None

@@ -44,7 +44,7 @@ from advisor.core.sides import gated_rates, one_side, workload_on
 Kind = Literal[
     "matmul-ratio", "speedup", "tflops", "attention-ratio", "memory", "max-seq", "usable-gib",
     "busbw", "value-per-dollar", "cheaper-by", "binding", "verdict", "kv-bytes", "kv-cache",
-    "weights-gb", "fits",
+    "weights-gb", "fits", "report",
 ]
 Basis = Literal["in-sample", "held-out", "input"]
 Category = Literal["training", "inference", "kernel", "memory", "cost", "other"]
@@ -86,6 +86,8 @@ class CaseSpec(BaseModel):
     measured: float | None = None
     expected: str | bool | None = None
     tolerance: float = 0.05
+    answers: Answers | None = None  # "report" cases: a whole answers file through run()
+    figure_path: str | None = None  # dotted path into the report, e.g. pipeline.current.eta_days
     note: str = ""
 
 
@@ -247,6 +249,14 @@ def predict(case: CaseSpec, catalog: Catalog, cal: Calibration = CAL
     k = case.kind
     if k == "speedup":
         return _speedup(case, catalog, cal)
+    if k == "report":
+        from advisor.core.entry import run
+
+        report = run(_need(case.answers, case, "answers"), catalog, cal=cal)
+        value: Any = report.model_dump()
+        for part in _need(case.figure_path, case, "figure_path").split("."):
+            value = value[int(part)] if isinstance(value, list) else value[part]
+        return float(value), None, None
     if k == "matmul-ratio":  # the catalog's published best-shape figures, passed through
         c, t = (catalog.gpu(_need(x, case, f)) for x, f in ((case.current, "current"),
                                                              (case.target, "target")))

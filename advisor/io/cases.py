@@ -10,6 +10,7 @@ from pydantic import ValidationError
 
 from advisor.core.errors import InputError
 from advisor.core.validation import CaseSpec
+from advisor.io.documents import load_answers
 
 CASES_DIR = Path(str(resources.files("advisor") / "published_cases"))
 
@@ -32,6 +33,8 @@ def load_cases(directory: Path = CASES_DIR) -> list[CaseSpec]:
                     raise InputError("unknown workload", file=str(path), entry=entry.get("id"),
                                      field="workload", value=name)
                 entry["workload"] = workloads[name]
+            if isinstance(entry.get("answers"), str):  # an answers file beside the cases
+                entry["answers"] = load_answers(directory / entry["answers"])
             try:
                 cases.append(CaseSpec.model_validate({**entry, "file": path.name}))
             except ValidationError as exc:

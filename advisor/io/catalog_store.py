@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 def read_shipped_texts() -> dict[str, str]:
     """The catalog files that ship with advisor, by file name."""
-    root = resources.files("catalog")
+    root = resources.files("advisor.catalog")
     return {f: root.joinpath(f).read_text(encoding="utf-8") for f in CATALOG_FILES}
 
 

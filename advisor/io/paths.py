@@ -1,8 +1,10 @@
 """Where advisor keeps the user's own data: pulled catalogs and price sheets, imported probes.
 
-`$ADVISOR_HOME` wins (tests and shared team boxes point it somewhere explicit), then
-`$XDG_DATA_HOME/advisor`, then `~/.local/share/advisor`. Nothing here creates folders:
-readers must work offline on a fresh machine where none of this exists yet.
+`$ADVISOR_HOME` wins (tests and shared team boxes point it somewhere explicit); otherwise
+the platform's user data folder, from platformdirs: `$XDG_DATA_HOME/advisor` or
+`~/.local/share/advisor` on Linux, `~/Library/Application Support/advisor` on macOS,
+`%LOCALAPPDATA%\\advisor` on Windows. Nothing here creates folders: readers must work
+offline on a fresh machine where none of this exists yet.
 """
 
 from __future__ import annotations
@@ -10,16 +12,17 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+APP = "advisor"
+
 
 def data_dir() -> Path:
     """The root of the user's advisor data."""
     home = os.environ.get("ADVISOR_HOME")
     if home:
         return Path(home).expanduser()
-    xdg = os.environ.get("XDG_DATA_HOME")
-    if xdg:
-        return Path(xdg).expanduser() / "advisor"
-    return Path.home() / ".local" / "share" / "advisor"
+    from platformdirs import user_data_path  # imported when needed: not for `--help`
+
+    return user_data_path(APP, appauthor=False)
 
 
 def pulled_dir() -> Path:

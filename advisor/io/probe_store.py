@@ -10,19 +10,20 @@ the new record's stack with the records already stored, and says so loudly when 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from advisor.core.errors import InputError
 from advisor.core.formats import decode_text, parse_json
 from advisor.core.model.catalog import Catalog
-from advisor.core.model.probe_record import ProbeRecord, parse_probe_record
 from advisor.core.model.drift import Drift, drift_warning, stack_drift
-from advisor.io.atomic import write_atomic
+from advisor.core.model.probe_record import ProbeRecord, parse_probe_record
+from advisor.io.atomic import write_output
 from advisor.io.documents import load_probe_record
 from advisor.io.files import read_bytes
 from advisor.io.paths import probes_dir
+
 
 def stored_path(gpu_id: str) -> Path:
     return probes_dir() / f"{gpu_id}.json"
@@ -116,7 +117,7 @@ def import_probe(file: str | Path, catalog: Catalog, gpu: str | None = None) -> 
     drift = stack_drift(compared)
 
     path = stored_path(gpu_id)
-    write_atomic(path, data)  # the bytes that were validated, extra fields and all
+    write_output(path, data, create_parents=True)  # the validated bytes, extra fields and all
     return Imported(gpu_id, path, record, replaced, drift, notes)
 
 

@@ -41,7 +41,7 @@ from advisor.core.formats import (
     validation_error,
 )
 from advisor.core.model.catalog import Arch, Catalog, Gpu, Package, Price, Support
-from advisor.io.atomic import write_atomic
+from advisor.io.atomic import write_output
 from advisor.io.catalog_store import (
     TABLE_FILE,
     Entries,
@@ -364,5 +364,5 @@ def pull(kind: PullKind, url: str, policy: FetchPolicy, fmt: Format | None = Non
 
 
 def _store(kind: PullKind, cache: PulledCache, changed: bool) -> PullOutcome:
-    write_atomic(cache_path(kind), cache.to_json())
+    write_output(cache_path(kind), cache.to_json(), create_parents=True)
     return PullOutcome(kind, changed, cache)

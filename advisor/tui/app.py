@@ -195,12 +195,12 @@ class AdvisorApp(App[None]):
                         group=kind, exit_on_error=False, description=f"advisor.core.run: {kind}")
 
     def _compute(self, kind: Kind, inputs: Inputs) -> None:
-        import advisor.core as core  # `from advisor.core import run` reads as the module
+        from advisor.core import run
         from advisor.io.catalog_store import provenance
 
         catalog = self.ctx.catalog
         probes = effective_probes(inputs.answers, catalog, self.state)
-        report = core.run(inputs.answers, catalog, probes, provenance())
+        report = run(inputs.answers, catalog, probes, provenance())
         if not get_current_worker().is_cancelled:  # newer answers are being computed
             self.call_from_thread(self._computed, kind, inputs, report)
 
@@ -280,7 +280,19 @@ class AdvisorApp(App[None]):
         self.push_screen(RankingScreen(self.ctx))
 
     def action_save_svg(self) -> None:
-        path = self.save_screenshot(path=str(self.screenshot_dir))
+        """The screen as SVG in screenshot_dir, through advisor's one writer (Textual's own
+        save_screenshot would replace a link or a device at that path)."""
+        from datetime import datetime
+
+        from advisor.core import InputError
+        from advisor.io.atomic import write_output
+
+        name = f"{self.title}_{datetime.now():%Y-%m-%dT%H_%M_%S_%f}.svg"
+        try:
+            path = write_output(self.screenshot_dir / name, self.export_screenshot())
+        except InputError as exc:
+            self.notify(exc.one_line(), severity="error", title="Screenshot")
+            return
         self.notify(f"saved {path}", title="Screenshot")
 
     async def action_quit(self) -> None:

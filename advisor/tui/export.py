@@ -59,7 +59,8 @@ def state_from_report(report: Report) -> WizardState:
         else None,
         power_cap_kw=a.power_cap_kw,
         time_premium=a.time_premium if "time_premium" in a.model_fields_set else None,
-        stack=a.stack, box_stack=False, sweep=a.configs is not None, probe_choice="report" if report.probes else "none",
+        stack=a.stack, box_stack=False, sweep=a.configs is not None,
+        probe_choice="report" if report.probes else "none",
         probe_records=dict(report.probes), use_stored=False,
         probe_note="the records the report used" if report.probes else "",
         configs=a.configs, pipeline=a.pipeline, loaded=a, reached=len(STEPS) - 1)

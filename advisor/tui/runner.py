@@ -3,8 +3,8 @@
 `ProbesScreen` calls `run()` from a thread worker. Runners report each stage
 through `on_progress` and poll `should_stop` between measurements, so a cancel
 keeps what was measured so far. `FakeProbeRunner` is deterministic (tests and
-screenshots); `PackageProbeRunner` wraps the `probes` package, imported only
-when a run starts.
+screenshots); `PackageProbeRunner` wraps `advisor.probes` (the repo's `probes/`),
+imported only when a run starts, and says what to install where torch is missing.
 """
 
 from __future__ import annotations
@@ -59,9 +59,9 @@ class ProbeRunner(Protocol):
 
 def plan_estimate_s(mode: ProbeMode, gpu: bool) -> float:
     """The probes package's own estimate for its plan (the same one its progress bar is
-    weighted by); `probes.plan` needs no torch."""
-    from probes.device import Device
-    from probes.plan import SuiteConfig, plan_suite
+    weighted by); `advisor.probes.plan` needs no torch."""
+    from advisor.probes.device import Device
+    from advisor.probes.plan import SuiteConfig, plan_suite
 
     device = Device("cuda" if gpu else "cpu", "estimate", 1)
     return plan_suite(SuiteConfig(preset=mode), device).estimate_s(device)
@@ -79,15 +79,30 @@ def rows_of(record: ProbeRecord) -> list[ProbeRow]:
     return rows
 
 
+class ProbesUnavailable(RuntimeError):
+    """The probes cannot run on this box; the message says what to install."""
+
+
 class PackageProbeRunner:
-    """The real suite (`probes.runner.run_suite`); torch loads in the worker thread, not at
-    startup. New results are read from each checkpoint so the table fills stage by stage."""
+    """The real suite (`advisor.probes.runner.run_suite`); torch loads in the worker thread,
+    not at startup. New results are read from each checkpoint so the table fills stage by
+    stage. Without torch, `run` fails at once with what to install."""
+
+    @staticmethod
+    def unavailable() -> str | None:
+        """Why the probes cannot run here (torch is missing), else None."""
+        from advisor.io.measure import torch_missing
+
+        return torch_missing()
 
     def run(self, mode: ProbeMode, on_progress: ProgressCallback,
             should_stop: StopFlag) -> ProbeRecord:
+        missing = self.unavailable()
+        if missing:
+            raise ProbesUnavailable(missing)
         from advisor.core import parse_probe_record
-        from probes.plan import SuiteConfig
-        from probes.runner import Progress, run_suite
+        from advisor.probes.plan import SuiteConfig
+        from advisor.probes.runner import Progress, run_suite
 
         shown = 0
         last = ProbeProgress("starting", 0.0, "loading torch")

@@ -30,8 +30,9 @@ def test_human_output_shows_inputs_and_assumptions(advisor_cli) -> None:
     r = advisor_cli(*BASE, "--token-budget", "1e10")
     assert r.returncode == 0, r.stderr
     text = r.stdout
-    for needle in ("Workload: llama-3.1-8b", "catalog-mamf", "published-kernel-curve",
-                   "GEMMs at", "(fitted)", "default", "Verdicts", "flip:", "GPU-days"):
+    for needle in ("Workload: llama-3.1-8b", "catalog-measured", "published-kernel-curve",
+                   "GEMMs at", "Defaults (not given by you)", "re-tuned layout", "your layout",
+                   "default", "Verdicts", "flip:", "GPU-days", "attention on b200-sxm"):
         assert needle in text, needle
 
 
@@ -55,6 +56,8 @@ def test_bad_input_is_one_line_and_exit_2(advisor_cli) -> None:
 def test_validate_prints_errors_ours_and_naive(advisor_cli) -> None:
     r = advisor_cli("validate")
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "held-out" in r.stdout and "in-sample" in r.stdout
-    assert "naive peak ratio" in r.stdout and "median |error|" in r.stdout
-    assert "all cases within tolerance" in r.stdout
+    out = r.stdout
+    assert out.startswith("Held-out speedups")  # the held-out figure leads
+    for needle in ("training", "inference", "naive sqrt(FLOPS x HBM)", "90% band holds",
+                   "in-sample", "pass-through"):
+        assert needle in out, needle

@@ -1,9 +1,11 @@
-"""`advisor configs sweep | pipeline | scenario` as a user runs them."""
+"""`advisor configs sweep | pipeline` and the drafter pipeline example as a user runs them."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).parents[2]
 EXAMPLE = str(ROOT / "examples" / "configs_pipeline.toml")
@@ -73,16 +75,24 @@ def test_pipeline_errors_name_file_and_field(advisor_cli, tmp_path):
     assert r.stderr.count("\n") == 1
 
 
-def test_scenario_checks_and_tornado(advisor_cli):
-    r = advisor_cli("configs", "scenario")
+def test_the_drafter_pipeline_example_runs_through_decide(advisor_cli, tmp_path):
+    """The published RTX PRO 6000 -> B200 drafter projection, through the one engine."""
+    out = tmp_path / "r.toml"
+    r = advisor_cli("decide", "--answers", str(ROOT / "examples" / "drafter_pipeline.toml"),
+                    "--out", str(out), "--json")
     assert r.returncode == 0, r.stderr
-    out = r.stdout
-    assert "NO (" not in out  # every published figure within its tolerance
-    assert "B200 MFU (of 2250 dense)" in out and "YES" in out
-    assert "It flips with: B200 MFU (of 2250 dense) at 40%" in out
-    r = advisor_cli("configs", "scenario", "--split", "7,1", "--set", "price_ratio=9", "--json")
-    data = json.loads(r.stdout)
-    assert all(c["ok"] for c in data["check"])  # the check always uses the published inputs
-    assert data["sensitivity"]["baseline"]["verdict"] == "faster but dearer"
-    r = advisor_cli("configs", "scenario", "--set", "mfu=0.3")
-    assert r.returncode == 2 and "--set" in r.stderr and r.stderr.count("\n") == 1
+    alt = json.loads(r.stdout)["pipeline"]["alternatives"][0]
+    three, seven = alt["splits"]
+    assert alt["stages"][0]["tokens_per_s_per_gpu"] == pytest.approx(37_500)
+    assert three["tokens_per_s"] == pytest.approx(112_500)
+    assert three["gpu_days_equiv"] == pytest.approx(15.7, abs=0.05)
+    assert seven["gpu_days_equiv"] == pytest.approx(13.5, abs=0.05)
+    assert three["engine_tokens_per_s"] < three["tokens_per_s"]  # the engine is less rosy
+    assert "The engine projects" in alt["differences"][0]
+    assert out.exists()
+
+
+def test_the_example_and_the_validation_case_are_the_same_answers():
+    a = (ROOT / "examples" / "drafter_pipeline.toml").read_text()
+    b = (ROOT / "advisor" / "published_cases" / "answers" / "drafter_pipeline.toml").read_text()
+    assert a == b

@@ -35,6 +35,7 @@ def record(path: Path, gpu: str, torch: str) -> str:
 
 def test_example_answers_to_report(run: Run, tmp_path: Path) -> None:
     out = tmp_path / "reports" / "report.toml"
+    out.parent.mkdir()  # a missing folder is refused (tests/cli/test_outputs_cli.py)
     r = run("decide", "--answers", str(EXAMPLE), "--out", str(out))
     assert r.returncode == 0, r.stderr
     assert "Verdicts" in r.stdout and "b200-sxm" in r.stdout

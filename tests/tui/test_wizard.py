@@ -88,7 +88,8 @@ async def test_gpu_box_preselects_detected_gpu_and_uses_its_stack(make_app):
 SEARCH = st.text(alphabet="abcdhgrtx0123456789 -", min_size=1, max_size=10)
 
 
-@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=6, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(typed=SEARCH)
 async def test_typing_in_a_table_never_changes_the_selection(make_app, ready_state, typed):
     """Welcome and Targets: whatever is typed (spaces included) only searches."""

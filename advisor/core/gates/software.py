@@ -14,7 +14,7 @@ import difflib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -30,9 +30,13 @@ from advisor.core.model.stack import (
     pick_torch_build,
     release_as_written,
     rocm_of_tag,
+    same_release,
     try_parse_version,
     version_at_least,
 )
+
+if TYPE_CHECKING:
+    from packaging.version import Version
 
 FindingStatus = Literal["ok", "beta", "upgrade", "unsupported", "unknown"]
 _SEVERITY: dict[str, int] = {"ok": 0, "beta": 1, "unknown": 2, "upgrade": 3, "unsupported": 4}
@@ -168,9 +172,8 @@ def _judge(row: Support, installed: str | None) -> _Outcome:
     return _Outcome(row.status, row, None)
 
 
-def _floor_key(o: _Outcome) -> tuple[int, tuple[object, ...]]:
-    key = parse_version(o.floor) if o.floor else None
-    return (0, key) if key else (1, ())
+def _floor_key(o: _Outcome) -> tuple[int, Version | None]:
+    return (0, parse_version(o.floor)) if o.floor else (1, None)
 
 
 def _install_action(
@@ -277,7 +280,7 @@ def _package_finding(
                 o.floor
                 and is_prerelease(installed)
                 and not is_prerelease(o.floor)
-                and parse_version(installed)[1] == parse_version(o.floor)[1]
+                and same_release(installed, o.floor)
             ):
                 message += f"; {installed} is a pre-release of {o.floor} (a nightly or NGC build)"
         if o.row.error and package != "torch":  # torch's errors come with its build check

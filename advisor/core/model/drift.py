@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from packaging.version import Version
+
 from advisor.core.model.probe_record import ProbeRecord
 from advisor.core.model.stack import try_parse_version
 
@@ -40,11 +42,17 @@ class Drift:
         return f"{self.field}: {shown}"
 
 
-def _same_version(a: str | None, b: str | None) -> bool:
+def _same_version(a: str | None, b: str | None, builds: bool) -> bool:
+    """Equal versions, spelled any way; with `builds`, and the same build where both say
+    which ("2.7.1+cu128" is not "2.7.1+cu130"; a bare "2.7.1" says nothing either way)."""
     if a is None or b is None:
         return a is b
     ka, kb = try_parse_version(a), try_parse_version(b)
-    return ka == kb if ka is not None and kb is not None else a.strip() == b.strip()
+    if ka is None or kb is None:
+        return a.strip() == b.strip()
+    if builds and ka.local and kb.local:
+        return ka == kb
+    return Version(ka.public) == Version(kb.public)
 
 
 def stack_drift(records: Mapping[str, ProbeRecord]) -> list[Drift]:
@@ -52,12 +60,13 @@ def stack_drift(records: Mapping[str, ProbeRecord]) -> list[Drift]:
     if len(records) < 2:
         return []
     kinds = {r.stamp.device.kind for r in records.values()}
-    fields = COMMON_FIELDS + (KIND_FIELDS.get(kinds.pop(), ()) if len(kinds) == 1 else ())
+    one_kind = len(kinds) == 1  # a CUDA and a ROCm torch are different builds by nature
+    fields = COMMON_FIELDS + (KIND_FIELDS.get(kinds.pop(), ()) if one_kind else ())
     drifts = []
     for name in fields:
         values = {label: getattr(r.stamp.versions, name) for label, r in records.items()}
         first = next(iter(values.values()))
-        if not all(_same_version(first, v) for v in values.values()):
+        if not all(_same_version(first, v, builds=one_kind) for v in values.values()):
             drifts.append(Drift(name, values))
     return drifts
 

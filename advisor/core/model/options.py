@@ -78,10 +78,11 @@ class StageSpec(BaseModel):
     @model_validator(mode="after")
     def _one_source(self) -> StageSpec:
         sources = [self.measured_units_per_s is not None or self.measured_tokens_per_s is not None,
-                   self.workload is not None, self.flops_per_token is not None]
-        if sum(sources) != 1:
+                   self.flops_per_token is not None]
+        if sum(sources) > 1 or (not any(sources) and self.workload is None):
             raise ValueError("give one rate: measured_units_per_s or measured_tokens_per_s, "
-                             "a workload to project, or flops_per_token with mfu")
+                             "or flops_per_token with mfu, or a workload to project (a workload "
+                             "beside a rate is what the engine projects for comparison)")
         if self.measured_units_per_s is not None and self.measured_tokens_per_s is not None:
             raise ValueError("give measured_units_per_s or measured_tokens_per_s, not both")
         if (self.flops_per_token is None) != (self.mfu is None):
@@ -92,9 +93,47 @@ class StageSpec(BaseModel):
 
     @property
     def source(self) -> RateSource:
-        if self.workload is not None:
-            return "projected"
-        return "assumed" if self.flops_per_token is not None else "measured"
+        if self.measured_units_per_s is not None or self.measured_tokens_per_s is not None:
+            return "measured"
+        return "assumed" if self.flops_per_token is not None else "projected"
+
+
+class StageRateSpec(BaseModel):
+    """A stage's rate on another GPU: measured there, or FLOPs/token at an MFU of a peak.
+
+    Left out, the engine projects the stage's own workload on that GPU."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    measured_units_per_s: float | None = Field(default=None, gt=0)
+    measured_tokens_per_s: float | None = Field(default=None, gt=0)
+    flops_per_token: float | None = Field(default=None, gt=0)
+    mfu: float | None = Field(default=None, gt=0, le=1)
+    peak_tflops: float | None = Field(default=None, gt=0)
+    hop_s_per_unit: float = Field(default=0.0, ge=0)
+    active_w: float | None = Field(default=None, gt=0, le=3000)
+    idle_w: float | None = Field(default=None, ge=0, le=500)
+
+
+class PipelineAlternative(BaseModel):
+    """The same pipeline on another GPU type, at one or more splits."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    gpu: str = Field(min_length=1, description="catalog id")
+    splits: list[list[int]] = Field(
+        default_factory=list, description="GPUs per stage to report; default the stages' own")
+    stages: dict[str, StageRateSpec] = Field(
+        default_factory=dict, description="by stage name: the rate there; a stage left out is "
+                                          "projected by the engine from its workload")
+    source: str = ""
+
+    @field_validator("splits")
+    @classmethod
+    def _positive(cls, v: list[list[int]]) -> list[list[int]]:
+        if any(not s or min(s) < 1 for s in v):
+            raise ValueError("a split gives each stage at least one GPU")
+        return v
 
 
 class PipelineSpec(BaseModel):
@@ -112,12 +151,28 @@ class PipelineSpec(BaseModel):
                                                        "default the first")
     span: int = Field(default=2, ge=1, le=16)
     source: str = ""
+    alternatives: list[PipelineAlternative] = Field(
+        default_factory=list, description="the same pipeline on other GPUs, to compare")
 
     @model_validator(mode="after")
     def _consistent(self) -> PipelineSpec:
         names = [s.name for s in self.stages]
         if len(set(names)) != len(names):
             raise ValueError("stage names repeat")
+        for alt in self.alternatives:
+            unknown = set(alt.stages) - set(names)
+            if unknown:
+                raise ValueError(f"alternative on {alt.gpu} names no stage {sorted(unknown)[0]!r}")
+            if any(len(s) != len(names) for s in alt.splits):
+                raise ValueError(f"a split on {alt.gpu} needs one count per stage")
+            for name, given in alt.stages.items():
+                if given.flops_per_token is not None and given.mfu is None:
+                    raise ValueError(f"{alt.gpu} {name}: flops_per_token needs mfu")
+            missing = [s.name for s in self.stages if s.name not in alt.stages
+                       and s.workload is None]
+            if missing:
+                raise ValueError(f"alternative on {alt.gpu}: give a rate for {missing[0]!r} "
+                                 "(it has no workload to project)")
         if self.tokens_per_unit is None and any(
                 s.measured_units_per_s is not None or s.hop_s_per_unit for s in self.stages):
             raise ValueError("tokens_per_unit is needed for rates in units/s and per-unit hops")

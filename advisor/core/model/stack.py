@@ -2,9 +2,9 @@
 
 A stack is either detected on this box (`advisor.io.detect`) or declared by the
 user; the software gate compares it with the catalog's support rows. Versions
-are compared PEP 440-style without importing `packaging`, so the pure core
-stays dependency-light: "2.7.0+cu128" == "2.7", "4.0.0b22" < "4.0.0", and
-"2.10.0.dev20250916" < "2.10.0".
+are PEP 440 versions from `packaging` (a pure library, fine for the core):
+"4.0.0b22" < "4.0.0", "2.10.0.dev20250916" < "2.10.0", and a build label counts
+where the question is "same build?" ("2.7.1+cu128" is not "2.7.1+cu130").
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any, Literal
 
+from packaging.version import InvalidVersion, Version
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
 # pip distributions of attention kernels: FA2, FA3 and FA4 are separate packages
@@ -32,51 +33,21 @@ TORCH_WHEEL_BUILDS: dict[str, tuple[str, ...]] = {
     "2.13": ("cu126", "cu130", "cu132", "rocm7.2"),
 }
 
-_VERSION = re.compile(
-    r"""
-    v?
-    (?:(?P<epoch>\d+)!)?
-    (?P<release>\d+(?:\.\d+)*)
-    (?:[-_.]?(?P<pre_l>alpha|beta|preview|pre|rc|a|b|c)[-_.]?(?P<pre_n>\d+)?)?
-    (?P<post>-(?P<post_n1>\d+)|[-_.]?(?:post|rev|r)[-_.]?(?P<post_n2>\d+)?)?
-    (?P<dev>[-_.]?dev[-_.]?(?P<dev_n>\d+)?)?
-    (?:\+(?P<local>[a-z0-9]+(?:[-_.][a-z0-9]+)*))?
-    """,
-    re.VERBOSE,
-)
-_PRE_RANK = {"a": 0, "alpha": 0, "b": 1, "beta": 1, "c": 2, "rc": 2, "pre": 2, "preview": 2}
+def parse_version(text: str) -> Version:
+    """A PEP 440 version, as `packaging` reads it ("v2.7", "4.0.0beta5", "1.0-1" too).
 
-VersionKey = tuple[int, tuple[int, ...], tuple[int, int], int, tuple[int, int]]
-
-
-def parse_version(text: str) -> VersionKey:
-    """A sort key for a PEP 440-ish version; local labels (+cu128) are ignored.
-
-    The key is (epoch, release, pre, post, dev), every part of a fixed type so
-    any two keys compare. Trailing zeros are dropped so "2.7" == "2.7.0".
-    A dev release sorts below every pre-release of the same release, and
-    pre-releases below the release itself, as PEP 440 orders them.
+    Versions order as PEP 440 says: dev < pre-releases < the release < post-releases, and
+    "2.7" == "2.7.0". A local build label counts: "2.7.1+cu128" and "2.7.1+cu130" are
+    different builds (`same_build`) of one release (`same_release`).
     """
-    m = _VERSION.fullmatch(text.strip().lower())
-    if m is None:
-        raise ValueError(f"not a version: {text!r}")
-    release = tuple(int(p) for p in m["release"].split("."))
-    while len(release) > 1 and release[-1] == 0:
-        release = release[:-1]
-    has_post, has_dev = m["post"] is not None, m["dev"] is not None
-    if m["pre_l"]:
-        pre = (_PRE_RANK[m["pre_l"]], int(m["pre_n"] or 0))
-    elif has_dev and not has_post:
-        pre = (-1, 0)
-    else:
-        pre = (3, 0)
-    post = int(m["post_n1"] or m["post_n2"] or 0) if has_post else -1
-    dev = (0, int(m["dev_n"] or 0)) if has_dev else (1, 0)
-    return (int(m["epoch"] or 0), release, pre, post, dev)
+    try:
+        return Version(text.strip())
+    except InvalidVersion:
+        raise ValueError(f"not a version: {text!r}") from None
 
 
-def try_parse_version(text: str) -> VersionKey | None:
-    """The key of the first whitespace-separated token, or None.
+def try_parse_version(text: str) -> Version | None:
+    """The version of the first whitespace-separated token, or None.
 
     Catalog fields sometimes carry prose ("2.13 (cu126 wheels only)",
     "source build (hopper/)"); those count as versions only when they start
@@ -89,17 +60,44 @@ def try_parse_version(text: str) -> VersionKey | None:
         return None
 
 
+def _public(v: Version) -> Version:
+    return Version(v.public) if v.local else v
+
+
 def version_at_least(installed: str, required: str) -> bool:
-    """True when `installed` satisfies a `>= required` floor; a blank floor always does."""
+    """True when `installed` satisfies a `>= required` floor; a blank floor always does.
+
+    As in a PEP 440 `>=` specifier, the installed build label does not matter:
+    "2.7.1+cu128" is at least "2.7".
+    """
     if not required.strip():
         return True
-    return parse_version(installed) >= parse_version(required)
+    need = parse_version(required)
+    have = parse_version(installed)
+    return (have if need.local else _public(have)) >= need
+
+
+def same_build(a: str, b: str) -> bool:
+    """The same version and the same build: "2.7.1+cu128" is not "2.7.1+cu130" (nor a
+    bare "2.7.1"), but it is "2.7.1.0+cu128". A different CUDA build can change speed."""
+    return parse_version(a) == parse_version(b)
+
+
+def same_public_version(a: str, b: str) -> bool:
+    """The same version whatever the build label: "2.7.1+cu128" and "2.7.1+cu130" are
+    both 2.7.1; "2.7.0a0" is not "2.7.0"."""
+    return _public(parse_version(a)) == _public(parse_version(b))
+
+
+def same_release(a: str, b: str) -> bool:
+    """The same release numbers, whatever the pre/post/dev part or build label:
+    "2.7.0a0+7c8ec84" (an NGC build) is a 2.7 release, like "2.7" and "2.7.1+cu128" is not."""
+    return Version(parse_version(a).base_version) == Version(parse_version(b).base_version)
 
 
 def is_prerelease(text: str) -> bool:
     """An alpha/beta/rc or dev build, e.g. NGC's "2.7.0a0+7c8ec84" or a nightly."""
-    _, _, pre, _, dev = parse_version(text)
-    return pre[0] < 3 or dev[0] == 0
+    return parse_version(text).is_prerelease
 
 
 def release_as_written(text: str) -> tuple[int, ...]:

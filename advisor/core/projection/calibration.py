@@ -130,8 +130,9 @@ class Calibration:
     """The numbers. `notes()` gives each one's provenance; tests keep the two in step."""
 
     gemm_efficiency: dict[str, float] = field(default_factory=lambda: {
-        "megatron": 1.0, "fsdp": 1.0, "deepspeed": 0.757})
-    gemm_m_half_s: float = 1.3e-13
+        "megatron": 0.757, "fsdp": 0.757, "deepspeed": 0.757})
+    serve_gemm_efficiency: float = 1.0
+    gemm_m_half_s: float = 0.8e-13
     large_shape_fraction: dict[str, float] = field(default_factory=lambda: {
         "bf16": 0.86, "fp16": 0.86, "tf32": 0.86, "fp32": 0.86, "fp8": 0.78, "fp6": 0.75,
         "fp4": 0.75, "nvfp4": 0.75, "int8": 0.78})
@@ -160,6 +161,7 @@ class Calibration:
     kv_overhead: float = 1.11
     serve_max_tokens: float = 8192.0
     serve_step_s: float = 5.0e-4
+    serve_request_s: float = 4.0e-6
     decode_attn_bw: float = 1.0
     decode_attn_compute: float = 0.5
     power_exponent: float = 0.6
@@ -168,7 +170,7 @@ class Calibration:
     step_fixed_s: dict[str, float] = field(default_factory=lambda: {
         "megatron": 0.005, "fsdp": 0.010, "deepspeed": 0.010})
     host_s_per_param: dict[str, float] = field(default_factory=lambda: {
-        "megatron": 0.0, "fsdp": 2.5e-12, "deepspeed": 1.268e-11})
+        "megatron": 0.0, "fsdp": 2.6e-12, "deepspeed": 1.298e-11})
     launch_s: dict[str, float] = field(default_factory=lambda: {
         "megatron": 1.0e-6, "fsdp": 4.0e-6, "deepspeed": 5.0e-6})
     attention: dict[tuple[str, str], AttentionCurve] = field(
@@ -185,16 +187,23 @@ NOTES: dict[str, Note] = {
         "fitted", "fraction of the large-shape GEMM rate", 0.06,
         f"{UPG}: the eager Hugging Face + DeepSpeed stack's 'everything else' bucket at 8k, "
         "ZeRO-2, mbs=1 (463 TFLOPS on H200, 771 on B200), solved together with DeepSpeed's "
-        "per-parameter step time; the two GPUs share one value. Megatron, FSDP and serving "
-        "engines run the same cuBLAS/CUTLASS GEMMs the catalog's large-shape rates were timed "
-        "on (TRT-LLM Linear layers), so 1.0 there",
+        "per-parameter step time; the two GPUs share one value. A training step's GEMMs "
+        "(forward, input and weight gradients, transposed layouts) in any framework are the same "
+        "cuBLAS/CUTLASS kernels, so Megatron and FSDP share the value; only their host "
+        "overheads differ",
         ("upg-8k-decomposition",),
+    ),
+    "serve_gemm_efficiency": Note(
+        "derived", "fraction of the large-shape GEMM rate", 0.05,
+        "the catalog's large-shape rates are TensorRT-LLM Linear layers timed by AIConfigurator: "
+        "a serving engine's own GEMMs",
     ),
     "gemm_m_half_s": Note(
         "derived", "tokens per (FLOP/s)", 0.3,
-        "AIConfigurator's skinny-GEMM tables (N=K=8192): a GEMM of M rows runs at "
-        "rate x M/(M + M_half) with M_half ~ 1.3e-13 x rate (H100 bf16 ~100, B200 fp8 ~500, "
-        "B200 nvfp4 ~900 rows): faster GPUs need more rows to fill",
+        "AIConfigurator's skinny-GEMM tables (N=K=8192), where compute-bound: a GEMM of M rows "
+        "runs at rate x M/(M + M_half) with M_half ~ 0.8e-13 x the GPU's large-shape rate "
+        "(0.55-1.06e-13 over H100/H200/B200/RTX PRO 6000 in bf16, fp8 and nvfp4): faster "
+        "GPUs need more rows to fill",
     ),
     "large_shape_fraction": Note(
         "derived", "large-shape median / best shape", 0.05,
@@ -312,6 +321,11 @@ NOTES: dict[str, Note] = {
         "assumption", "s per decode iteration", 0.5,
         "host-side scheduling and sampling per serving iteration that a faster GPU does not "
         "shrink (CUDA graphs and overlap schedulers hide most of it)",
+    ),
+    "serve_request_s": Note(
+        "assumption", "s per request in flight per decode iteration", 0.5,
+        "host-side work per sequence per iteration (scheduling, sampling, stop checks) in a "
+        "Python-driven serving engine; it caps tokens/s for small models whatever the GPU",
     ),
     "decode_attn_bw": Note(
         "derived", "of the catalog's measured streaming bandwidth", 0.05,

@@ -41,7 +41,6 @@ BUCKETS: tuple[str, ...] = (
 RESOURCES: tuple[str, ...] = ("compute", "memory", "network", "host")
 COMPUTE, MEMORY, NETWORK, HOST = range(4)
 GIB = float(2**30)
-SERVING_FRAMEWORK = "megatron"  # serving engines: CUDA graphs, fused kernels, tuned GEMMs
 
 Array = np.ndarray
 
@@ -462,7 +461,7 @@ def _decode_step(w: Workload, r: GpuRates, g: Grid, ctx: Array, batch: Array,
                + sh.n_expert_layer * sh.moe_share * experts_touched / tp * layers) * wb
     weights = weights + sh.head / tp * 2.0
     io = 2.0 * batch * (4 * sh.h + (sh.qkv + sh.attn_out + sh.mlp_mats * sh.ffn_act) / tp) * layers
-    rate = r.gemm_flops * cal.gemm_efficiency[SERVING_FRAMEWORK]
+    rate = r.gemm_flops * cal.serve_gemm_efficiency
     routed = 2.0 * sh.n_routed_active * batch / tp * layers
     touched = np.maximum(experts_touched * sh.experts, 1.0)
     rows_e = batch * sh.top_k / touched
@@ -484,7 +483,8 @@ def _decode_step(w: Workload, r: GpuRates, g: Grid, ctx: Array, batch: Array,
     t_comm = 2.0 * layers * _all_reduce(act, tp, g_tp, k_tp, r, cal)
     t_comm = t_comm + np.where(pp > 1, act / r.link_bps + cal.link_latency_s, 0.0)
     return {"dense": t_dense, "attention": t_attn, "elementwise": t_elem,
-            "communication": t_comm, "overhead": np.full_like(t_dense, cal.serve_step_s),
+            "communication": t_comm,
+            "overhead": cal.serve_step_s + batch * cal.serve_request_s + 0.0 * t_dense,
             "_dense_c": dense_c, "_dense_m": dense_m, "_attn_c": attn_c, "_attn_m": attn_m,
             "_flops": flops, "_attn_flops": attn_flops, "_wbytes": weights + io, "_kv": kv,
             "_elem": elem}
@@ -496,7 +496,7 @@ def _prefill(w: Workload, r: GpuRates, g: Grid, isl: Array, cal: Calibration
     m, sh = w.model, shape_of(w)
     tp = g.tp.astype(float)
     flops = 2.0 * (sh.n_attn + sh.n_mlp_active) * isl / tp * m.layers + 2.0 * sh.head / tp
-    rate = r.gemm_flops * cal.gemm_efficiency[SERVING_FRAMEWORK]
+    rate = r.gemm_flops * cal.serve_gemm_efficiency
     rows = cal.serve_max_tokens  # chunked prefill batches prompts up to the token budget
     routed = 2.0 * sh.n_routed_active * isl / tp * m.layers
     rows_e = rows * sh.top_k / sh.experts

@@ -30,6 +30,11 @@ KERNEL_NAMES: dict[str, str] = {
     "ck": "AMD CK/aiter flash attention", "vendor": "the vendor's attention kernel",
     "math": "unfused SDPA math",
 }
+# The FlashAttention generation written for an MMA class, and the package that ships it.
+NEWEST: dict[str, tuple[str, str]] = {
+    "hopper": ("flash-attn-3", "fa3"), "blackwell": ("flash-attn-4", "fa4"),
+    "blackwell-ultra": ("flash-attn-4", "fa4"),
+}
 # Kernels that run on each MMA class (fa3 is Hopper-only; fa4 is Blackwell datacenter).
 RUNS_ON: dict[str, frozenset[str]] = {
     "fa2": frozenset({"ampere", "hopper", "blackwell", "blackwell-ultra"}),
@@ -68,21 +73,14 @@ def choose_attention(arch: str, requested: str, stack: Stack | None,
         return KernelChoice(default, mma, "no stack declared: the vendor's production kernel")
     has = {p for p in ("flash-attn-4", "flash-attn-3", "flash-attn") if stack.version_of(p)}
     te = stack.version_of("transformer-engine") is not None or framework == "megatron"
-    if mma in ("blackwell", "blackwell-ultra"):
-        if "flash-attn-4" in has:
-            return KernelChoice("fa4", mma, "flash-attn-4 declared")
+    if mma in NEWEST:
+        package, kernel = NEWEST[mma]
+        if package in has:
+            return KernelChoice(kernel, mma, f"{package} declared")
         if te:
             return KernelChoice("cudnn", mma, "Transformer Engine / Megatron: cuDNN attention")
         if "flash-attn" in has:
-            return KernelChoice("fa2", mma, "only flash-attn 2 declared: FA2 on Blackwell")
-        return KernelChoice("sdpa", mma, "no flash-attn declared: PyTorch SDPA")
-    if mma == "hopper":
-        if "flash-attn-3" in has:
-            return KernelChoice("fa3", mma, "flash-attn-3 declared")
-        if te:
-            return KernelChoice("cudnn", mma, "Transformer Engine / Megatron: cuDNN attention")
-        if "flash-attn" in has:
-            return KernelChoice("fa2", mma, "only flash-attn 2 declared: FA2 on Hopper")
+            return KernelChoice("fa2", mma, f"only flash-attn 2 declared: FA2 on {arch}")
         return KernelChoice("sdpa", mma, "no flash-attn declared: PyTorch SDPA")
     if mma == "ampere":
         if "flash-attn" in has or te:

@@ -1,9 +1,9 @@
 """Dialogs that write files: the report (TOML) and the copied summary (Markdown).
 
-A path is checked before anything is written: a missing folder is refused with a clear
-message (nothing creates folders behind your back), and an existing file is replaced only
-after you confirm. The write itself is atomic (`advisor.io.atomic.write_atomic`): an
-interrupted export never leaves half a file.
+A path is checked before anything is written (`advisor.io.atomic.check_output_path`): a
+missing folder is refused with a clear message (nothing creates folders behind your back),
+and an existing file is replaced only after you confirm. The write goes through advisor's
+one writer (`write_output`): atomic, so an interrupted export never leaves half a file.
 """
 
 from __future__ import annotations
@@ -26,14 +26,19 @@ if TYPE_CHECKING:
 def check_path(text: str, default: Path) -> tuple[Path | None, str]:
     """(the file to write, why not): a folder gets the default name; a missing folder is
     refused, never created."""
+    from advisor.core import InputError
+    from advisor.io.atomic import check_output_path
+
     path = Path(text.strip() or str(default)).expanduser()
     if path.is_dir():
         path = path / default.name
-    folder = path.parent
-    if not folder.exists():
-        return None, f"the folder {folder} does not exist: create it first, or choose another"
-    if not folder.is_dir():
-        return None, f"{folder} is not a folder"
+    try:
+        check_output_path(path, example=default.name)
+    except InputError as exc:
+        if not path.parent.exists():
+            return None, (f"the folder {path.parent} does not exist: create it first, or "
+                          "choose another")
+        return None, exc.message
     return path, ""
 
 
@@ -88,7 +93,7 @@ class WriteDialog(ModalScreen[Path | None]):
         if path is None:
             self._say(f"✘ {why}", error=True)
             return
-        if path.exists() and self.pending != path:
+        if path.is_file() and self.pending != path:
             self.pending = path
             self.query_one("#confirm").display = True
             self._say(f"{path} exists: replace it? (enter or the button replaces it; edit the "
@@ -106,12 +111,13 @@ class WriteDialog(ModalScreen[Path | None]):
         self.action_cancel()
 
     def _write(self, path: Path) -> None:
-        from advisor.io.atomic import write_atomic
+        from advisor.core import InputError
+        from advisor.io.atomic import write_output
 
         try:
-            written = write_atomic(path, self.content())
-        except OSError as exc:
-            self._say(f"✘ could not write {path}: {exc.strerror or exc}", error=True)
+            written = write_output(path, self.content())
+        except InputError as exc:
+            self._say(f"✘ {exc.one_line()}", error=True)
             return
         self.dismiss(written)
 

@@ -108,7 +108,7 @@ def layout_text(decision: Decision) -> str:
     for r in (decision.current, *decision.targets):
         p = r.point(seq)
         a = next((x for x in r.as_run if x.seq_len == seq), None)
-        change = r.fit_change[0] if r.fit_change else None
+        change = r.change_at(seq)
         lines.append(f"[b]{r.gpus}x {r.gpu}[/b]")
         if a is not None and a.layout is not None:
             fit = "" if a.fits else (" [$error]does not fit[/]"

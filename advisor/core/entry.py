@@ -33,8 +33,8 @@ def run(answers: Answers, catalog: Catalog, probes: Mapping[str, ProbeRecord] | 
     decision = decide(answers, catalog, used, cal)
     configs = sweep_configs(answers, catalog, used, cal) \
         if answers.configs is not None and answers.workload.token_budget else None
-    pipeline = analyse_pipeline(answers.pipeline, catalog, probes=used, cal=cal) \
-        if answers.pipeline is not None else None
+    pipeline = analyse_pipeline(answers.pipeline, catalog, probes=used, cal=cal,
+                                prices=answers.prices) if answers.pipeline is not None else None
     drift = stack_drift(used)
     warnings = [f"stack drift: {d.line()}" for d in drift] + ([DRIFT_NOTE] if drift else [])
     prov = provenance or Provenance(advisor_version="unknown", catalog_version="unknown",

@@ -139,9 +139,16 @@ class AdvisorApp(App[None]):
                 if inputs.answers == self._loaded.decision.answers:
                     self.results["report"] = (inputs, self._loaded)
         self.goto(self.start)
+        self.call_after_refresh(self._warm_up)
         if self.ctx.hardware.pending:
             self.run_worker(self._detect, thread=True, exclusive=True, group="detect",
                             description="detect hardware")
+
+    def _warm_up(self) -> None:
+        """After the first paint, load the engine (numpy, its models) in a thread while the
+        user reads Welcome, so the first step that asks for a Report does not wait on it."""
+        self.run_worker(_import_engine, thread=True, group="warm-up",
+                        description="load the engine")
 
     def _detect(self) -> None:
         """nvidia-smi can take seconds; the first screen paints without waiting for it."""
@@ -319,6 +326,11 @@ class AdvisorApp(App[None]):
             if i <= self.state.reached and i != self.step:
                 yield SystemCommand(f"Go to step {i + 1}: {title}", "Jump to a step you have "
                                     "already reached", lambda i=i: self.goto(i))
+
+
+def _import_engine() -> None:
+    import_module("advisor.core.entry")
+    import_module("advisor.core.report.document")
 
 
 def error_text(exc: BaseException | None) -> str:

@@ -109,3 +109,9 @@ def table_text(table: Any) -> str:
     """Every cell of a DataTable as plain text, a line per row."""
     return "\n".join(" | ".join(str(c) for c in table.get_row_at(i))
                      for i in range(table.row_count))
+
+
+async def open_advanced(pilot: Pilot[Any]) -> None:
+    """Open the Workload step's Advanced group (its rows are built when first opened)."""
+    pilot.app.screen.query_one("#advanced").collapsed = False
+    await demo.settle(pilot)

@@ -122,7 +122,8 @@ async def test_wizard_and_decide_write_the_same_report(make_app, shipped, cpu_bo
         assert isinstance(screen, WorkloadScreen)
         assert app.state.given == {"model": "llama-3.1-8b", "seq_lens": (4096, 8192)}
         await type_into(pilot, screen.query_one("#token_budget", Input), "100B")
-        screen.query_one("#advanced").collapsed = False
+        screen.query_one("#advanced CollapsibleTitle").focus()
+        await pilot.press("enter")  # opens the Advanced group
         await settle(pilot)
         await type_into(pilot, screen.query_one("#global_batch", Input), "64")
         await choose(pilot, screen.query_one("#zero_stage", Select), 2)  # ZeRO-1

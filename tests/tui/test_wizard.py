@@ -21,7 +21,7 @@ from advisor.tui.screens.welcome import WelcomeScreen
 from advisor.tui.screens.workload import WorkloadScreen
 from advisor.tui.widgets.field import FormField
 
-from .conftest import NARROW, WIDE, retype, table_text, text_of
+from .conftest import NARROW, WIDE, open_advanced, retype, table_text, text_of
 
 
 async def test_cpu_only_box_from_welcome_to_verdict(make_app, cpu_box):
@@ -129,6 +129,8 @@ async def test_workload_defaults_are_core_s_and_marked(make_app, ready_state):
     async with app.run_test(size=WIDE) as pilot:
         await settle(pilot)
         screen = app.screen
+        assert not screen.query("#zero_stage"), "Advanced is built when first opened"
+        await open_advanced(pilot)
         assert set(app.state.given) == {"model", "seq_lens"}, "nothing typed, nothing given"
         gpus = screen.query_one("#gpus", Input)
         assert gpus.value == "" and gpus.placeholder == \
@@ -177,6 +179,7 @@ async def test_cross_field_rules_are_the_engine_s(make_app, ready_state):
     app = make_app(state=ready_state(), start=1)
     async with app.run_test(size=WIDE) as pilot:
         await settle(pilot)
+        await open_advanced(pilot)
         await retype(pilot, app.screen.query_one("#tp", Input), "3")
         hint = text_of(app.screen.query_one("#hint"))
         assert "TP × PP × CP" in hint and "tp x pp" not in hint
@@ -189,6 +192,7 @@ async def test_serving_fields_and_their_rules(make_app, ready_state):
     async with app.run_test(size=WIDE) as pilot:
         await settle(pilot)
         screen = app.screen
+        await open_advanced(pilot)
         screen.query_one("#mode", Select).value = "serve"
         await settle(pilot)
         for key in ("osl", "kv_dtype", "ttft_ms", "tpot_ms", "max_batch"):

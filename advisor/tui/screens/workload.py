@@ -38,6 +38,7 @@ from advisor.tui.words import humanize
 
 if TYPE_CHECKING:
     from advisor.core import LayoutChoice, Report
+    from advisor.tui.app import Kind
 
 CUSTOM = "custom"
 KEYS = tuple(dict.fromkeys(f.key for f in FIELDS))
@@ -89,9 +90,7 @@ class WorkloadScreen(StepScreen):
             with Collapsible(title="Advanced: the layout you run today, kernels, serving limits",
                              id="advanced", collapsed=not self._advanced_given()):
                 yield Static("", id="retuned-intro", markup=True)
-                for key in KEYS:
-                    if key not in COMMON:
-                        yield self._row(key, given)
+                yield Vertical(id="advanced-rows")
 
     def _advanced_given(self) -> bool:
         return any(k not in COMMON for k in self.state.given if k not in ("model", "seq_lens"))
@@ -131,13 +130,37 @@ class WorkloadScreen(StepScreen):
         shown = PLACEHOLDER.get(f.key, "none") if default is None else show_value(f, default)
         return f"{shown} (default)"
 
+    def _rows(self) -> dict[str, FormField]:
+        """The rows mounted so far, by field (the Advanced ones once it is first opened)."""
+        return {row.id.removeprefix("f-"): row for row in self.query(FormField)
+                if row.id and row.id.removeprefix("f-") in KEYS}
+
+    @on(Collapsible.Expanded, "#advanced")
+    def _expanded(self) -> None:
+        self._build_advanced()
+
+    def _build_advanced(self) -> None:
+        """The Advanced rows are mounted when the group is first opened: twenty-odd fields
+        fewer to build for the common path."""
+        box = self.query_one("#advanced-rows", Vertical)
+        if box.children:
+            return
+        box.mount_all([self._row(key, self.state.given) for key in KEYS if key not in COMMON])
+        self.call_after_refresh(self._after_advanced)
+
+    def _after_advanced(self) -> None:
+        self._show_mode()
+        self._notes()
+
     def on_mount(self) -> None:
+        if not self.query_one("#advanced", Collapsible).collapsed:
+            self._build_advanced()
         self._show_model()
         self._show_mode()
         self._intro()
         self._notes()
         self.query_one("#preset").focus()
-        self.wizard.request("preview")
+        self.wizard.request(self.kind)
 
     def refresh_view(self) -> None:
         """Other steps edit the token budget and the current GPU."""
@@ -149,13 +172,18 @@ class WorkloadScreen(StepScreen):
             same = True
         if not same:
             budget.value = show_number(value)
-        self.wizard.request("preview")
+        self.wizard.request(self.kind)
         super().refresh_view()
 
     # -- notes: defaults, interpretation, re-tuned layout ---------------------------------
 
+    @property
+    def kind(self) -> Kind:
+        """Before any target is chosen, a preview; after, the Report every step shows."""
+        return "report" if self.state.targets else "preview"
+
     def computed(self, kind: str, report: Report) -> None:
-        if kind != "preview":
+        if kind != self.kind:
             return
         d = report.decision
         sweep = d.current.sweep
@@ -177,7 +205,7 @@ class WorkloadScreen(StepScreen):
         self.query_one("#retuned-intro", Static).update(text)
 
     def compute_failed(self, kind: str, text: str) -> None:
-        if kind == "preview":
+        if kind == self.kind:
             self._layout = None
             self._intro()
             self._notes()
@@ -186,8 +214,8 @@ class WorkloadScreen(StepScreen):
         f = field_for(key, self.mode)
         if f is None:
             return ""
-        row = self.query_one(f"#f-{key}", FormField)
-        widget = row.field
+        row = self._rows().get(key)
+        widget = row.field if row is not None else None
         typed = key in self.state.given and key not in self.state.examples
         parts: list[str] = []
         if key in self.state.examples:
@@ -215,16 +243,15 @@ class WorkloadScreen(StepScreen):
         return "  ".join(p for p in parts if p)
 
     def _notes(self) -> None:
-        for key in KEYS:
+        for key, row in self._rows().items():
             if field_for(key, self.mode) is not None:
-                self.query_one(f"#f-{key}", FormField).set_note(self._note(key))
+                row.set_note(self._note(key))
 
     # -- model and mode -------------------------------------------------------------------
 
     def _show_mode(self) -> None:
         mode = self.mode
-        for key in KEYS:
-            row = self.query_one(f"#f-{key}", FormField)
+        for key, row in self._rows().items():
             f = field_for(key, mode)
             row.display = f is not None
             if f is not None:
@@ -330,7 +357,7 @@ class WorkloadScreen(StepScreen):
         self._notes()
         self.refresh_nav()
         if self.is_current and self._workload_error() is None:
-            self.wizard.request("preview")
+            self.wizard.request(self.kind)
 
     # -- Next -----------------------------------------------------------------------
 

@@ -1,0 +1,69 @@
+"""Every step fits 80×24 and 120×40 without clipping a label, a value or an error.
+
+Checked on the screen as laid out: no widget runs past the right edge of its container
+(which would cut it off), no text needs more lines than it is given, and no table is wider
+than the space it has (a column scrolled out of sight is a column the user does not see).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from textual.containers import ScrollableContainer
+from textual.widget import Widget
+from textual.widgets import DataTable, Static
+
+from advisor.tui.demo import settle
+from advisor.tui.state import STEPS
+
+from .conftest import NARROW, WIDE
+
+
+def _visible(widget: Widget) -> bool:
+    node: Any = widget
+    while node is not None and isinstance(node, Widget):
+        if not node.display or not node.visible:
+            return False
+        node = node.parent
+    return widget.region.width > 0 and widget.region.height > 0
+
+
+def clipped(screen: Any) -> list[str]:
+    """What the layout cuts off, as readable lines (empty when everything fits)."""
+    out = []
+    for widget in screen.query("*"):
+        if not isinstance(widget, Widget) or not _visible(widget):
+            continue
+        parent = widget.parent
+        if isinstance(parent, Widget) and not isinstance(parent, ScrollableContainer) \
+                and parent.region.width and widget.region.right > parent.region.right:
+            out.append(f"{widget!r} runs {widget.region.right - parent.region.right} cells "
+                       f"past {parent!r}")
+        if isinstance(widget, DataTable):
+            need, have = widget.virtual_size.width, widget.scrollable_content_region.width
+            if need > have:
+                out.append(f"{widget!r} needs {need} columns, has {have}")
+        elif isinstance(widget, Static) and widget.styles.height is not None \
+                and widget.styles.height.is_cells:
+            width = widget.content_region.width
+            lines = widget.get_content_height(screen.region, screen.region, width)
+            if lines > widget.content_region.height:
+                out.append(f"{widget!r} needs {lines} lines, has "
+                           f"{widget.content_region.height}")
+    return out
+
+
+def state_at(ready_state: Any, step: int) -> Any:
+    return ready_state(targets=["b200-sxm", "mi300x", "v100-sxm2"], reached=step,
+                       given={"token_budget": 1e11})
+
+
+@pytest.mark.parametrize("size", [NARROW, WIDE], ids=["80x24", "120x40"])
+@pytest.mark.parametrize("step", range(len(STEPS)), ids=[s for s, _ in STEPS])
+async def test_each_step_fits(make_app, ready_state, size, step):
+    app = make_app(state=state_at(ready_state, step), start=step)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        problems = clipped(app.screen)
+        assert not problems, "\n".join(problems)

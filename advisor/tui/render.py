@@ -27,6 +27,9 @@ BUCKET_NAMES = {"dense": "dense GEMMs", "attention": "attention", "elementwise":
                 "overhead": "host overhead"}
 RESOURCE_NAMES = {"compute": "compute", "memory": "memory bandwidth", "network": "network",
                   "host": "host", "capacity": "memory capacity"}
+RESOURCE_SHORT = {"compute": "compute", "memory": "HBM", "network": "network", "host": "host",
+                  "capacity": "capacity"}
+"""For table cells; the legend beside the table spells them out."""
 WARNING_KINDS = ("software", "evidence", "power")
 
 

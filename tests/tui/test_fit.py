@@ -67,3 +67,61 @@ async def test_each_step_fits(make_app, ready_state, size, step):
         await settle(pilot)
         problems = clipped(app.screen)
         assert not problems, "\n".join(problems)
+
+
+async def _advanced(pilot: Any) -> None:
+    pilot.app.screen.query_one("#advanced").collapsed = False
+    await settle(pilot)
+
+
+async def _serve(pilot: Any) -> None:
+    await _advanced(pilot)
+    pilot.app.screen.query_one("#mode").value = "serve"
+    await settle(pilot)
+
+
+async def _tab(pilot: Any) -> None:
+    await pilot.press("ctrl+t")
+    await settle(pilot)
+
+
+async def _tab2(pilot: Any) -> None:
+    await pilot.press("ctrl+t", "ctrl+t")
+    await settle(pilot)
+
+
+async def _pipeline(pilot: Any) -> None:
+    await pilot.press("ctrl+t")
+    await settle(pilot)
+    await pilot.click("#pl-example")
+    await settle(pilot)
+
+
+async def _press(pilot: Any, *keys: str) -> None:
+    await pilot.press(*keys)
+    await settle(pilot)
+
+
+VIEWS = {
+    "workload-advanced": (1, _advanced),
+    "workload-serving": (1, _serve),
+    "performance-buckets": (6, _tab),
+    "performance-layouts": (6, _tab2),
+    "configs-pipeline": (7, _pipeline),
+    "help": (2, lambda p: _press(p, "f1")),
+    "ranking": (8, lambda p: _press(p, "ctrl+k")),
+    "export": (8, lambda p: _press(p, "ctrl+e")),
+    "summary": (8, lambda p: _press(p, "ctrl+y")),
+}
+
+
+@pytest.mark.parametrize("size", [NARROW, WIDE], ids=["80x24", "120x40"])
+@pytest.mark.parametrize("view", list(VIEWS))
+async def test_each_view_fits(make_app, ready_state, size, view):
+    step, action = VIEWS[view]
+    app = make_app(state=state_at(ready_state, step), start=step)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        await action(pilot)
+        problems = clipped(app.screen)
+        assert not problems, "\n".join(problems)

@@ -30,7 +30,7 @@ from advisor.tui.numbers import (
     parse_optional,
     show_number,
 )
-from advisor.tui.screens.base import ComputedScreen
+from advisor.tui.screens.base import NARROW, ComputedScreen
 from advisor.tui.widgets.charts import config_chart
 from advisor.tui.widgets.field import FormField, sync_input, text_input
 from advisor.tui.widgets.pipeline import PipelinePanel
@@ -58,6 +58,8 @@ OPTIONS: dict[str, tuple[str, Callable[[str], Any]]] = {
 """Input id -> (ConfigOptions field, parser)."""
 COLUMNS = ("", "GPU", "N", "Ktok/s", "scaling", "comm", "ETA d", "$", "GPU-d eq", "kW", "kWh",
            "idle slots", "$/GPU-h")
+NARROW_COLUMNS = ("", "GPU", "N", "ETA d", "$", "kWh", "$/GPU-h")
+"""Below 110 columns; the highlighted row's other figures show under the table."""
 """Sized to their contents; a "limits" column follows when there is a cap or a deadline."""
 
 
@@ -78,9 +80,10 @@ def has_limits(sweep: ConfigSweep) -> bool:
     return sweep.choice.power_cap_kw is not None or sweep.choice.deadline_days is not None
 
 
-def config_rows(sweep: ConfigSweep, today: int) -> list[tuple[str, list[str | Text]]]:
-    """(row key, cells): ★ marks the pick, ● the Pareto front, (now) the current GPU at
-    today's count; your prices vs defaults."""
+def config_rows(sweep: ConfigSweep, today: int,
+                columns: tuple[str, ...] = COLUMNS) -> list[tuple[str, list[str | Text]]]:
+    """(row key, cells in `columns`): ★ marks the pick, ● the Pareto front, (now) the current
+    GPU at today's count; your prices vs defaults."""
     pick = sweep.choice.best
     limits = has_limits(sweep)
     rows: list[tuple[str, list[str | Text]]] = []
@@ -96,9 +99,26 @@ def config_rows(sweep: ConfigSweep, today: int) -> list[tuple[str, list[str | Te
                    f"{p.comm_share:.0%}", fmt_num(p.eta_days, 1), fmt_num(p.usd, 0),
                    fmt_num(p.gpu_days_equiv, 1), fmt_num(p.power_kw, 1), fmt_num(p.energy_kwh, 0),
                    f"{p.idle_gpus} counted" if p.idle_gpus else "none"]
-        rows.append((point_key(p), [mark, gpu, *(Text(n, justify="right") for n in numbers),
-                                    price, *([_limits(p)] if limits else [])]))
+        cells: dict[str, str | Text] = dict(zip(
+            COLUMNS, [mark, gpu, *(Text(n, justify="right") for n in numbers), price],
+            strict=True))
+        rows.append((point_key(p), [cells[c] for c in columns]
+                     + ([_limits(p)] if limits else [])))
     return rows
+
+
+def point_text(p: ConfigPoint, current: str) -> str:
+    """Every figure of one configuration, for the highlighted row (markup)."""
+    price = ("no price" if p.usd_per_gpu_hour is None else
+             f"${p.usd_per_gpu_hour:.2f}/GPU-h "
+             + ("your quote" if p.price_source == "user" else "[$warning]default[/]"))
+    idle = (f"incl. {p.idle_gpus} idle slot{'s' if p.idle_gpus != 1 else ''} of a partly used "
+            "node" if p.idle_gpus else "no idle slots")
+    return (f"[b]{p.gpus}x {p.gpu}[/b] on {p.nodes} node(s), {escape(p.layout)}: "
+            f"{fmt_num(p.tokens_per_s / 1e3, 1)} Ktok/s, scaling {p.scaling_efficiency:.0%}, "
+            f"comm {p.comm_share:.0%}, {fmt_num(p.eta_days, 1)} days, "
+            f"${fmt_num(p.usd, 0)} ({fmt_num(p.gpu_days_equiv, 1)} {current} GPU-days), "
+            f"{fmt_num(p.power_kw, 1)} kW, {fmt_num(p.energy_kwh, 0)} kWh ({idle}), {price}")
 
 
 def choice_text(sweep: ConfigSweep) -> str:
@@ -201,6 +221,7 @@ class ConfigsScreen(ComputedScreen):
     def compose_result(self) -> ComposeResult:
         yield Static("", id="cfg-best", markup=True)
         yield DataTable(id="cfg-table", cursor_type="row", zebra_stripes=True)
+        yield Static("", id="cfg-row", markup=True)
         with VerticalScroll(id="cfg-more"), Horizontal(id="cfg-panels"):
             yield Static("", id="cfg-chart", markup=True)
             yield Static("", id="cfg-notes", markup=True)
@@ -251,9 +272,10 @@ class ConfigsScreen(ComputedScreen):
         table = self.query_one("#cfg-table", DataTable)
         keep = self._highlighted()
         table.clear(columns=True)
-        table.add_columns(*COLUMNS, *(["limits"] if has_limits(sweep) else []))
+        columns = NARROW_COLUMNS if self.size.width < NARROW else COLUMNS
+        table.add_columns(*columns, *(["limits"] if has_limits(sweep) else []))
         today = report.decision.answers.workload.gpus
-        for key, cells in config_rows(sweep, today):
+        for key, cells in config_rows(sweep, today, columns):
             table.add_row(*cells, key=key)
         pick = sweep.choice.best or sweep.choice.closest_miss
         target = keep if keep in table.rows else (point_key(pick) if pick else None)
@@ -272,8 +294,11 @@ class ConfigsScreen(ComputedScreen):
 
     def _draw_chart(self) -> None:
         if self.sweep is not None:
-            self.query_one("#cfg-chart", Static).update(
-                config_chart(self.sweep, self._highlighted()))
+            key = self._highlighted()
+            self.query_one("#cfg-chart", Static).update(config_chart(self.sweep, key))
+            point = next((p for p in self.sweep.points if point_key(p) == key), None)
+            self.query_one("#cfg-row", Static).update(
+                point_text(point, self.sweep.current) if point else "")
 
     @on(DataTable.RowHighlighted, "#cfg-table")
     def _row(self) -> None:

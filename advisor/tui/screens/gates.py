@@ -65,9 +65,7 @@ class GateScreen(ReportScreen):
         yield from self.compose_extra()
 
     def compose_result(self) -> ComposeResult:
-        table: DataTable[Text] = DataTable(cursor_type="row", id="gate")
-        table.add_columns("GPU", "arch", "result", "why")
-        yield table
+        yield DataTable(cursor_type="row", id="gate")
         with VerticalScroll(id="details"):
             yield Static("", id="detail-text", markup=True)
 
@@ -89,14 +87,21 @@ class GateScreen(ReportScreen):
         self.rows = {r.gpu: r for r in (d.current, *d.targets)}
         table = self.query_one("#gate", DataTable)
         keep = table.cursor_row
-        table.clear()
+        table.clear(columns=True)
+        gpu_w = max(len(f"{r.gpu} (now)") for r in self.rows.values())
+        arch_w = max(len(r.dtype_gate.arch) for r in self.rows.values())
+        fixed = gpu_w + arch_w + 15 + 4 * 2 + 2  # cells, their padding, the scrollbar
+        table.add_column("GPU", width=gpu_w)
+        table.add_column("arch", width=arch_w)
+        table.add_column("result", width=15)
+        table.add_column("why", width=max(20, self.size.width - 2 - fixed))
         colours = self.app.theme_variables
         for r in self.rows.values():
             word, colour = MARK[self.verdict_of(r)]
             table.add_row(Text(f"{r.gpu} (now)" if r.role == "current" else r.gpu),
                           Text(r.dtype_gate.arch),
                           Text(word, style=f"bold {colours.get(colour, '')}"),
-                          Text(humanize(self.summary_of(r))), key=r.gpu)
+                          Text(humanize(self.summary_of(r))), key=r.gpu, height=None)
         if table.row_count:
             table.move_cursor(row=min(keep, table.row_count - 1))
             self._show(list(self.rows)[table.cursor_row])

@@ -24,8 +24,8 @@ from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from advisor.textfmt import fmt_num
 from advisor.tui.numbers import format_seq_lens
-from advisor.tui.render import BUCKET_NAMES, RESOURCE_NAMES, speed
-from advisor.tui.screens.base import ReportScreen
+from advisor.tui.render import BUCKET_NAMES, RESOURCE_NAMES, RESOURCE_SHORT, speed
+from advisor.tui.screens.base import NARROW, ReportScreen
 from advisor.tui.widgets.charts import bar, speedup_chart
 from advisor.tui.words import humanize
 
@@ -40,27 +40,32 @@ def _fits(p: SweepPoint, r: GpuResult) -> Text:
     return Text(f"✔ {mem}", style="green") if p.fits else Text(f"✘ {mem}", style="red")
 
 
-def sweep_columns(decision: Decision) -> list[str]:
+def sweep_columns(decision: Decision, band: bool = True) -> list[str]:
     serving = not decision.answers.workload.training
-    cols = ["seq", "GPU", "tok/s/GPU", "speedup (band)", "$/Mtok", "bound by", "mem GiB"]
+    cols = ["seq", "GPU", "tok/s/GPU", "speedup (band)" if band else "speedup", "$/Mtok",
+            "bound by", "mem GiB"]
     return cols + (["TTFT ms", "TPOT ms"] if serving else [])
 
 
-def sweep_rows(decision: Decision) -> list[list[str | Text]]:
-    """Rows grouped by sequence length, current GPU first in each group."""
+def sweep_rows(decision: Decision, band: bool = True) -> list[list[str | Text]]:
+    """Rows grouped by sequence length, current GPU first in each group; without `band`
+    (narrow terminals) the speedup's band is left to the chart beside it."""
     serving = not decision.answers.workload.training
     gpus = [decision.current, *decision.targets]
     rows: list[list[str | Text]] = []
     for col, seq in enumerate(decision.answers.workload.seq_lens):
         for r in gpus:
             p = r.sweep[col]
-            today = "1.00× (today)" if p.runnable else "-"
-            shown = today if r.role == "current" else speed(p)
+            today = ("1.00× (today)" if band else "1.00×") if p.runnable else "-"
+            if r.role == "current":
+                shown = today
+            else:
+                shown = speed(p) if band or p.speedup is None else f"{p.speedup:.2f}×"
             label = f"{r.gpus}x {r.gpu}" + (" (now)" if r.role == "current" else "")
             row: list[str | Text] = [
                 format_seq_lens((seq,)), label, fmt_num(p.tokens_per_s_per_gpu, 0), shown,
                 fmt_num(p.usd_per_mtok, 3),
-                RESOURCE_NAMES.get(p.binding or "", "-") if p.binding else "-", _fits(p, r)]
+                RESOURCE_SHORT.get(p.binding or "", "-") if p.binding else "-", _fits(p, r)]
             if serving:
                 row += [fmt_num(p.ttft_ms, 0), fmt_num(p.tpot_ms, 1)]
             rows.append(row)
@@ -164,11 +169,13 @@ class PerformanceScreen(ReportScreen):
             else "your layout as run"
         self.query_one("#perf-summary", Static).update(
             f"[b]{w.model.name}[/b] {w.mode}, {w.precision}, {w.gpus} GPUs today. Speedup is "
-            f"tokens/s per GPU against {decision.current.gpu}, {basis}; ^t switches view.")
+            f"tokens/s per GPU against {decision.current.gpu}, {basis}; bound by: what limits "
+            "the step (HBM = memory bandwidth); ^t switches view.")
         table = self.query_one("#sweep", DataTable)
         table.clear(columns=True)
-        table.add_columns(*sweep_columns(decision))
-        for row in sweep_rows(decision):
+        band = self.size.width >= NARROW
+        table.add_columns(*sweep_columns(decision, band))
+        for row in sweep_rows(decision, band):
             table.add_row(*row)
         table.focus()
         self.query_one("#chart", Static).update(speedup_chart(decision))

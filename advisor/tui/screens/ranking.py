@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -19,7 +20,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, LoadingIndicator, Static
 
 from advisor.textfmt import fmt_num
-from advisor.tui.render import KIND, hours, price_text
+from advisor.tui.render import KIND, headline, hours, price_text
 from advisor.tui.words import humanize
 
 if TYPE_CHECKING:
@@ -91,6 +92,7 @@ class RankingScreen(ModalScreen[None]):
             yield LoadingIndicator(id="rank-loading")
             yield Static("", id="rank-head", markup=True)
             yield DataTable(id="rank-table", cursor_type="row", zebra_stripes=True)
+            yield Static("", id="rank-row", markup=True)
             with VerticalScroll(id="rank-more"):
                 yield Static("", id="rank-out", markup=True)
         yield Footer()
@@ -132,9 +134,12 @@ class RankingScreen(ModalScreen[None]):
             f"prices are catalog figures, not quotes.{note}")
         table = self.query_one("#rank-table", DataTable)
         table.clear(columns=True)
-        table.add_columns("#", "GPU", "verdict", "$/Mtok", "$/GPU-h", "tok/s/GPU",
-                          "wall-clock" if budget else "cluster tok/s", "kWh" if budget
-                          else "kW")
+        narrow = self.app.size.width < 110
+        columns = ["#", "GPU", "verdict", "$/Mtok", "$/GPU-h", "tok/s/GPU",
+                   "wall-clock" if budget else "cluster tok/s", "kWh" if budget else "kW"]
+        keep = (0, 1, 3, 4, 6, 7) if narrow else tuple(range(len(columns)))
+        table.add_columns(*(columns[k] for k in keep))
+        self.ranked = ok
         for i, r in enumerate(ok, 1):
             p = r.point(seq)
             j = r.job
@@ -146,21 +151,43 @@ class RankingScreen(ModalScreen[None]):
             else:
                 verdict = Text("-")
             price = price_text(r)
-            table.add_row(
+            if narrow:
+                price = price.replace(" your quote", " quote").replace(" default", " dflt")
+                wall = f"{j.wall_clock_h / 24:,.1f} d" if budget and j else None
+            else:
+                wall = hours(j.wall_clock_h) if budget and j else None
+            cells: list[str | Text] = [
                 str(i), Text(r.gpu + (" (now)" if r.role == "current" else ""),
                              style="bold" if r.role == "current" else ""), verdict,
                 fmt_num(p.usd_per_mtok, 3) if p else "-",
-                Text(price, style="yellow" if "default" in price else ""),
+                Text(price, style="yellow" if "default" in price or "dflt" in price else ""),
                 fmt_num(p.tokens_per_s_per_gpu, 0) if p else "-",
-                hours(j.wall_clock_h) if budget and j else
-                fmt_num(p.tokens_per_s_cluster, 0) if p else "-",
+                wall if wall is not None else fmt_num(p.tokens_per_s_cluster, 0) if p else "-",
                 (fmt_num(j.energy_kwh, 0) if budget else fmt_num(j.power_kw, 1))
-                if j and j.energy_kwh is not None else "-", key=r.gpu)
+                if j and j.energy_kwh is not None else "-"]
+            table.add_row(*(cells[k] for k in keep), key=r.gpu)
         lines = [f"[b]Out ({len(out)})[/b] [dim]fail a gate, cannot be projected, or do not "
                  "fit[/]"]
         lines += [f"  – {escape(r.gpu)}: {escape(why_out(r, seq))}" for r in out]
         self.query_one("#rank-out", Static).update("\n".join(lines))
         table.focus()
+
+    ranked: list[GpuResult] = []  # noqa: RUF012 - replaced, never mutated
+
+    @on(DataTable.RowHighlighted, "#rank-table")
+    def _row(self, event: DataTable.RowHighlighted) -> None:
+        """Every figure of the highlighted GPU, in words ("dflt" is a catalog default)."""
+        r = next((x for x in self.ranked if x.gpu == event.row_key.value), None)
+        if r is None or self.report is None:
+            return
+        p = r.point(self.report.decision.primary_seq_len)
+        verdict = ("today's GPU" if r.role == "current" else
+                   headline(r.verdict.headline) if r.verdict else "no verdict")
+        speed = f", {p.speedup:.2f}× per GPU" if p and p.speedup else ""
+        tok = f"{fmt_num(p.tokens_per_s_per_gpu, 0)} tok/s per GPU" if p else ""
+        self.query_one("#rank-row", Static).update(
+            f"[b]{r.gpus}x {escape(r.gpu)}[/b]: {escape(verdict)}; {tok}{speed}; "
+            f"{escape(price_text(r))} price [dim](dflt = catalog default)[/]")
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -55,6 +55,11 @@ SPLIT_COLUMNS = ("split", "idle", "Ktok/s", "ETA d", "bottleneck", "waits", "kW 
                  "kW saved")
 BAR = 20
 _UNSET = object()
+NARROW_WIDTH = 110
+NARROW_STAGE_COLUMNS = (0, 1, 2, 3, 5, 7, 9)
+"""stage, GPU, GPUs, Ktok/s/GPU, rate, util, state."""
+NARROW_SPLIT_COLUMNS = (0, 1, 2, 3, 4, 6, 7)
+"""All but which side waits (the head line says where the queues are)."""
 """Widest bar of the neighbours chart, in cells."""
 
 
@@ -369,17 +374,25 @@ class PipelinePanel(Vertical):
 
     def render_report(self, r: PipelineReport) -> None:
         self.query_one("#pl-head", Static).update(head_text(r))
-        self._table("#pl-stages", stage_columns(r), stage_rows(r))
-        self._table("#pl-neighbours", SPLIT_COLUMNS, split_rows(r.neighbours, r.current))
+        narrow = self.app.size.width < NARROW_WIDTH
+        self._table("#pl-stages", stage_columns(r), stage_rows(r),
+                    NARROW_STAGE_COLUMNS if narrow else None)
+        keep = NARROW_SPLIT_COLUMNS if narrow else None
+        self._table("#pl-neighbours", SPLIT_COLUMNS, split_rows(r.neighbours, r.current), keep)
         self.query_one("#pl-chart", Static).update(split_chart(r))
         self.query_one("#pl-best-title", Static).update(
             f"[b]Best splits of {r.best_gpus} GPUs[/b] [dim](fastest first; ties to the "
             "lower draw)[/]")
-        self._table("#pl-best", SPLIT_COLUMNS, split_rows(r.best, r.current))
+        self._table("#pl-best", SPLIT_COLUMNS, split_rows(r.best, r.current), keep)
         self.query_one("#pl-notes", Static).update(notes_text(r))
 
     def _table(self, selector: str, columns: tuple[str, ...],
-               rows: list[list[str | Text]]) -> None:
+               rows: list[list[str | Text]], keep: tuple[int, ...] | None = None) -> None:
+        """`keep`: the column indices a narrow terminal shows (the rest are in the text
+        around the tables: queues in the head, rates and draw in the notes)."""
+        if keep is not None:
+            columns = tuple(columns[i] for i in keep)
+            rows = [[row[i] for i in keep] for row in rows]
         table = self.query_one(selector, DataTable)
         table.clear(columns=True)
         table.add_columns(*columns)

@@ -33,7 +33,11 @@ class StepHeader(Static):
         self.update(self._render_strip(event.size.width))
 
     def _render_strip(self, width: int) -> Content:
-        wide = width >= 112
+        """The names when they fit in one line, else numbers and the current title."""
+        strip = self._strip(wide=True)
+        return strip if strip.cell_length <= width else self._strip(wide=False)
+
+    def _strip(self, wide: bool) -> Content:
         parts: list[Content] = [Content.styled(" advisor ", "bold reverse"), Content("  ")]
         if not wide:
             parts.append(Content.styled(f"Step {self.step + 1} of {len(STEPS)}: ", "bold"))
@@ -47,8 +51,6 @@ class StepHeader(Static):
             else:
                 style = "dim"
             parts.append(Content.styled(f" {label} ", style))
-        if wide:
-            parts.append(Content.styled(f"   step {self.step + 1} of {len(STEPS)}", "dim"))
         return Content("").join(parts)
 
 

@@ -56,10 +56,11 @@ def make_app(catalog: Catalog, gpu_box: Hardware, tmp_path: Path) -> Callable[..
 
     def make(hardware: Hardware | None = None, runner: ProbeRunner | None = None,
              state: WizardState | None = None, start: int = 0,
-             with_catalog: Catalog | None = None, **kwargs: Any) -> AdvisorApp:
+             with_catalog: Catalog | None = None, export_dir: Path | None = None,
+             **kwargs: Any) -> AdvisorApp:
         app = AdvisorApp(with_catalog or catalog, hardware or gpu_box,
                          runner or FakeProbeRunner(), state=state, start=start,
-                         screenshot_dir=tmp_path, export_dir=tmp_path, **kwargs)
+                         screenshot_dir=tmp_path, export_dir=export_dir or tmp_path, **kwargs)
         app.theme = "textual-dark"
         app.animation_level = "none"
         return app

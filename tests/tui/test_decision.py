@@ -154,9 +154,10 @@ async def test_ranking_lists_every_catalog_gpu(make_app, ready_state, catalog):
     async with app.run_test(size=WIDE) as pilot:
         await settle(pilot)
         await pilot.press("ctrl+k")
-        await settle(pilot)
         screen = app.screen
         assert isinstance(screen, RankingScreen)
+        await screen.done.wait()
+        await settle(pilot)
         report = screen.report
         assert report is not None
         assert {t.gpu for t in report.decision.targets} == \

@@ -102,6 +102,12 @@ async def _press(pilot: Any, *keys: str) -> None:
     await settle(pilot)
 
 
+async def _rank(pilot: Any) -> None:
+    await _press(pilot, "ctrl+k")
+    await pilot.app.screen.done.wait()
+    await settle(pilot)
+
+
 VIEWS = {
     "workload-advanced": (1, _advanced),
     "workload-serving": (1, _serve),
@@ -109,7 +115,7 @@ VIEWS = {
     "performance-layouts": (6, _tab2),
     "configs-pipeline": (7, _pipeline),
     "help": (2, lambda p: _press(p, "f1")),
-    "ranking": (8, lambda p: _press(p, "ctrl+k")),
+    "ranking": (8, lambda p: _rank(p)),
     "export": (8, lambda p: _press(p, "ctrl+e")),
     "summary": (8, lambda p: _press(p, "ctrl+y")),
 }

@@ -8,6 +8,7 @@ defaults say so. The rest are listed below with the reason they are out.
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -84,6 +85,8 @@ class RankingScreen(ModalScreen[None]):
         self.ctx = ctx
         self.order = "cost"
         self.report: Report | None = None
+        self.done = asyncio.Event()
+        """Set once the ranking (or why there is none) is on screen: what a test waits on."""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="ranking", classes="dialog"):
@@ -107,11 +110,13 @@ class RankingScreen(ModalScreen[None]):
         self.query_one("#rank-loading").display = False
         self.query_one("#rank-table").display = True
         self._draw()
+        self.call_after_refresh(self.done.set)
 
     def show_error(self, text: str) -> None:
         self.query_one("#rank-loading").display = False
         self.query_one("#rank-head", Static).update(
             f"[b $error]Cannot rank:[/] {escape(text)}")
+        self.done.set()
 
     def action_order(self, order: str) -> None:
         self.order = order

@@ -1,0 +1,109 @@
+"""A snapshot of every step, and of each view and dialog, at 80×24 and 120×40, on the happy
+path with the frozen test catalog and the fake probe runner.
+
+Update only after reading snapshot_report.html: `pytest tests/tui --snapshot-update`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from advisor.tui.demo import settle
+from advisor.tui.state import STEPS
+
+from .conftest import NARROW, WIDE
+
+SIZES = pytest.mark.parametrize("size", [NARROW, WIDE], ids=["80x24", "120x40"])
+
+
+def scenario(ready_state: Any, step: int) -> Any:
+    """H100 today; B200 (quoted), H200 and MI300X (blocked: a CUDA torch) as targets; a
+    token budget, so the configurations step sweeps."""
+    return ready_state(targets=["b200-sxm", "h200-sxm", "mi300x"], reached=step,
+                       quotes={"b200-sxm": ("usd", 4.5)}, given={"token_budget": 1e11})
+
+
+async def quick_run(pilot: Pilot[Any]) -> None:
+    await settle(pilot)
+    next(b for b in pilot.app.screen.query("#choice Choice") if b.name == "quick").value = True
+    await settle(pilot)
+    await pilot.press("ctrl+r")
+    await settle(pilot)
+
+
+async def highlight_second(pilot: Pilot[Any]) -> None:
+    await settle(pilot)
+    await pilot.press("down", "down", "down")
+    await settle(pilot)
+
+
+ACTIONS = {"dtype": highlight_second, "software": highlight_second, "probes": quick_run}
+
+
+@SIZES
+@pytest.mark.parametrize("step", range(len(STEPS)), ids=[s for s, _ in STEPS])
+def test_step(snap_compare, make_app, ready_state, size, step):
+    app = make_app(state=scenario(ready_state, step), start=step)
+    assert snap_compare(app, terminal_size=size,
+                        run_before=ACTIONS.get(STEPS[step][0], settle))
+
+
+@SIZES
+def test_welcome_cpu_box(snap_compare, make_app, cpu_box, size):
+    assert snap_compare(make_app(hardware=cpu_box), terminal_size=size, run_before=settle)
+
+
+async def _press(pilot: Pilot[Any], *keys: str) -> None:
+    await settle(pilot)
+    await pilot.press(*keys)
+    await settle(pilot)
+
+
+async def _advanced(pilot: Pilot[Any]) -> None:
+    await settle(pilot)
+    pilot.app.screen.query_one("#advanced").collapsed = False
+    await settle(pilot)
+
+
+async def _serving(pilot: Pilot[Any]) -> None:
+    await _advanced(pilot)
+    pilot.app.screen.query_one("#mode").value = "serve"
+    await settle(pilot)
+
+
+async def _pipeline(pilot: Pilot[Any]) -> None:
+    await _press(pilot, "ctrl+t")
+    await pilot.click("#pl-example")
+    await settle(pilot)
+
+
+async def _rank(pilot: Any) -> None:
+    await _press(pilot, "ctrl+k")
+    await pilot.app.screen.done.wait()
+    await settle(pilot)
+
+
+VIEWS = {
+    "workload-advanced": (1, _advanced),
+    "workload-serving": (1, _serving),
+    "performance-buckets": (6, lambda p: _press(p, "ctrl+t")),
+    "performance-layouts": (6, lambda p: _press(p, "ctrl+t", "ctrl+t")),
+    "configs-pipeline": (7, _pipeline),
+    "help": (2, lambda p: _press(p, "f1")),
+    "ranking": (8, lambda p: _rank(p)),
+    "export": (8, lambda p: _press(p, "ctrl+e")),
+    "summary": (8, lambda p: _press(p, "ctrl+y")),
+}
+
+
+@SIZES
+@pytest.mark.parametrize("view", list(VIEWS))
+def test_view(snap_compare, make_app, ready_state, size, view):
+    step, action = VIEWS[view]
+    app = make_app(state=scenario(ready_state, step), start=step,
+                   export_dir=Path("/home/you/reports"))  # shown, never written
+    assert snap_compare(app, terminal_size=size, run_before=action)

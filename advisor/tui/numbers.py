@@ -156,6 +156,20 @@ def show_number(value: float | None, integer: bool = False) -> str:
     return f"{value:g}"
 
 
+def show_count(value: float | None, spec: NumberSpec) -> str:
+    """A value for a field, with a suffix where that reads back to exactly the same value
+    (1e11 -> "100B"), else in full digits."""
+    if value is None:
+        return ""
+    short = format_count(value)
+    try:
+        if parse_number(short, spec) == value:
+            return short
+    except ValueError:
+        pass
+    return show_number(value)
+
+
 def echo(value: float, unit: str = "") -> str:
     """The value as understood, for the note beside the field: "= 1,500,000,000 tokens"."""
     text = f"{value:,.0f}" if float(value).is_integer() else f"{value:,.6g}"

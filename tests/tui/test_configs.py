@@ -71,7 +71,7 @@ async def test_without_a_token_budget_the_step_asks_for_one(make_app, ready_stat
         for _ in range(5):
             await pilot.press("escape")
         await settle(pilot)
-        assert app.screen.query_one("#token_budget", Input).value == "100000000000"
+        assert app.screen.query_one("#token_budget", Input).value == "100B"
 
 
 async def test_pipeline_spec_goes_into_the_answers_and_comes_back_in_the_report(

@@ -38,9 +38,9 @@ async def test_idle_then_run_fills_results_and_uses_the_record(make_app, ready_s
         screen = app.screen
         assert screen.choice == "none", "no run by default: nothing is measured unasked"
         assert not screen.query_one("#progress", ProgressBar).display, "no idle bar"
-        assert "Run probes" not in shown_keys(app), "^r only when a run is chosen"
+        assert "Run" not in shown_keys(app), "^r only when a run is chosen"
         await choose(pilot, "quick")
-        assert "Run probes" in shown_keys(app) and "Cancel run" not in shown_keys(app)
+        assert "Run" in shown_keys(app) and "Cancel" not in shown_keys(app)
         await pilot.press("ctrl+r")
         await settle(pilot)
         assert app.state.probe_choice == "quick"
@@ -66,7 +66,7 @@ async def test_cancel_keeps_partial_results_and_says_so(make_app, ready_state):
         screen = app.screen
         assert isinstance(screen, ProbesScreen) and screen.running
         keys = shown_keys(app)
-        assert "Cancel run" in keys and "Run probes" not in keys, "the keys that work now"
+        assert "Cancel" in keys and "Run" not in keys, "the keys that work now"
         await pilot.press("ctrl+n")
         assert isinstance(app.screen, ProbesScreen), "no leaving while probes run"
         bar = screen.query_one("#progress", ProgressBar)

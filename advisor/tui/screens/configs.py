@@ -28,6 +28,7 @@ from advisor.tui.numbers import (
     parse_int,
     parse_list,
     parse_optional,
+    show_count,
     show_number,
 )
 from advisor.tui.screens.base import NARROW, ComputedScreen
@@ -43,6 +44,11 @@ COUNTS = NumberSpec("GPU count", integer=True, low=1, high=100_000, example="4, 
 PER_NODE = NumberSpec("GPUs per node", integer=True, low=1, high=72, example="8")
 DEADLINE = NumberSpec("deadline", low=0, low_open=True, high=36_500, suffixes=False,
                       example="30")
+
+
+def show_budget(value: float | None) -> str:
+    spec = any_field_def("token_budget").spec
+    return show_count(value, spec) if spec else show_number(value)
 
 
 def parse_budget(text: str) -> float | None:
@@ -165,7 +171,7 @@ class ConfigsScreen(ComputedScreen):
     STEP = 7
     COMPUTES = "report"
     FIX_HINT = "Change the options above, or go back (esc) and change the answers."
-    BINDINGS: ClassVar = [Binding("ctrl+t", "toggle_view", "Counts/Pipeline", key_display="^t")]
+    BINDINGS: ClassVar = [Binding("ctrl+t", "toggle_view", "View", key_display="^t")]
 
     def compose_body(self) -> ComposeResult:
         with TabbedContent(id="cfg-tabs"):
@@ -206,7 +212,7 @@ class ConfigsScreen(ComputedScreen):
                     str(opts.gpus_per_node), "per-node", OPTIONS["per-node"][1]),
                     note="NVLink inside, the NIC across")
                 yield FormField("token budget", text_input(
-                    show_number(self._budget()), "cfg-budget", parse_budget,
+                    show_budget(self._budget()), "cfg-budget", parse_budget,
                     placeholder="none (default)"),
                     note="tokens to train or serve, e.g. 300B", id="budget-field")
             with Vertical():
@@ -244,7 +250,7 @@ class ConfigsScreen(ComputedScreen):
         """Targets or Workload may have changed the cap or the budget since the last visit."""
         self.query_one("#cap-field", FormField).set_note(self._cap_note())
         sync_input(self.query_one("#cfg-budget", Input), self._budget(), parse_budget,
-                   show_number)
+                   show_budget)
         super().refresh_view()
 
     @on(PipelinePanel.Changed)

@@ -61,7 +61,9 @@ def sweep_rows(decision: Decision, band: bool = True) -> list[list[str | Text]]:
                 shown = today
             else:
                 shown = speed(p) if band or p.speedup is None else f"{p.speedup:.2f}×"
-            label = f"{r.gpus}x {r.gpu}" + (" (now)" if r.role == "current" else "")
+            blocked = r.verdict is not None and r.verdict.kind == "blocked-by-gate"
+            label = f"{r.gpus}x {r.gpu}" + (" (now)" if r.role == "current" else
+                                              " (blocked)" if blocked else "")
             row: list[str | Text] = [
                 format_seq_lens((seq,)), label, fmt_num(p.tokens_per_s_per_gpu, 0), shown,
                 fmt_num(p.usd_per_mtok, 3),
@@ -141,7 +143,7 @@ def layout_text(decision: Decision) -> str:
 
 class PerformanceScreen(ReportScreen):
     STEP = 6
-    BINDINGS: ClassVar = [Binding("ctrl+t", "next_view", "Next view", key_display="^t")]
+    BINDINGS: ClassVar = [Binding("ctrl+t", "next_view", "View", key_display="^t")]
 
     def compose_result(self) -> ComposeResult:
         yield Static("", id="perf-summary", markup=True)

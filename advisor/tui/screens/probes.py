@@ -61,8 +61,8 @@ def record_line(gpu: str, r: ProbeRecord) -> str:
 class ProbesScreen(StepScreen):
     STEP = 5
     BINDINGS: ClassVar = [
-        Binding("ctrl+r", "run", "Run probes", key_display="^r"),
-        Binding("ctrl+x", "cancel", "Cancel run", key_display="^x"),
+        Binding("ctrl+r", "run", "Run", key_display="^r"),
+        Binding("ctrl+x", "cancel", "Cancel", key_display="^x"),
     ]
 
     def __init__(self, *args: object, **kwargs: object) -> None:

@@ -77,8 +77,8 @@ class VerdictScreen(ReportScreen):
     STEP = 8
     BINDINGS: ClassVar = [
         Binding("ctrl+e", "app.export", "Export", key_display="^e"),
-        Binding("ctrl+y", "app.copy_summary", "Copy summary", key_display="^y"),
-        Binding("ctrl+k", "app.rank", "Rank GPUs", key_display="^k"),
+        Binding("ctrl+y", "app.copy_summary", "Copy", key_display="^y"),
+        Binding("ctrl+k", "app.rank", "Rank", key_display="^k"),
     ]
 
     def compose_result(self) -> ComposeResult:

@@ -31,7 +31,7 @@ from advisor.tui.fields import (
     show_value,
 )
 from advisor.tui.fields import any_field_def as any_field
-from advisor.tui.numbers import echo, format_seq_lens, needs_echo, show_number
+from advisor.tui.numbers import echo, format_seq_lens, needs_echo, show_count, show_number
 from advisor.tui.screens.base import StepScreen
 from advisor.tui.widgets.field import FormField, text_input
 from advisor.tui.words import humanize
@@ -107,8 +107,10 @@ class WorkloadScreen(StepScreen):
                                  prompt=f"{choice_label(f, core_default(key))} (default)")
         else:
             value = given.get(key)
-            text = "" if value is None else (format_seq_lens(value) if f.kind == "list"
-                                              else show_number(value))
+            text = "" if value is None else (
+                format_seq_lens(value) if f.kind == "list" else
+                show_count(value, f.spec) if f.spec is not None and f.spec.suffixes
+                else show_number(value))
             widget = text_input(text, key, self._parser(key),
                                 placeholder=self._placeholder(f))
             if f.kind == "list":
@@ -171,7 +173,8 @@ class WorkloadScreen(StepScreen):
         except ValueError:
             same = True
         if not same:
-            budget.value = show_number(value)
+            f = any_field("token_budget")
+            budget.value = show_count(value, f.spec) if f.spec else show_number(value)
         self.wizard.request(self.kind)
         super().refresh_view()
 

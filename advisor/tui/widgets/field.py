@@ -36,17 +36,25 @@ class FormField(Horizontal):
             yield self.field
         yield Label(self.note, classes="field-note", markup=True)
 
+    def _label(self, cls: str) -> Label | None:
+        """The row's label or note; None until the row is composed (it then shows the
+        values set before)."""
+        return next(self.query(cls).results(Label), None)
+
     def set_label(self, label: str) -> None:
         if label != self.label:
             self.label = label
-            self.query_one(".field-label", Label).update(label)
+            widget = self._label(".field-label")
+            if widget is not None:
+                widget.update(label)
 
     def set_note(self, note: str) -> None:
         if note == self.note:
             return
         self.note = note
-        if self.error is None:
-            self.query_one(".field-note", Label).update(note)
+        widget = self._label(".field-note")
+        if self.error is None and widget is not None:
+            widget.update(note)
 
     def show_error(self, error: str | None) -> None:
         """Touch the widgets only on a change: each Input reports once as it mounts."""
@@ -54,7 +62,9 @@ class FormField(Horizontal):
             return
         self.error = error
         self.set_class(error is not None, "-invalid")
-        note = self.query_one(".field-note", Label)
+        note = self._label(".field-note")
+        if note is None:
+            return
         if error is None:
             note.update(self.note)
         else:

@@ -1,23 +1,33 @@
-"""Regenerate screenshots/*.svg: every wizard step at 120×40, the same bytes on every run.
+"""Regenerate screenshots/*.svg: every wizard step (and its other views) at 120×40, from the
+real engine on the shipped catalog, the same bytes on every run.
 
     python scripts/screenshots.py [--out screenshots]
 
-The scenario is fixed: an 8×H100 box (no nvidia-smi needed), the shipped
-catalog (not any pulled overlay), a fake probe runner with canned figures,
-the textual-dark theme, no animations and no blinking cursor.
+The scenario is fixed: Llama-3.1-8B pre-training on 8×H100 today, B200 (quoted at
+$4.80/h), H200 and MI300X as candidates, a 200B-token budget under a 12 kW cap, sweeping
+8 to 32 GPUs against a 30-day deadline. The box is a made-up 8×H100 node (no nvidia-smi
+needed) running torch 2.7.1+cu128 and flash-attn 2.8.3, so the software gate blocks
+MI300X (a CUDA build of torch cannot drive it).
+
+Every figure is `advisor.core.run` on the shipped catalog with catalog figures (no probe
+record), except the probes step's own screenshot, which shows a run of the fake runner:
+its figures (host "fake-box", MAMF 720 TFLOPS, ...) are canned, not measured, and nothing
+after that step uses them.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import tempfile
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from advisor.core.model.options import ConfigOptions
+from advisor.core import ConfigOptions
 from advisor.io.atomic import write_output
 from advisor.io.catalog_store import load_catalog
 from advisor.tui import demo
@@ -31,31 +41,21 @@ Step = Callable[[Pilot[None]], Awaitable[None]]
 
 
 def scenario(start: int) -> WizardState:
-    """Llama-3.1-8B pre-training on 8×H100 today; B200, H200 and MI300X as candidates,
-    under a 12 kW cap, sweeping 8 to 32 GPUs against a 30-day deadline.
-
-    From Performance on, the canned quick probe run is in the answers, as it
-    would be after step 6.
-    """
-    measured = start > 5
-    record = FakeProbeRunner().run("quick", lambda _: None, lambda: False) if measured else None
-    return WizardState(
-        current="h100-sxm", reached=start,
-        probe_source="run" if measured else None, probe_record=record,
-        probe_note="quick run complete" if measured else "",
-        targets=["b200-sxm", "h200-sxm", "mi300x"],
-        quotes={"b200-sxm": 4.80}, power_cap_kw=12.0,
-        configs=ConfigOptions(counts=[8, 16, 32], deadline_days=30),
-        workload={"preset": "llama-3.1-8b", "seq_lens": (4096, 8192, 16384),
-                  "checkpointing": True, "token_budget": 200 * 10**9},
-    )
-
+    state = WizardState(
+        current="h100-sxm", reached=start, targets=["b200-sxm", "h200-sxm", "mi300x"],
+        quotes={"b200-sxm": ("usd", 4.80)}, power_cap_kw=12.0, probe_choice="none",
+        configs=ConfigOptions(counts=[8, 16, 32], deadline_days=30))
+    state.given.update({"seq_lens": (4096, 8192, 16384), "recompute": "selective",
+                        "token_budget": 200e9})
+    state.examples = set()
+    return state
 
 
 async def shoot(out: Path, name: str, hardware: Hardware, start: int,
-                action: Step | None = None) -> None:
-    app = AdvisorApp(load_catalog(), hardware, FakeProbeRunner(), state=scenario(start),
-                     start=start)
+                action: Step | None = None, fresh: bool = False) -> None:
+    app = AdvisorApp(load_catalog(), hardware, FakeProbeRunner(),
+                     state=None if fresh else scenario(start), start=start,
+                     export_dir=Path("/home/you/reports"))
     app.theme = "textual-dark"
     app.animation_level = "none"
     async with app.run_test(size=SIZE) as pilot:
@@ -63,39 +63,61 @@ async def shoot(out: Path, name: str, hardware: Hardware, start: int,
         if action is not None:
             await action(pilot)
             await demo.settle(pilot)
-        svg = app.export_screenshot()
-        await app.stop_building_ahead()  # close as ctrl+q does, never mid-mount
-    print(write_output(out / name, svg))
+        write_output(out / name, app.export_screenshot())
+    print(out / name)
+
+
+async def press(pilot: Pilot[None], *keys: str) -> None:
+    await pilot.press(*keys)
+    await demo.settle(pilot)
 
 
 async def run_probes(pilot: Pilot[None]) -> None:
-    await pilot.press("ctrl+r")
+    next(b for b in pilot.app.screen.query("#choice Choice") if b.name == "quick").value = True
+    await demo.settle(pilot)
+    await press(pilot, "ctrl+r")
 
 
-async def highlight_b200(pilot: Pilot[None]) -> None:
-    await pilot.press("down")
+async def advanced(pilot: Pilot[None]) -> None:
+    pilot.app.screen.query_one("#advanced").collapsed = False
+    await demo.settle(pilot)
+
+
+async def highlight_mi300x(pilot: Pilot[None]) -> None:
+    await press(pilot, "down", "down", "down")
 
 
 async def pipeline_example(pilot: Pilot[None]) -> None:
-    await pilot.press("ctrl+t")
+    await press(pilot, "ctrl+t")
     await pilot.click("#pl-example")
+
+
+async def rank(pilot: Pilot[None]) -> None:
+    await press(pilot, "ctrl+k")
+    await pilot.app.screen.done.wait()  # type: ignore[attr-defined]
 
 
 async def main(out: Path) -> None:
     Input.cursor_blink = False  # a blinking cursor would make the images depend on timing
+    os.environ["ADVISOR_HOME"] = tempfile.mkdtemp()  # no imported probe records, no pulls
     out.mkdir(parents=True, exist_ok=True)
     gpu, cpu = demo.gpu_box(), demo.cpu_box()
-    await shoot(out, "01-welcome.svg", gpu, 0)
-    await shoot(out, "01-welcome-cpu-only.svg", cpu, 0)
-    await shoot(out, "02-workload.svg", gpu, 1)
+    await shoot(out, "01-welcome.svg", gpu, 0, fresh=True)
+    await shoot(out, "01-welcome-cpu-only.svg", cpu, 0, fresh=True)
+    await shoot(out, "02-workload.svg", gpu, 1, advanced)
     await shoot(out, "03-targets.svg", gpu, 2)
     await shoot(out, "04-dtype-gate.svg", gpu, 3)
-    await shoot(out, "05-software-gate.svg", gpu, 4, highlight_b200)
+    await shoot(out, "05-software-gate.svg", gpu, 4, highlight_mi300x)
     await shoot(out, "06-probes.svg", gpu, 5, run_probes)
     await shoot(out, "07-performance.svg", gpu, 6)
+    await shoot(out, "07-performance-buckets.svg", gpu, 6, lambda p: press(p, "ctrl+t"))
+    await shoot(out, "07-performance-layouts.svg", gpu, 6,
+                lambda p: press(p, "ctrl+t", "ctrl+t"))
     await shoot(out, "08-configs.svg", gpu, 7)
     await shoot(out, "08-configs-pipeline.svg", gpu, 7, pipeline_example)
     await shoot(out, "09-verdict.svg", gpu, 8)
+    await shoot(out, "09-verdict-ranking.svg", gpu, 8, rank)
+    await shoot(out, "10-help.svg", gpu, 8, lambda p: press(p, "f1"))
 
 
 if __name__ == "__main__":

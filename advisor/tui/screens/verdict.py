@@ -63,9 +63,9 @@ def card(decision: Decision, t: GpuResult) -> str:
     b = t.buy_back
     if b is not None and b.gpus is not None:
         out.append("")
-        out.append(f"[b]or match it with more {decision.current.gpu}[/b]: {b.gpus} GPUs on "
-                   f"{b.nodes} node(s), ${fmt_num(b.usd_per_mtok, 3)}/Mtok, "
-                   f"{fmt_num(b.power_kw, 1)} kW [dim]({escape(humanize(b.note))})[/]")
+        out.append(f"[b]or match its speed with more {decision.current.gpu}[/b]: "
+                   f"{escape(humanize(b.note))}; ${fmt_num(b.usd_per_mtok, 3)}/Mtok, "
+                   f"{fmt_num(b.power_kw, 1)} kW")
     warnings = [r.text for r in v.reasons if r.kind in WARNING_KINDS]
     if warnings:
         out.append("[b $warning]warnings[/]")

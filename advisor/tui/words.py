@@ -17,6 +17,7 @@ PHRASES: dict[str, str] = {
     "quote one with --price GPU=USD": "quote one on step 3 (Targets and prices)",
     "--price GPU=USD": "a price on step 3 (Targets and prices)",
     "+-": "±",
+    "(user)": "(your quote)",
 }
 NAMES: dict[str, str] = {
     "buy_back": "buying back the speed",
@@ -44,6 +45,7 @@ _NAME = re.compile(r"\b(?:workload\.)?(" + "|".join(map(re.escape, NAMES)) + r")
 _FIELD_PREFIX = re.compile(r"\b(?:workload|answers)\.(?=[a-z])")
 _DEGREE = re.compile(r"\b(tp|pp|cp|ep|vp) (\d+) -> (\d+)")
 _ARROW = re.compile(r"(\w) -> (\w)")
+_GPUS = re.compile(r"\bgpus (\d+)\b")
 
 
 def humanize(text: str) -> str:
@@ -52,6 +54,7 @@ def humanize(text: str) -> str:
     text = _NAME.sub(lambda m: NAMES[m[1]], text)
     text = _DEGREE.sub(lambda m: f"{m[1].upper()} {m[2]} -> {m[3]}", text)
     text = text.replace("zero stage ", "ZeRO stage ")
+    text = _GPUS.sub(r"\1 GPUs", text)
     text = _ARROW.sub(r"\1 → \2", text)
     return _FIELD_PREFIX.sub("", text)
 

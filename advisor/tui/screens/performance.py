@@ -61,13 +61,16 @@ def sweep_rows(decision: Decision, band: bool = True) -> list[list[str | Text]]:
                 shown = today
             else:
                 shown = speed(p) if band or p.speedup is None else f"{p.speedup:.2f}×"
-            blocked = r.verdict is not None and r.verdict.kind == "blocked-by-gate"
-            label = f"{r.gpus}x {r.gpu}" + (" (now)" if r.role == "current" else
+            blocked = (r.verdict is not None and r.verdict.kind == "blocked-by-gate") \
+                or not r.dtype_gate.passed
+            now = " (now, blocked)" if blocked else " (now)"
+            label = f"{r.gpus}x {r.gpu}" + (now if r.role == "current" else
                                               " (blocked)" if blocked else "")
             row: list[str | Text] = [
                 format_seq_lens((seq,)), label, fmt_num(p.tokens_per_s_per_gpu, 0), shown,
                 fmt_num(p.usd_per_mtok, 3),
-                RESOURCE_SHORT.get(p.binding or "", "-") if p.binding else "-", _fits(p, r)]
+                RESOURCE_SHORT.get(p.binding or "", "-") if p.binding and p.runnable else "-",
+                _fits(p, r)]
             if serving:
                 row += [fmt_num(p.ttft_ms, 0), fmt_num(p.tpot_ms, 1)]
             rows.append(row)

@@ -45,11 +45,12 @@ class ProbeDone(Message):
 
 
 def about(seconds: float | None) -> str:
+    """The plan's estimate, which its time budgets cap: a run takes up to about this."""
     if seconds is None:
         return ""
     if seconds < 90:
-        return f"about {max(5, round(seconds / 5) * 5)} s"
-    return f"about {round(seconds / 60)} min"
+        return f"up to about {max(5, round(seconds / 5) * 5)} s"
+    return f"up to about {round(seconds / 60)} min"
 
 
 def record_line(gpu: str, r: ProbeRecord) -> str:
@@ -290,7 +291,8 @@ class ProbesScreen(StepScreen):
                     f"result{'s' if n != 1 else ''} measured so far; the rest come from the "
                     "catalog")
         else:
-            note = f"{self.choice} run complete: {n} results"
+            took = f" in {record.seconds_total:.0f} s" if record.seconds_total else ""
+            note = f"{self.choice} run complete{took}: {n} results"
         gpu = record.stamp.device.catalog_id or self.state.current
         if record.stamp.device.kind == "cpu" or gpu is None:
             note += ("; [$warning]measured on the CPU: shown for reference, not used to "

@@ -157,6 +157,8 @@ class TargetsScreen(StepScreen):
 
     def _price_notes(self) -> None:
         for row in self.query(PriceRow):
+            if any(w.endswith(f" of {row.gpu_id}") for w in self.state.invalid):
+                continue  # showing what is refused
             found = row.query(f"#price-{field_id(row.gpu_id)}").results(Input)
             price = next(found, None)
             if price is None or not price.is_valid:  # not composed yet, or showing an error
@@ -235,10 +237,14 @@ class TargetsScreen(StepScreen):
         where = f"the {what} of {gpu_id}"
         if result is not None and not result.is_valid:
             self.state.invalid[where] = result.failure_descriptions[0]
-            row.set_note(f"✘ {result.failure_descriptions[0]}", True)
+            errors = [m for w, m in self.state.invalid.items() if w.endswith(f" of {gpu_id}")]
+            row.set_note("  ".join(f"✘ {m}" for m in errors), True)
             self.refresh_nav()
             return
         self.state.invalid.pop(where, None)
+        others = [m for w, m in self.state.invalid.items() if w.endswith(f" of {gpu_id}")]
+        if others:  # the row's other field is still refused
+            row.set_note("  ".join(f"✘ {m}" for m in others), True)
         if event.input.id and event.input.id.startswith("count-"):
             count = parse_optional(event.value, COUNT)
             if count is None:
@@ -288,8 +294,9 @@ class TargetsScreen(StepScreen):
             return False, "add at least one target GPU"
         invalid = [i for i in self.query(Input) if i.id != "search" and not i.is_valid]
         if invalid:
+            where = next(iter(self.state.invalid), None)
             what = invalid[0].name or invalid[0].id or "a field"
-            return False, f"fix the invalid value: {what}"
+            return False, f"fix {where} first" if where else f"fix the value for {what} first"
         unpriced = [g for g in self.state.gpus()
                     if g not in self.state.quotes and self.ctx.catalog.default_price(g) is None]
         if unpriced:

@@ -377,6 +377,12 @@ class WorkloadScreen(StepScreen):
             return humanize(exc.message)
         return None
 
+    def action_next(self) -> None:
+        """Going on keeps the starting example as the answer: it is no longer an example."""
+        if self.ready()[0]:
+            self.state.examples.clear()
+        super().action_next()
+
     def ready(self) -> tuple[bool, str]:
         bad = [f for f in self.query(FormField) if f.display and f.has_class("-invalid")]
         if bad:

@@ -64,7 +64,7 @@ class PriceRow(Horizontal):
     def on_mount(self) -> None:
         screen = self.screen
         if isinstance(screen, TargetsScreen):
-            screen.call_after_refresh(screen._price_notes)
+            screen.call_after_refresh(screen.price_notes)
 
     def compose(self) -> ComposeResult:
         label = f"{self.gpu_id} (now)" if self.now else self.gpu_id
@@ -127,7 +127,7 @@ class TargetsScreen(StepScreen):
         """The current GPU may have changed on Welcome: marks and price rows follow."""
         self.query_one(CatalogTable).refresh_marks()
         self._rebuild_prices()
-        self._price_notes()
+        self.price_notes()
         super().refresh_view()
 
     def _mark(self, gpu_id: str) -> str:
@@ -155,7 +155,7 @@ class TargetsScreen(StepScreen):
             return "[$warning]no default price: quote one[/]", False
         return f"[$warning]default[/] [dim]{escape(price.label)}[/]", False
 
-    def _price_notes(self) -> None:
+    def price_notes(self) -> None:
         for row in self.query(PriceRow):
             if any(w.endswith(f" of {row.gpu_id}") for w in self.state.invalid):
                 continue  # showing what is refused
@@ -202,7 +202,7 @@ class TargetsScreen(StepScreen):
         for row in rows:
             row.label_width = width
         box.mount_all(rows)
-        self.call_after_refresh(self._price_notes)
+        self.call_after_refresh(self.price_notes)
 
     # -- events -----------------------------------------------------------------------
 
@@ -257,7 +257,7 @@ class TargetsScreen(StepScreen):
                 self.state.quotes.pop(gpu_id, None)
             else:
                 self.state.quotes[gpu_id] = entry
-        self._price_notes()
+        self.price_notes()
         self.refresh_nav()
 
     def _valid(self, event: Input.Changed, where: str) -> bool:

@@ -6,8 +6,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.events import Resize
-from textual.screen import Screen
-from textual.widgets import Button, Footer, Label, Static
+from textual.widgets import Button, Label, Static
 
 from advisor.tui.state import STEPS
 
@@ -76,35 +75,3 @@ class NavBar(Horizontal):
         hint.set_class(not ok, "-blocked")
         if not self.last:
             self.query_one("#next", Button).disabled = not ok
-
-
-class StepFooter(Footer):
-    """Textual's Footer, rebuilt only when the keys it shows change.
-
-    The stock Footer recomposes its keys on every bindings signal: each focus move
-    and each time Next turns on or off, several times per step shown. Here a burst of
-    signals is one check after the next refresh, and an unchanged set of keys is left
-    as it is.
-    """
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._shown: tuple[tuple[str, str, bool, str], ...] | None = None
-        self._queued = False
-
-    def bindings_changed(self, screen: Screen[object]) -> None:
-        self._bindings_ready = True
-        if self._queued or not (screen.app.app_focus and self.is_attached
-                                and screen is self.screen):
-            return
-        self._queued = True
-        self.call_after_refresh(self._rebuild)
-
-    async def _rebuild(self) -> None:
-        self._queued = False
-        shown = tuple((b.key, b.description, enabled, tooltip)
-                      for _, b, enabled, tooltip in self.screen.active_bindings.values()
-                      if b.show)
-        if shown != self._shown:
-            self._shown = shown
-            await self.recompose()

@@ -1,0 +1,79 @@
+"""One set of defaults (core's), given answers only, and user words for engine names."""
+
+from __future__ import annotations
+
+import pytest
+
+from advisor.core import Answers, Workload
+from advisor.tui.demo import cpu_box, gpu_box
+from advisor.tui.fields import FIELDS, applies, core_default, is_required
+from advisor.tui.state import WizardState
+from advisor.tui.words import field_label, humanize
+
+
+@pytest.mark.parametrize("f", FIELDS, ids=[f"{f.key}-{sorted(f.modes)[0]}" for f in FIELDS])
+def test_every_field_default_is_the_engine_s(f):
+    info = Workload.model_fields[f.key]
+    assert is_required(f.key) == info.is_required()
+    if not info.is_required():
+        assert core_default(f.key) == info.default
+    mode = "pretrain" if "pretrain" in f.modes else sorted(f.modes)[0]
+    for value in (v for _, v in f.choices):
+        data = {"model": "llama-3.1-8b", "seq_lens": [4096], "mode": mode, f.key: value}
+        if data["mode"] == "serve":
+            data["osl"] = 64
+        Workload.model_validate(data)  # every choice is one the engine takes
+
+
+def test_a_new_wizard_gives_only_what_the_engine_requires(catalog):
+    state = WizardState(current="h100-sxm", targets=["b200-sxm"])
+    answers = state.to_answers(catalog, cpu_box())
+    assert answers.workload.model_fields_set == {"model", "seq_lens"}
+    assert answers.model_fields_set == {"current", "targets", "workload", "configs"}
+    assert answers.stack is None, "a CPU box's torch is not the GPU job's"
+    assert answers.electricity_is_default
+    assert state.to_answers(catalog, gpu_box()).stack == gpu_box().stack
+
+
+def test_serving_leaves_out_what_it_does_not_take(catalog):
+    state = WizardState(current="h100-sxm", targets=["b200-sxm"])
+    state.given.update({"zero_stage": 3, "mode": "serve", "osl": 256})
+    assert not applies("zero_stage", "serve")
+    answers = state.to_answers(catalog, cpu_box())
+    assert answers.workload.mode == "serve" and "zero_stage" not in \
+        answers.workload.model_fields_set
+
+
+def test_counts_ratios_and_refusals(catalog):
+    state = WizardState(current="h100-sxm", targets=["b200-sxm"], counts={"b200-sxm": 4},
+                        quotes={"b200-sxm": ("ratio", 2.0)})
+    default = catalog.default_price("h100-sxm").usd_per_hour
+    answers = state.to_answers(catalog, cpu_box())
+    assert answers.targets == ["b200-sxm@4"] and answers.prices == {"b200-sxm": 2 * default}
+    state.invalid["GPUs on Workload"] = "4.5: GPUs must be a whole number"
+    with pytest.raises(ValueError, match="fix GPUs on Workload first"):
+        state.to_answers(catalog, cpu_box())
+
+
+def test_preview_is_the_current_gpu_against_itself(catalog):
+    state = WizardState(current="h100-sxm")
+    answers = state.preview_answers(catalog, cpu_box())
+    assert isinstance(answers, Answers) and answers.targets == ["h100-sxm@16"]
+
+
+@pytest.mark.parametrize(("text", "words"), [
+    ("speedup_low/high: a 90% band", "the speedup band: a 90% band"),
+    ("gpus 16 is not a multiple of tp x pp x cp = 3", "16 GPUs is not a multiple of TP × PP × CP"),
+    ("zero_stage, offload_optimizer and recompute are training options",
+     "sharding (ZeRO stage), optimizer offload and recompute"),
+    ("does not fit: tp 1 -> 8", "TP 1 → 8"),
+    ("no price: quote one with --price GPU=USD", "quote one on step 3"),
+    ("workload.global_batch: too small", "global batch: too small"),
+])
+def test_engine_names_read_as_words(text, words):
+    assert words in humanize(text)
+
+
+def test_field_labels():
+    assert field_label("workload.micro_batch") == "micro-batch"
+    assert field_label("prices.b200-sxm") == "price of b200-sxm"

@@ -42,7 +42,7 @@ from .search import AdaptivePlan, SearchSpace, Shape, adaptive_search, exhaustiv
 from .timing import Effort  # noqa: E402
 
 BENCH_GPU_SPACE = SearchSpace(2048, 20480, 2048)
-BENCH_GPU_EXHAUSTIVE = Effort(5, 20)
+BENCH_GPU_EXHAUSTIVE = Effort(5, 25)
 TARGET_RATIO, TARGET_TIME = 0.98, 0.05
 
 

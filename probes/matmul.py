@@ -82,7 +82,7 @@ class MatmulProfile:
     warmup_s: float  # before the quick search
     exhaustive_warmup_s: float  # before the exhaustive sweep (mamf-finder: 30 s)
     finalists: int = 3
-    coarse_per_dim: int = 4
+    coarse_per_dim: int = 3
     soak_share: float = 0.12  # of a quick budget, at most, for the thermal soak
 
     def confirm_iterations(self, shapes: int) -> tuple[int, float]:
@@ -98,14 +98,14 @@ class MatmulProfile:
 # every shape at mamf-finder's 50 + 100 iterations (about 1-2 hours per dtype).
 GPU_PROFILE = MatmulProfile(
     space=SearchSpace(1024, 20480, 1024),
-    screen=Effort(2, 6),
+    screen=Effort(2, 5),
     exhaustive=Effort(50, 100),
     burst=BurstPlan(reps=5, iters=20, idle_s=0.25, top=5),
     sustain=SustainPlan(soak_s=20.0, warm_passes=1, reps=5, warmup=10, iters=40),
     warmup_s=2.0,
     exhaustive_warmup_s=30.0,
     finalists=2,
-    coarse_per_dim=4,
+    coarse_per_dim=3,
 )
 
 # CPU and MPS: the same algorithm at toy sizes (dims up to 1024) so it runs in seconds.

@@ -49,6 +49,8 @@ class SuiteConfig:
     seq_lens: tuple[int, ...] | None = None
     head_dims: tuple[int, ...] | None = None
     gqa_ratio: int = 1
+    attention_budget_s: float | None = None  # None: the preset's
+    bandwidth_budget_s: float | None = None
 
 
 @dataclass(frozen=True)
@@ -219,7 +221,7 @@ def plan_suite(config: SuiteConfig, device: Device) -> SuitePlan:
             gqa_ratio=config.gqa_ratio,
             tokens=tokens,
             hidden=hidden,
-            budget_s=preset.attention_budget_s,
+            budget_s=config.attention_budget_s or preset.attention_budget_s,
         )
         if any(s <= 0 for s in attention.seq_lens) or any(d <= 0 for d in attention.head_dims):
             raise ValueError("--seq-lens and --head-dims take positive integers")
@@ -238,7 +240,7 @@ def plan_suite(config: SuiteConfig, device: Device) -> SuitePlan:
         attention=attention,
         bandwidth_bytes=None,
         bandwidth_effort=preset.bandwidth_effort,
-        bandwidth_budget_s=preset.bandwidth_budget_s,
+        bandwidth_budget_s=config.bandwidth_budget_s or preset.bandwidth_budget_s,
         health=health and device.is_gpu and ("health" in only or config.health is True),
         health_s=preset.health_s,
         flush_bytes=flush_bytes_for(device),

@@ -124,6 +124,14 @@ class SearchSpace:
         }
 
 
+# Pattern-search moves in lattice steps: one axis at a time, then M and N together (wave
+# quantisation couples them: the output tile count is what fills the SMs).
+MOVES: tuple[tuple[int, int, int], ...] = (
+    (1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1),
+    (1, 1, 0), (-1, -1, 0), (1, -1, 0), (-1, 1, 0),
+)
+
+
 @dataclass(frozen=True)
 class AdaptivePlan:
     space: SearchSpace
@@ -131,6 +139,8 @@ class AdaptivePlan:
     screen: Effort
     seeds: int = 4  # climbers started from the best coarse shapes
     coarse_per_dim: int = 3  # coarse values per dimension, spread over the whole range
+    moves: int = len(MOVES)  # 6: one axis at a time only
+    polish_radius: int = 1  # 0: no polish
     max_shapes: int | None = None  # a fixed shape budget (deterministic tests, tiny budgets)
 
 
@@ -296,28 +306,57 @@ def adaptive_search(
             del climbers[idx]
             here = shape_of(idx)
             best, best_value = idx, book.samples[here].median_tflops
-            for dim in range(3):
-                for sign in (1, -1):
-                    moved = list(idx)
-                    moved[dim] = min(max(moved[dim] + sign * delta[dim], 0), len(axes[dim]) - 1)
-                    nb = (moved[0], moved[1], moved[2])
-                    if nb == idx:
-                        continue
-                    if (stop := out_of_budget()) is not None:
-                        why = stop
-                        break
-                    sample = book.screen(shape_of(nb), fraction())
-                    if sample is not None and sample.median_tflops > best_value:
-                        best, best_value = nb, sample.median_tflops
-                if why != "converged":
+            for move in MOVES[: plan.moves]:
+                nb = tuple(
+                    min(max(idx[d] + move[d] * delta[d], 0), len(axes[d]) - 1) for d in range(3)
+                )
+                if nb == idx:
+                    continue
+                if (stop := out_of_budget()) is not None:
+                    why = stop
                     break
+                sample = book.screen(shape_of(nb), fraction())  # type: ignore[arg-type]
+                if sample is not None and sample.median_tflops > best_value:
+                    best, best_value = nb, sample.median_tflops  # type: ignore[assignment]
             if why != "converged":
                 break
             if best != idx:
                 climbers.setdefault(best, delta)  # keep the jump while it pays
             elif max(delta) > 1:
                 climbers.setdefault(idx, [max(1, d // 2) for d in delta])
+
+    # Polish: every lattice neighbour (all 26 at radius 1) of the best shapes, again around
+    # any new best, until the best holds. Wave quantisation makes the landscape jagged
+    # along each axis, and a one-axis climb stops at the first dent.
+    polished: set[tuple[int, int, int]] = set()
+    index_of.update({shape_of(i): i for i in _all_indices(book.samples, axes)})
+    while why == "converged" and plan.polish_radius > 0:
+        todo = [index_of[s] for s in book.ranked()[: plan.seeds] if index_of[s] not in polished]
+        if not todo:
+            break
+        for idx in todo:
+            polished.add(idx)
+            r = plan.polish_radius
+            for move in itertools.product(range(-r, r + 1), repeat=3):
+                nb = tuple(min(max(idx[d] + move[d], 0), len(axes[d]) - 1) for d in range(3))
+                if nb == idx or shape_of(nb) in book.samples:  # type: ignore[arg-type]
+                    continue
+                if (stop := out_of_budget()) is not None:
+                    why = stop
+                    break
+                shape = shape_of(nb)  # type: ignore[arg-type]
+                index_of[shape] = nb  # type: ignore[assignment]
+                book.screen(shape, fraction())
+            if why != "converged":
+                break
     return book.result("quick", why)
+
+
+def _all_indices(
+    samples: dict[Shape, Sample], axes: list[list[int]]
+) -> list[tuple[int, int, int]]:
+    where = [{v: i for i, v in enumerate(a)} for a in axes]
+    return [(where[0][s[0]], where[1][s[1]], where[2][s[2]]) for s in samples]
 
 
 def exhaustive_search(

@@ -28,10 +28,10 @@ TOY_NOTE = (
 
 # Fixed costs per stage (allocations, first calls, library start-up), seconds.
 _STAGE_OVERHEAD_S = {
-    "gpu": {"matmul": 2.0, "attention": 3.0, "bandwidth": 2.0, "health": 3.0},
+    "gpu": {"matmul": 1.5, "attention": 2.0, "bandwidth": 1.5, "health": 1.5},
     "small": {"matmul": 0.0, "attention": 0.4, "bandwidth": 0.2, "health": 0.5},
 }
-_OVERHEAD_S = {"gpu": 8.0, "small": 1.0}  # detection and the stamp, before any stage
+_OVERHEAD_S = {"gpu": 6.0, "small": 1.0}  # detection and the stamp, before any stage
 
 
 @dataclass(frozen=True)
@@ -68,19 +68,19 @@ class _Preset:
 
 _GPU = {
     "quick": _Preset(
-        ("bf16",), {"bf16": 12.0}, (4096,), (128,), Effort(2, 10, 2), 6.0, Effort(2, 200, 3),
+        ("bf16",), {"bf16": 11.0}, (4096,), (128,), Effort(2, 10, 2), 6.0, Effort(2, 200, 3),
         1.5, 5.0,
     ),
     "default": _Preset(
         ("bf16", "fp8"),
-        {"bf16": 28.0, "fp8": 22.0},
+        {"bf16": 24.0, "fp8": 18.0},
         (1024, 4096, 16384, 32768),
         (64, 128),
         Effort(2, 10, 2),
-        25.0,
+        22.0,
         Effort(3, 200, 3),
         1.5,
-        10.0,
+        6.0,
     ),
     "full": _Preset(
         MATMUL_DTYPES,

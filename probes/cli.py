@@ -19,7 +19,15 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from .interrupts import EXIT_INTERRUPTED, command_scope
-from .output import OutputError, Saved, Target, check_target, save_fallback, save_record_text
+from .output import (
+    OutputError,
+    Saved,
+    Target,
+    check_target,
+    save_fallback,
+    save_record_text,
+    write_text,
+)
 from .plan import PROBES, TOY_NOTE, SuiteConfig
 
 EXIT_INPUT_ERROR = 2
@@ -318,11 +326,23 @@ def run_command(
         problems: list[str] = []
 
         def checkpoint(record: dict[str, Any]) -> None:
+            """After each stage, so a killed run keeps what it had; a failure here only warns
+            (the final write falls back to another file if it fails too)."""
             assert target is not None
-            saved = _save(record, target, write) if target.repeatable else None
-            if saved is not None and saved.error and not problems:
-                problems.append(saved.error)
-                _say(prog, f"warning: could not update {saved.error}; carrying on")
+            if not target.repeatable:
+                return
+            try:
+                if write is not None:
+                    write(record, str(target.path))
+                else:
+                    from .record import to_json
+
+                    write_text(target, to_json(record))
+            except OSError as exc:
+                if not problems:
+                    problems.append(str(exc))
+                    _say(prog, f"warning: could not update {target.given} "
+                         f"({exc.strerror or exc}); carrying on")
 
         try:
             record = run_suite(

@@ -246,7 +246,7 @@ def write_text(target: Target, text: str) -> Path:
 
 def fallback_paths(stem: str) -> list[Path]:
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    name = f"{stem}-{socket.gethostname()}-{stamp}-{os.getpid()}.json"
+    name = f"{stem}-{socket.gethostname()}-{stamp}-{os.getpid()}-{secrets.token_hex(2)}.json"
     folders = [Path(tempfile.gettempdir()), Path.home(), Path.cwd()]
     return [f / name for f in folders]
 

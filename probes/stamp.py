@@ -73,10 +73,17 @@ VISIBLE_ENV = ("CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVI
 THREAD_ENV = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS", "KMP_", "GOMP_")
 
 
+# Set by launchers (torchrun sets TORCH_NCCL_ASYNC_ERROR_HANDLING in every worker); error
+# handling, not speed, so a record from `probes run` and one from torchrun stay comparable.
+LAUNCHER_ENV = frozenset({"TORCH_NCCL_ASYNC_ERROR_HANDLING"})
+
+
 def _env(names: tuple[str, ...], environ: dict[str, str] | None = None) -> dict[str, str]:
     env = os.environ if environ is None else environ
     out = {}
     for key in sorted(env):
+        if key in LAUNCHER_ENV:
+            continue
         if any(key == n or (n.endswith("_") and key.startswith(n)) for n in names):
             out[key] = env[key][:200]
     return out

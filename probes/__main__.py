@@ -8,6 +8,14 @@ Copy the resulting box.json home and give it to `advisor`.
 """
 
 if __name__ == "__main__":  # Ctrl-C policy first, before anything slow is imported
+    import os as _os
+    import signal as _signal
+
+    def _early(signum, frame):  # type: ignore[no-untyped-def]  # until the policy below is in
+        _os.write(2, b"probes: interrupted before any measurement; nothing was written\n")
+        _os._exit(130)
+
+    _signal.signal(_signal.SIGINT, _early)
     from .interrupts import CONTROLLER
 
     CONTROLLER.install()

@@ -25,17 +25,21 @@ about 2 minutes on an H100-class GPU); --suite-space uses the suite's own
 
 from __future__ import annotations
 
-import argparse
-import dataclasses
-import statistics
-import sys
-import time
-from collections.abc import Sequence
+if __name__ == "__main__":  # Ctrl-C policy first, before torch is imported
+    import os as _os
+    import signal as _signal
 
-if __name__ == "__main__":  # Ctrl-C policy before torch is imported
+    _signal.signal(_signal.SIGINT, lambda signum, frame: _os._exit(130))
     from .interrupts import CONTROLLER
 
     CONTROLLER.install("bench_search")
+
+import argparse  # noqa: E402
+import dataclasses  # noqa: E402
+import statistics  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Sequence  # noqa: E402
 
 from .interrupts import EXIT_INTERRUPTED, MEASURING, Interrupts, command_scope  # noqa: E402
 from .search import AdaptivePlan, SearchSpace, Shape, adaptive_search, exhaustive_search, fmt_shape  # noqa: E402

@@ -23,7 +23,6 @@ import signal
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
 EXIT_INTERRUPTED = 130
 STARTING, MEASURING, FINISHING = "starting", "measuring", "finishing"
@@ -46,13 +45,13 @@ class Interrupts:
         self.raised = False
         self.installed = False
         self.prog = "probes"
-        self._previous: Any = None
+        self._previous: object = None
 
     @property
     def requested(self) -> bool:
         return self.count > 0
 
-    def handler(self, signum: int, frame: Any) -> None:
+    def handler(self, signum: int, frame: object) -> None:
         self.count += 1
         if self.phase == STARTING:
             _say(self.prog, "interrupted before any measurement; nothing was written")

@@ -45,6 +45,7 @@ from .search import (
 from .timing import Effort, Timer, rate, sig
 
 MATMUL_DTYPES = ("bf16", "fp16", "tf32", "fp32", "fp8")
+Cost = tuple[float, float]  # (seconds to build a shape's operands, seconds per iteration)
 MAX_FINALISTS = 12  # when the search converges early, its leftover time confirms more
 
 
@@ -249,6 +250,7 @@ class MatmulBench:
         self.sleep = sleep
         self.should_stop = should_stop
         self.timer = Timer(device, clock=clock)
+        self.last_cost = (0.0, 0.0)  # (build seconds, seconds per flushed iteration)
 
     def _operands(self, shape: Shape) -> tuple[Callable[[], Any], Callable[[], Any]]:
         import torch
@@ -259,7 +261,7 @@ class MatmulBench:
             fp8 = getattr(torch, str(self.fp8_name))
             a = torch.randn(m, k, device=dev).to(fp8)
             b = torch.randn(n, k, device=dev).to(fp8).t()
-            one = torch.ones((), device=dev, dtype=torch.float32)
+            one = torch.ones(1, device=dev, dtype=torch.float32)  # as mamf-finder: [1.0]
             c = torch.empty(m, n, device=dev, dtype=torch.bfloat16)
             c_rand = torch.randn(m, n, device=dev, dtype=torch.bfloat16)
             return (
@@ -289,9 +291,15 @@ class MatmulBench:
         """TFLOPS at the median and fastest iteration; None if the shape does not fit in memory."""
 
         def run() -> list[float]:
+            t0 = self.clock()
             op, prepare = self._operands(shape)
-            return self.timer.run(op, effort, prepare)
+            t1 = self.clock()
+            out = self.timer.run(op, effort, prepare)
+            # What building this shape and one flushed iteration of it cost, for planning.
+            self.last_cost = (t1 - t0, (self.clock() - t1) / max(effort.total, 1))
+            return out
 
+        self.last_cost = (0.0, 0.0)
         seconds = self._guard(run)
         if seconds is None:
             return None
@@ -466,7 +474,7 @@ def search(
     should_stop: Callable[[], bool],
     report: Report | None,
     space: SearchSpace | None = None,
-    reserve_s: Callable[[list[tuple[Shape, float]]], float] | None = None,
+    reserve_s: Callable[[list[tuple[Shape, Cost]]], float] | None = None,
     max_shapes: int | None = None,
 ) -> SearchResult:
     """Warm up, then the exhaustive sweep of the space or the adaptive search within it.
@@ -488,12 +496,11 @@ def search(
         )
     t0 = clock()
     bench.warm(big, min(profile.warmup_s, 0.1 * budget_s))
-    costs: dict[Shape, float] = {}
+    costs: dict[Shape, Cost] = {}
 
     def measure(shape: Shape, effort: Effort) -> Sample | None:
-        t = clock()
         sample = bench.measure(shape, effort)
-        costs[shape] = (clock() - t) / max(effort.total, 1)
+        costs[shape] = bench.last_cost
         return sample
 
     plan = AdaptivePlan(
@@ -507,22 +514,22 @@ def search(
         result = adaptive_search(measure, plan, clock=clock, should_stop=should_stop, report=report)
     else:
         result = _adaptive_with_reserve(measure, plan, costs, reserve_s, clock, should_stop, report)
-    result.iteration_s = dict(costs)
+    result.iteration_s = {s: c[1] for s, c in costs.items()}
     return result
 
 
 def _adaptive_with_reserve(
     measure: Callable[[Shape, Effort], Sample | None],
     plan: AdaptivePlan,
-    costs: dict[Shape, float],
-    reserve_s: Callable[[list[tuple[Shape, float]]], float],
+    costs: dict[Shape, Cost],
+    reserve_s: Callable[[list[tuple[Shape, Cost]]], float],
     clock: Callable[[], float],
     should_stop: Callable[[], bool],
     report: Report | None,
 ) -> SearchResult:
     """The adaptive search, stopping early enough to leave the confirmation its time."""
     t0 = clock()
-    ranked: list[tuple[Shape, float]] = []
+    ranked: list[tuple[Shape, Cost]] = []
     samples: dict[Shape, Sample] = {}
 
     def tracked(shape: Shape, effort: Effort) -> Sample | None:
@@ -607,11 +614,13 @@ def run_matmul(
         if report is not None:
             report(min(max(fraction, 0.0), 1.0), message)
 
-    def reserve(top: list[tuple[Shape, float]], count: int | None = None) -> float:
+    def reserve(top: list[tuple[Shape, Cost]], count: int | None = None) -> float:
+        """The confirmation's cost for the best shapes so far: two builds (burst, sustained),
+        the iterations and the idle gaps, per finalist, plus the soak."""
         shapes = top[: count or profile.finalists]
         iters, idle = profile.confirm_iterations(1)
         soak = min(profile.sustain.soak_s, profile.soak_share * budget_s) if device.is_gpu else 0.0
-        return soak + sum(iters * per + idle for _, per in shapes) * 1.1
+        return soak + sum(2 * build + iters * per + idle for _, (build, per) in shapes) * 1.25
 
     try:
         with float32_precision(dtype):
@@ -740,7 +749,7 @@ def _confirm(
         if i >= planned:
             if deadline is None or not costs:
                 break
-            if clock() + 1.1 * max(costs) > deadline:
+            if clock() + 1.5 * max(costs) > deadline:  # costs vary: leave a margin
                 break
         started = clock()
         s = bench.sustain(shape, profile.sustain, telemetry)

@@ -11,7 +11,7 @@ if __name__ == "__main__":  # Ctrl-C policy first, before anything slow is impor
     import os as _os
     import signal as _signal
 
-    def _early(signum, frame):  # type: ignore[no-untyped-def]  # until the policy below is in
+    def _early(signum: int, frame: object) -> None:  # until the policy below is in
         _os.write(2, b"probes: interrupted before any measurement; nothing was written\n")
         _os._exit(130)
 
@@ -20,12 +20,12 @@ if __name__ == "__main__":  # Ctrl-C policy first, before anything slow is impor
 
     CONTROLLER.install()
 
-import argparse  # noqa: E402
-import sys  # noqa: E402
-from collections.abc import Sequence  # noqa: E402
+import argparse
+import sys
+from collections.abc import Sequence
 
-from .cli import EXIT_BROKEN_PIPE, EXIT_INPUT_ERROR, _quiet_stdout, add_suite_arguments, run_command  # noqa: E402
-from .interrupts import EXIT_INTERRUPTED  # noqa: E402
+from .cli import EXIT_BROKEN_PIPE, EXIT_INPUT_ERROR, _quiet_stdout, add_suite_arguments, run_command
+from .interrupts import EXIT_INTERRUPTED
 
 
 def build_parser() -> argparse.ArgumentParser:

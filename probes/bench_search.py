@@ -34,16 +34,16 @@ if __name__ == "__main__":  # Ctrl-C policy first, before torch is imported
 
     CONTROLLER.install("bench_search")
 
-import argparse  # noqa: E402
-import dataclasses  # noqa: E402
-import statistics  # noqa: E402
-import sys  # noqa: E402
-import time  # noqa: E402
-from collections.abc import Sequence  # noqa: E402
+import argparse
+import dataclasses
+import statistics
+import sys
+import time
+from collections.abc import Sequence
 
-from .interrupts import EXIT_INTERRUPTED, MEASURING, Interrupts, command_scope  # noqa: E402
-from .search import AdaptivePlan, SearchSpace, Shape, adaptive_search, exhaustive_search, fmt_shape  # noqa: E402
-from .timing import Effort  # noqa: E402
+from .interrupts import EXIT_INTERRUPTED, MEASURING, Interrupts, command_scope
+from .search import AdaptivePlan, SearchSpace, Shape, adaptive_search, exhaustive_search, fmt_shape
+from .timing import Effort
 
 BENCH_GPU_SPACE = SearchSpace(2048, 20480, 2048)
 BENCH_GPU_EXHAUSTIVE = Effort(5, 25)

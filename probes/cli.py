@@ -10,6 +10,7 @@ end, the record goes to a fallback file whose path it prints.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -272,10 +273,8 @@ Writer = Callable[[dict[str, Any], str], Any]
 
 
 def _say(prog: str, message: str) -> None:
-    try:
+    with contextlib.suppress(OSError, ValueError):
         print(f"{prog}: {message}", file=sys.stderr, flush=True)
-    except (OSError, ValueError):
-        pass
 
 
 def _quiet_stdout() -> None:

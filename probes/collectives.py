@@ -22,6 +22,7 @@ another stack is refused, naming the fields that differ, unless --force.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import statistics
@@ -186,10 +187,8 @@ def all_reduce_sweep(
 
 
 def _say(message: str) -> None:
-    try:
+    with contextlib.suppress(OSError, ValueError):
         print(f"probes collectives: {message}", file=sys.stderr, flush=True)
-    except (OSError, ValueError):
-        pass
 
 
 def collectives_command(args: Any) -> int:
@@ -264,7 +263,8 @@ def collectives_command(args: Any) -> int:
                     )
                 elif diffs:
                     existing["notes"].append(
-                        "collectives merged with --force from a different stack: " + "; ".join(diffs)
+                        "collectives merged with --force from a different stack: "
+                        + "; ".join(diffs)
                     )
         dist.init_process_group(backend, timeout=timedelta(seconds=args.timeout))
         try:
@@ -291,10 +291,8 @@ def collectives_command(args: Any) -> int:
                 stop_seen[0] = True
             interrupts.enter(FINISHING)
         finally:
-            try:
+            with contextlib.suppress(Exception):
                 dist.destroy_process_group()
-            except Exception:
-                pass
         if topo.rank != 0:
             return EXIT_INTERRUPTED if interrupts.requested else 0
         if existing is not None:

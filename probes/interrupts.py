@@ -18,21 +18,21 @@ it interrupted. Stdlib only.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 EXIT_INTERRUPTED = 130
 STARTING, MEASURING, FINISHING = "starting", "measuring", "finishing"
 
 
 def _say(prog: str, message: str) -> None:
-    try:
+    with contextlib.suppress(OSError):
         os.write(2, f"{prog}: {message}\n".encode(errors="replace"))
-    except OSError:
-        pass
 
 
 class Interrupts:
@@ -45,7 +45,7 @@ class Interrupts:
         self.raised = False
         self.installed = False
         self.prog = "probes"
-        self._previous: object = None
+        self._previous: Any = None
 
     @property
     def requested(self) -> bool:

@@ -100,7 +100,8 @@ def check_target(given: str | os.PathLike[str]) -> Target:
         return _check_new(text, real)
     mode = st.st_mode
     if stat.S_ISDIR(mode):
-        raise _fail(text, "is a directory; name a file in it, e.g. " + os.path.join(text, "box.json"))
+        example = os.path.join(text, "box.json")
+        raise _fail(text, f"is a directory; name a file in it, e.g. {example}")
     if stat.S_ISCHR(mode) or stat.S_ISFIFO(mode):
         if not os.access(real, os.W_OK):
             raise _fail(text, "permission denied")
@@ -154,7 +155,7 @@ def _pid_alive(pid: int) -> bool:
 
 def clean_stale_temps(folder: Path, now: float | None = None) -> list[Path]:
     """Remove temporary files a killed writer left: this host's dead pids, or a day old."""
-    removed = []
+    removed: list[Path] = []
     now = time.time() if now is None else now
     try:
         names = os.listdir(folder)

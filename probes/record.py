@@ -122,7 +122,8 @@ def read_record(path: str | os.PathLike[str]) -> dict[str, Any]:
     except OSError as exc:
         raise RecordError(f"{name}: cannot read ({exc.strerror or exc})") from None
     if len(data) > MAX_RECORD_BYTES:
-        raise RecordError(f"{name}: larger than {MAX_RECORD_BYTES / 2**20:g} MiB; not a probe record")
+        limit = f"{MAX_RECORD_BYTES / 2**20:g} MiB"
+        raise RecordError(f"{name}: larger than {limit}; not a probe record")
     if data.startswith(b"\xef\xbb\xbf"):
         raise RecordError(f"{name}: starts with a byte-order mark; a probe record is plain UTF-8")
     try:

@@ -210,7 +210,9 @@ def _finish_health(
         "warnings": [],
     }
     throttling, notes = throttle_warnings(telemetry)
-    capped = sorted(t["index"] for t in telemetry if "sw_power_cap" in t.get("clock_event_reasons", []))
+    capped = sorted(
+        t["index"] for t in telemetry if "sw_power_cap" in t.get("clock_event_reasons", [])
+    )
     health.update(
         telemetry_source="nvml" if telemetry else None,
         telemetry=telemetry,

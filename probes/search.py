@@ -283,7 +283,11 @@ def adaptive_search(
         return (axes[0][idx[0]], axes[1][idx[1]], axes[2][idx[2]])
 
     picks = [coarse_indices(len(a), plan.coarse_per_dim) for a in axes]
-    coarse = sorted(itertools.product(*picks), key=lambda i: matmul_flops(shape_of(i)), reverse=True)
+    coarse = sorted(
+        ((i, j, k) for i, j, k in itertools.product(*picks)),
+        key=lambda i: matmul_flops(shape_of(i)),
+        reverse=True,
+    )
     index_of: dict[Shape, tuple[int, int, int]] = {}
     for idx in coarse:
         if (stop := out_of_budget()) is not None:
@@ -295,7 +299,8 @@ def adaptive_search(
 
     # Pattern search in lattice-index space, starting from the coarse spacing on each axis.
     start_delta = [
-        max(1, (p[0] - p[1]) if len(p) > 1 else len(a) // 2) for p, a in zip(picks, axes, strict=True)
+        max(1, (p[0] - p[1]) if len(p) > 1 else len(a) // 2)
+        for p, a in zip(picks, axes, strict=True)
     ]
     climbers: dict[tuple[int, int, int], list[int]] = {}
     if why == "converged":
@@ -307,17 +312,15 @@ def adaptive_search(
             here = shape_of(idx)
             best, best_value = idx, book.samples[here].median_tflops
             for move in MOVES[: plan.moves]:
-                nb = tuple(
-                    min(max(idx[d] + move[d] * delta[d], 0), len(axes[d]) - 1) for d in range(3)
-                )
+                nb = _step(idx, move, delta, axes)
                 if nb == idx:
                     continue
                 if (stop := out_of_budget()) is not None:
                     why = stop
                     break
-                sample = book.screen(shape_of(nb), fraction())  # type: ignore[arg-type]
+                sample = book.screen(shape_of(nb), fraction())
                 if sample is not None and sample.median_tflops > best_value:
-                    best, best_value = nb, sample.median_tflops  # type: ignore[assignment]
+                    best, best_value = nb, sample.median_tflops
             if why != "converged":
                 break
             if best != idx:
@@ -337,19 +340,30 @@ def adaptive_search(
         for idx in todo:
             polished.add(idx)
             r = plan.polish_radius
-            for move in itertools.product(range(-r, r + 1), repeat=3):
-                nb = tuple(min(max(idx[d] + move[d], 0), len(axes[d]) - 1) for d in range(3))
-                if nb == idx or shape_of(nb) in book.samples:  # type: ignore[arg-type]
+            for di, dj, dk in itertools.product(range(-r, r + 1), repeat=3):
+                nb = _step(idx, (di, dj, dk), [1, 1, 1], axes)
+                if nb == idx or shape_of(nb) in book.samples:
                     continue
                 if (stop := out_of_budget()) is not None:
                     why = stop
                     break
-                shape = shape_of(nb)  # type: ignore[arg-type]
-                index_of[shape] = nb  # type: ignore[assignment]
+                shape = shape_of(nb)
+                index_of[shape] = nb
                 book.screen(shape, fraction())
             if why != "converged":
                 break
     return book.result("quick", why)
+
+
+def _step(
+    idx: tuple[int, int, int],
+    move: tuple[int, int, int],
+    delta: list[int],
+    axes: list[list[int]],
+) -> tuple[int, int, int]:
+    """`idx` moved by move × delta lattice steps, kept inside each axis."""
+    i, j, k = (min(max(idx[d] + move[d] * delta[d], 0), len(axes[d]) - 1) for d in range(3))
+    return i, j, k
 
 
 def _all_indices(

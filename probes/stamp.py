@@ -36,7 +36,9 @@ OPTIONAL_PACKAGES = {
     "triton": ("triton", "pytorch-triton", "pytorch-triton-rocm"),
     "aiter": ("amd-aiter", "aiter"),
 }
-CUBLAS_PACKAGES = ("nvidia-cublas", "nvidia-cublas-cu13", "nvidia-cublas-cu12", "nvidia-cublas-cu11")
+CUBLAS_PACKAGES = (
+    "nvidia-cublas", "nvidia-cublas-cu13", "nvidia-cublas-cu12", "nvidia-cublas-cu11"
+)
 
 # Environment variables that change which kernels run or how fast (prefixes end in "_").
 KERNEL_ENV = (
@@ -222,7 +224,8 @@ def _bdf(device: Device) -> str | None:
         import torch
 
         p = torch.cuda.get_device_properties(device.index)
-        return f"{p.pci_domain_id:04x}:{p.pci_bus_id:02x}:{p.pci_device_id:02x}.0"
+        ids = [getattr(p, f"pci_{n}_id") for n in ("domain", "bus", "device")]
+        return f"{ids[0]:04x}:{ids[1]:02x}:{ids[2]:02x}.0"
     except Exception:
         return None
 

@@ -73,7 +73,7 @@ def power_model(shape: Shape) -> float:
 
 def rugged_model(shape: Shape) -> float:
     """The power model with dents every few lattice steps along M and K."""
-    m, n, k = shape
+    m, _n, k = shape
     dent = (1 - 0.03 * ((k // 1024) % 3 == 1)) * (1 - 0.02 * ((m // 1024) % 2))
     return power_model(shape) * dent
 

@@ -169,7 +169,9 @@ def test_loader_names_the_bad_field(tmp_path):
 # --- output paths: checked before measuring, written without harm
 
 
-def run_probes(*args: str, cwd: Path = ROOT, timeout: float = 180, **kw) -> subprocess.CompletedProcess:
+def run_probes(
+    *args: str, cwd: Path = ROOT, timeout: float = 180, **kw
+) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     env.update(kw.pop("env", {}))
     return subprocess.run(
@@ -261,7 +263,9 @@ def test_a_broken_pipe_ends_quietly(tmp_path):
 
 
 def test_a_copied_folder_runs_under_another_name_without_advisor(tmp_path):
-    shutil.copytree(ROOT / "probes", tmp_path / "boxprobes", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        ROOT / "probes", tmp_path / "boxprobes", ignore=shutil.ignore_patterns("__pycache__")
+    )
     out = tmp_path / "box.json"
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     result = subprocess.run(

@@ -46,7 +46,8 @@ def test_quick_suite_on_the_gpu():
     if bf16.efficiency is not None:  # a catalog match: the measurement must be plausible
         assert 0.2 < bf16.efficiency <= 1.0
     assert record.attention and all(a.kernel for a in record.attention)
-    fast = [a for a in record.attention if a.kernel in ("sdpa-flash", "sdpa-efficient", "sdpa-cudnn")]
+    fused = ("sdpa-flash", "sdpa-efficient", "sdpa-cudnn")
+    fast = [a for a in record.attention if a.kernel in fused]
     assert any(a.status == "ok" for a in fast), "no fused SDPA kernel ran"
     kinds = {b.kind: b for b in record.bandwidth}
     assert kinds["d2d"].status == kinds["h2d"].status == kinds["d2h"].status == "ok"
@@ -104,7 +105,8 @@ def test_burst_and_sustained_on_the_gpu():
     device = detect()
     bench = MatmulBench(device, "bf16")
     burst = bench.burst((4096, 4096, 4096), GPU_PROFILE.burst, None)
-    assert burst is not None and burst.iterations == GPU_PROFILE.burst.reps * GPU_PROFILE.burst.iters
+    plan = GPU_PROFILE.burst
+    assert burst is not None and burst.iterations == plan.reps * plan.iters
     assert 0 < burst.tflops <= burst.peak_tflops
     sustained = bench.sustain((4096, 4096, 4096), GPU_PROFILE.sustain, None)
     assert sustained is not None and len(sustained.runs) == GPU_PROFILE.sustain.reps
@@ -114,7 +116,7 @@ def test_burst_and_sustained_on_the_gpu():
 def test_attention_names_each_kernel_on_the_gpu():
     device = detect()
     plan = AttentionPlan(seq_lens=(1024,), head_dims=(128,), effort=Effort(1, 5, 2), budget_s=20.0)
-    entries, notes = run_attention(device, plan, should_stop=lambda: False)
+    entries, _notes = run_attention(device, plan, should_stop=lambda: False)
     kernels = {e["kernel"] for e in entries}
     assert {"sdpa-flash", "sdpa-efficient", "sdpa-math"} <= kernels
     assert all(e["status"] in ("ok", "failed", "skipped") for e in entries)

@@ -29,7 +29,7 @@ def start(args: list[str], ignore_sigint: bool = False) -> subprocess.Popen[str]
     preexec = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if ignore_sigint else None
     return subprocess.Popen(
         [sys.executable, "-m", "probes", *args], cwd=ROOT, env=env, text=True,
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=preexec,  # noqa: PLW1509
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=preexec,
     )
 
 

@@ -223,7 +223,7 @@ def test_attention_names_one_kernel_per_entry(cpu):
 
 
 def test_every_sdpa_kernel_is_known_on_a_gpu_device():
-    found, notes = sdpa_backends(Device("cuda", "x", 1))
+    found, _notes = sdpa_backends(Device("cuda", "x", 1))
     assert [b.name for b in found] == ["sdpa-flash", "sdpa-efficient", "sdpa-cudnn", "sdpa-math"]
     rocm, _ = sdpa_backends(Device("rocm", "x", 1))
     assert "sdpa-cudnn" not in [b.name for b in rocm]

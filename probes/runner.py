@@ -280,15 +280,16 @@ def run_suite(
             )
         except Exception as exc:
             record["notes"].append(f"NVML telemetry unavailable: {describe(exc)}")
-    if progress is not None:
-        shown = ", ".join(f"{k} ~{v:.0f} s" for k, v in weights.items())
-        head = f"{TOY_NOTE}. " if ctx.plan.toy else ""
-        progress(Progress("plan", f"{head}about {record['estimate_s']:.0f} s: {shown}", 0.0))
     by_name = {s["name"]: s for s in record["stages"]}
     done = 0.0
     current: dict[str, Any] | None = None
     with _ctrl_c_stops(stop_flag):
         try:
+            if progress is not None:  # from here on, a Ctrl-C keeps a (partial) record
+                shown = ", ".join(f"{k} ~{v:.0f} s" for k, v in weights.items())
+                head = f"{TOY_NOTE}. " if ctx.plan.toy else ""
+                about = f"{head}about {record['estimate_s']:.0f} s: {shown}"
+                progress(Progress("plan", about, 0.0))
             for name, run in plan_stages:
                 if stop_flag():
                     break

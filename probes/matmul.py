@@ -737,7 +737,9 @@ def _confirm(
     clock = bench.clock
     sustained: list[Sustained] = []
     bursts: list[Burst] = []
-    soak = min(profile.sustain.soak_s, profile.soak_share * budget_s)
+    soak = profile.sustain.soak_s  # the full soak after an exhaustive sweep, a share of a budget
+    if deadline is not None:
+        soak = min(soak, profile.soak_share * budget_s)
     if finalists and not should_stop() and soak > 0 and bench.device.is_gpu:
         say(0.75, f"thermal soak up to {soak:.0f} s before the sustained runs")
         bench.soak(soak, min(8192, profile.space.hi), telemetry)

@@ -188,6 +188,8 @@ def _matmul_line(m: dict[str, Any]) -> str:
     if m["status"] != "ok":
         return f"matmul {m['dtype']}: {m['status']}: {m['reason']}"
     clock = f" at {m['mamf_clock_mhz']:.0f} MHz" if m.get("mamf_clock_mhz") else ""
+    if m.get("mamf_power_w"):
+        clock += f", {m['mamf_power_w']:.0f} W"
     state = m.get("msmf_state") or {}
     sustained = ""
     if state.get("sm_clock_mhz_median"):

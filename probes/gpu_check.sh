@@ -109,6 +109,7 @@ if r is not None:
         state = m.get("msmf_state") or {}
         mm[m["dtype"]] = {k: m.get(k) for k in (
             "status", "mamf_tflops", "mamf_peak_tflops", "mamf_shape", "mamf_clock_mhz",
+            "mamf_power_w",
             "msmf_tflops", "msmf_shape", "msmf_spread_pct", "shapes_tried", "seconds",
             "efficiency", "verdict", "reason")}
         mm[m["dtype"]]["msmf_clock_mhz"] = state.get("sm_clock_mhz_median")
@@ -117,7 +118,8 @@ if r is not None:
             print(f"matmul {m['dtype']}: {m['status']}: {m['reason']}")
             continue
         print(f"matmul {m['dtype']}: MAMF {m['mamf_tflops']} TFLOPS (burst, peak "
-              f"{m['mamf_peak_tflops']}) at {shape(m['mamf_shape'])} {m['mamf_clock_mhz']} MHz; "
+              f"{m['mamf_peak_tflops']}) at {shape(m['mamf_shape'])} {m['mamf_clock_mhz']} MHz "
+              f"{m.get('mamf_power_w')} W; "
               f"MSMF {m['msmf_tflops']} at {shape(m['msmf_shape'])} spread "
               f"{m['msmf_spread_pct']}% {state.get('sm_clock_mhz_median')} MHz "
               f"{state.get('power_w_median')} W; {m['shapes_tried']} shapes "

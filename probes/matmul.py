@@ -189,6 +189,8 @@ class Telemetry(Protocol):
 
     def sm_clock_mhz(self) -> float | None: ...
 
+    def read(self) -> tuple[float | None, float | None]: ...  # (SM clock MHz, power W)
+
     def window(self, t0: float, t1: float) -> dict[str, Any]: ...
 
 
@@ -198,6 +200,7 @@ class Burst:
     tflops: float  # median of the `top` fastest iterations
     peak_tflops: float
     clock_mhz: float | None  # median bracketed clock of those iterations
+    power_w: float | None  # median power read right after them
     iterations: int
     top: list[float] = field(default_factory=list)
 
@@ -321,7 +324,7 @@ class MatmulBench:
 
     def burst(self, shape: Shape, plan: BurstPlan, telemetry: Telemetry | None) -> Burst | None:
         flops = matmul_flops(shape) / 1e12
-        read = telemetry.sm_clock_mhz if telemetry is not None else None
+        read = telemetry.read if telemetry is not None else None
 
         def run() -> list[tuple[float, Any, Any]]:
             op, prepare = self._operands(shape)
@@ -341,18 +344,24 @@ class MatmulBench:
             return None
         rows = []
         for seconds, before, after in timed:
-            clocks = [c for c in (before, after) if isinstance(c, int | float)]
-            rows.append((flops / max(seconds, 1e-9), min(clocks) if clocks else None))
+            # The clock an iteration ran at is at least the lower of the reads on its two
+            # sides (a sub-millisecond window, far shorter than a clock change).
+            reads = [r for r in (before, after) if isinstance(r, tuple)]
+            clocks = [c for c, _ in reads if c is not None]
+            power = after[1] if isinstance(after, tuple) else None
+            rows.append((flops / max(seconds, 1e-9), min(clocks) if clocks else None, power))
         rows.sort(key=lambda r: r[0], reverse=True)
         top = rows[: plan.top]
-        top_clocks = [c for _, c in top if c is not None]
+        top_clocks = [c for _, c, _ in top if c is not None]
+        top_power = [p for _, _, p in top if p is not None]
         return Burst(
             shape=shape,
-            tflops=burst_figure([t for t, _ in rows], plan.top),
+            tflops=burst_figure([t for t, _, _ in rows], plan.top),
             peak_tflops=rows[0][0],
             clock_mhz=statistics.median(top_clocks) if top_clocks else None,
+            power_w=round(statistics.median(top_power), 1) if top_power else None,
             iterations=len(rows),
-            top=[t for t, _ in top],
+            top=[t for t, _, _ in top],
         )
 
     def sustain(
@@ -566,6 +575,7 @@ def _empty_entry(
         "mamf_peak_tflops": None,
         "mamf_shape": None,
         "mamf_clock_mhz": None,
+        "mamf_power_w": None,
         "msmf_tflops": None,
         "msmf_shape": None,
         "msmf_spread_pct": None,
@@ -683,6 +693,7 @@ def run_matmul(
             mamf_peak_tflops=sig(b.peak_tflops),
             mamf_shape=list(b.shape),
             mamf_clock_mhz=b.clock_mhz,
+            mamf_power_w=b.power_w,
             best_shape=list(b.shape),
             mamf_top_tflops=[sig(x) for x in b.top],
         )

@@ -319,6 +319,10 @@ class DeviceTelemetry:
     def sm_clock_mhz(self) -> float | None:
         return _call(self._nvml.nvmlDeviceGetClockInfo, self._h, self._nvml.NVML_CLOCK_SM)
 
+    def read(self) -> tuple[float | None, float | None]:
+        mw = _call(self._nvml.nvmlDeviceGetPowerUsage, self._h)
+        return self.sm_clock_mhz(), (mw / 1000 if mw is not None else None)
+
     def window(self, t0: float, t1: float) -> dict[str, Any]:
         out = self._sampler.state(self._index, t0, t1) if self._sampler is not None else {}
         out["power_limit_w"] = power_limit_w(self._nvml, self._h)

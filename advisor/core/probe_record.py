@@ -126,6 +126,7 @@ class MatmulResult(_Measurement):
     mamf_peak_tflops: float | None = Field(default=None, description="the single fastest burst")
     mamf_shape: list[int] | None = None
     mamf_clock_mhz: float | None = None
+    mamf_power_w: float | None = None
     msmf_tflops: float | None = Field(
         default=None, description="sustained: trimmed median of saturated runs after a soak"
     )

@@ -110,6 +110,9 @@ def test_burst_and_sustained_protocols_on_the_cpu(cpu):
             self.reads += 1
             return 1980.0 - self.reads  # a clock that sags, read on both sides
 
+        def read(self) -> tuple[float, float]:
+            return self.sm_clock_mhz(), 300.0
+
         def window(self, t0: float, t1: float) -> dict:
             return {"sm_clock_mhz_median": 1500.0, "power_w_median": 690.0}
 
@@ -118,7 +121,7 @@ def test_burst_and_sustained_protocols_on_the_cpu(cpu):
     assert burst is not None and burst.iterations == 12 and sleeps == [0.25] * 3
     assert tel.reads == 24  # before and after each isolated iteration
     assert burst.tflops == statistics.median(burst.top) and burst.peak_tflops == burst.top[0]
-    assert burst.clock_mhz is not None and burst.clock_mhz < 1980
+    assert burst.clock_mhz is not None and burst.clock_mhz < 1980 and burst.power_w == 300.0
     sustained = bench.sustain((64, 64, 64), SustainPlan(warm_passes=1, reps=5, warmup=1, iters=2),
                               tel)
     assert sustained is not None and len(sustained.runs) == 5

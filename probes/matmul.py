@@ -51,12 +51,16 @@ MAX_FINALISTS = 12  # when the search converges early, its leftover time confirm
 
 @dataclass(frozen=True)
 class BurstPlan:
-    """MAMF: `reps` bursts of `iters` isolated iterations, each burst after `idle_s` idle."""
+    """MAMF: `reps` bursts of `iters` isolated iterations, each burst after `idle_s` idle.
+    With `burst_s`, a burst also ends once it has run that long (never below `min_iters`):
+    a burst of a big shape stays a burst."""
 
     reps: int = 5
     iters: int = 20
     idle_s: float = 0.25
     top: int = 5  # MAMF = median of this many fastest iterations
+    burst_s: float | None = None
+    min_iters: int = 4
 
 
 @dataclass(frozen=True)
@@ -69,6 +73,12 @@ class SustainPlan:
     warmup: int = 50
     iters: int = 100
     max_spread_pct: float = 3.0
+    rep_s: float | None = None  # a run also ends once it has run this long
+    min_iters: int = 5
+
+    @property
+    def effort(self) -> Effort:
+        return Effort(self.warmup, self.iters, min(self.min_iters, self.iters))
 
 
 @dataclass(frozen=True)
@@ -86,11 +96,19 @@ class MatmulProfile:
     coarse_per_dim: int = 3
     soak_share: float = 0.12  # of a quick budget, at most, for the thermal soak
 
-    def confirm_iterations(self, shapes: int) -> tuple[int, float]:
-        """Iterations and idle seconds the confirmation of `shapes` finalists costs."""
+    def confirm_cost(self, build_s: float, iteration_s: float) -> float:
+        """Seconds one finalist's confirmation costs: two builds (burst and sustained), the
+        bursts with their idle gaps, the sustained runs, and the untimed first iteration."""
         b, s = self.burst, self.sustain
-        per_shape = b.reps * b.iters + (s.warm_passes + s.reps) * (s.warmup + s.iters) + 1
-        return shapes * per_shape, shapes * b.reps * b.idle_s
+
+        def run(n: int, n_min: int, limit: float | None) -> float:
+            full = n * iteration_s
+            return full if limit is None else max(n_min * iteration_s, min(full, limit))
+
+        bursts = b.reps * (b.idle_s + run(b.iters, b.min_iters, b.burst_s))
+        e = s.effort
+        sustained = (s.warm_passes + s.reps) * run(e.total, e.warmup + e.min_iters, s.rep_s)
+        return 2 * build_s + bursts + sustained + iteration_s
 
 
 # Datacenter GPUs: M, N and K each 1024..20480 step 1024 (8,000 shapes). That is
@@ -101,8 +119,10 @@ GPU_PROFILE = MatmulProfile(
     space=SearchSpace(1024, 20480, 1024),
     screen=Effort(2, 5),
     exhaustive=Effort(50, 100),
-    burst=BurstPlan(reps=5, iters=20, idle_s=0.25, top=5),
-    sustain=SustainPlan(soak_s=20.0, warm_passes=1, reps=5, warmup=10, iters=40),
+    burst=BurstPlan(reps=5, iters=20, idle_s=0.25, top=5, burst_s=0.1, min_iters=4),
+    sustain=SustainPlan(
+        soak_s=20.0, warm_passes=1, reps=5, warmup=10, iters=40, rep_s=0.3, min_iters=5
+    ),
     warmup_s=2.0,
     exhaustive_warmup_s=30.0,
     finalists=2,
@@ -336,7 +356,10 @@ class MatmulBench:
                 synchronize(self.device)
                 if plan.idle_s > 0:
                     self.sleep(plan.idle_s)
-                out += self.timer.run_each(op, plan.iters, prepare, around=read)
+                out += self.timer.run_each(
+                    op, plan.iters, prepare, around=read, slice_s=plan.burst_s,
+                    min_iters=plan.min_iters,
+                )
             return out
 
         timed = self._guard(run)
@@ -368,18 +391,19 @@ class MatmulBench:
         self, shape: Shape, plan: SustainPlan, telemetry: Telemetry | None
     ) -> Sustained | None:
         flops = matmul_flops(shape) / 1e12
-        effort = Effort(plan.warmup, plan.iters)
+        effort = plan.effort
 
         def run() -> tuple[list[list[float]], float, float]:
             op, prepare = self._operands(shape)
+            probe = self.timer.probe(op, prepare) if plan.rep_s is not None else None
             for _ in range(plan.warm_passes):
-                self.timer.run(op, effort, prepare)
+                self.timer.run(op, effort, prepare, slice_s=plan.rep_s, probe_s=probe)
             reps: list[list[float]] = []
             t0 = self.clock()
             for _ in range(plan.reps):
                 if self.should_stop() and reps:
                     break
-                reps.append(self.timer.run(op, effort, prepare))
+                reps.append(self.timer.run(op, effort, prepare, slice_s=plan.rep_s, probe_s=probe))
             return reps, t0, self.clock()
 
         out = self._guard(run)
@@ -628,9 +652,8 @@ def run_matmul(
         """The confirmation's cost for the best shapes so far: two builds (burst, sustained),
         the iterations and the idle gaps, per finalist, plus the soak."""
         shapes = top[: count or profile.finalists]
-        iters, idle = profile.confirm_iterations(1)
         soak = min(profile.sustain.soak_s, profile.soak_share * budget_s) if device.is_gpu else 0.0
-        return soak + sum(2 * build + iters * per + idle for _, (build, per) in shapes) * 1.25
+        return soak + 1.25 * sum(profile.confirm_cost(build, per) for _, (build, per) in shapes)
 
     try:
         with float32_precision(dtype):

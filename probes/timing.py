@@ -265,13 +265,19 @@ class Timer:
         iters: int,
         prepare: Callable[[], object] | None = None,
         around: Callable[[], object] | None = None,
+        slice_s: float | None = None,
+        min_iters: int = 1,
     ) -> list[tuple[float, object, object]]:
         """Each iteration timed in isolation (synchronized before and after), with `around`
-        read on both sides: the burst protocol, where every iteration carries its own clock."""
+        read on both sides: the burst protocol, where every iteration carries its own clock.
+        With `slice_s`, stops once that long has passed (after at least `min_iters`)."""
         import torch
 
-        out = []
+        out: list[tuple[float, object, object]] = []
+        t_start = self.clock()
         for _ in range(iters):
+            if slice_s is not None and len(out) >= min_iters and self.clock() - t_start >= slice_s:
+                break
             self._flush.zero_()
             if prepare is not None:
                 prepare()

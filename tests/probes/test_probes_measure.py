@@ -409,4 +409,8 @@ def test_profiles_confirm_the_same_protocol():
 
     assert GPU_PROFILE.burst.top == 5 and GPU_PROFILE.burst.idle_s > 0
     assert GPU_PROFILE.sustain.reps >= 5 and GPU_PROFILE.exhaustive == Effort(50, 100)
-    assert dataclasses.replace(TINY, finalists=1).confirm_iterations(2)[0] == 2 * (6 + 6 + 1)
+    # TINY: 2 bursts of 3 iterations, 3 sustained runs of 2, one untimed iteration, 2 builds.
+    assert dataclasses.replace(TINY, finalists=1).confirm_cost(0.5, 1.0) == 1 + 6 + 6 + 1
+    # GPU: a 22 ms iteration (20480^3 bf16) is cut by the burst and run slices.
+    big = GPU_PROFILE.confirm_cost(0.01, 0.022)
+    assert 3.0 < big < 5.0, big

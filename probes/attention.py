@@ -280,6 +280,7 @@ def _entry(backend: Backend, case: AttentionCase, dtype: str) -> dict[str, Any]:
         "tflops_max": None,
         "ms_median": None,
         "iterations": 0,
+        "first_call_ms": None,
         "status": "failed",
         "reason": None,
     }
@@ -331,7 +332,7 @@ def measure_case(
     try:
         with _quiet(), backend.context():
             op = _op(backend, case, device, tdtype)
-            timer.probe(op)  # a kernel that cannot take this case fails here; JIT builds here
+            first = timer.probe(op)  # a kernel that cannot take this case fails here; JITs too
             probe = timer.probe(op)
             seconds = timer.run(op, effort, slice_s=slice_s, probe_s=probe)
     except Exception as exc:
@@ -348,6 +349,7 @@ def measure_case(
         tflops_max=sig(r.max),
         ms_median=sig(statistics.median(seconds) * 1e3),
         iterations=len(seconds),
+        first_call_ms=sig(first * 1e3),  # a JIT-compiled kernel (CuTe) builds on its first call
     )
     return entry
 

@@ -20,6 +20,7 @@ benchmark version 4):
 
 from __future__ import annotations
 
+import dataclasses
 import statistics
 import time
 from collections.abc import Callable, Iterator
@@ -46,7 +47,8 @@ from .timing import Effort, Timer, rate, sig
 
 MATMUL_DTYPES = ("bf16", "fp16", "tf32", "fp32", "fp8")
 Cost = tuple[float, float]  # (seconds to build a shape's operands, seconds per iteration)
-MAX_FINALISTS = 12  # when the search converges early, its leftover time confirms more
+MAX_FINALISTS = 12
+EXTRA_BURSTS = 20  # at most this many more bursts of the best shape, time permitting  # when the search converges early, its leftover time confirms more
 
 
 @dataclass(frozen=True)
@@ -223,6 +225,27 @@ class Burst:
     power_w: float | None  # median power read right after them
     iterations: int
     top: list[float] = field(default_factory=list)
+    rows: list[tuple[float, float | None, float | None]] = field(default_factory=list)
+
+    @classmethod
+    def of(
+        cls, shape: Shape, rows: list[tuple[float, float | None, float | None]], top_n: int
+    ) -> Burst:
+        """From (TFLOPS, clock, power) per iteration: the median of the `top_n` fastest."""
+        rows = sorted(rows, key=lambda r: r[0], reverse=True)
+        top = rows[:top_n]
+        top_clocks = [c for _, c, _ in top if c is not None]
+        top_power = [p for _, _, p in top if p is not None]
+        return cls(
+            shape=shape,
+            tflops=burst_figure([t for t, _, _ in rows], top_n),
+            peak_tflops=rows[0][0],
+            clock_mhz=statistics.median(top_clocks) if top_clocks else None,
+            power_w=round(statistics.median(top_power), 1) if top_power else None,
+            iterations=len(rows),
+            top=[t for t, _, _ in top],
+            rows=rows,
+        )
 
 
 @dataclass
@@ -373,19 +396,7 @@ class MatmulBench:
             clocks = [c for c, _ in reads if c is not None]
             power = after[1] if isinstance(after, tuple) else None
             rows.append((flops / max(seconds, 1e-9), min(clocks) if clocks else None, power))
-        rows.sort(key=lambda r: r[0], reverse=True)
-        top = rows[: plan.top]
-        top_clocks = [c for _, c, _ in top if c is not None]
-        top_power = [p for _, _, p in top if p is not None]
-        return Burst(
-            shape=shape,
-            tflops=burst_figure([t for t, _, _ in rows], plan.top),
-            peak_tflops=rows[0][0],
-            clock_mhz=statistics.median(top_clocks) if top_clocks else None,
-            power_w=round(statistics.median(top_power), 1) if top_power else None,
-            iterations=len(rows),
-            top=[t for t, _, _ in top],
-        )
+        return Burst.of(shape, rows, plan.top)
 
     def sustain(
         self, shape: Shape, plan: SustainPlan, telemetry: Telemetry | None
@@ -800,4 +811,20 @@ def _confirm(
             clock_text = f" at {b.clock_mhz:.0f} MHz" if b.clock_mhz else ""
             say(fraction, f"{fmt_shape(shape)}: MSMF {s.tflops:.4g} TFLOPS (spread "
                 f"{s.spread_pct:.1f}%), MAMF {b.tflops:.4g}{clock_text} (peak {b.peak_tflops:.4g})")
+    # Time still left (the search converged, or there were few shapes): more bursts of the
+    # best burst shape, so its MAMF rests on more iterations and the stage keeps its time.
+    if deadline is not None and bursts and not should_stop():
+        best = max(range(len(bursts)), key=lambda i: bursts[i].tflops)
+        one = dataclasses.replace(profile.burst, reps=1)
+        last = 0.0
+        for _ in range(EXTRA_BURSTS):
+            if should_stop() or clock() + 1.5 * last >= deadline - 0.02 * budget_s:
+                break
+            started = clock()
+            more = bench.burst(bursts[best].shape, one, telemetry)
+            if more is None:
+                break
+            b = bursts[best]
+            bursts[best] = Burst.of(b.shape, b.rows + more.rows, profile.burst.top)
+            last = clock() - started
     return bursts, sustained

@@ -333,6 +333,14 @@ def measure_case(
         with _quiet(), backend.context():
             op = _op(backend, case, device, tdtype)
             first = timer.probe(op)  # a kernel that cannot take this case fails here; JITs too
+            if slice_s is not None and first > max(2 * slice_s, 0.05):
+                entry.update(
+                    status="skipped",
+                    first_call_ms=sig(first * 1e3),
+                    reason=f"its first call took {first:.2g} s; the stage's budget leaves "
+                    f"{slice_s:.2g} s for this case",
+                )
+                return entry
             probe = timer.probe(op)
             seconds = timer.run(op, effort, slice_s=slice_s, probe_s=probe)
     except Exception as exc:

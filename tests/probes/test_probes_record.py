@@ -252,3 +252,101 @@ def test_odd_names_are_refused(tmp_path):
             check_target(name)
     assert check_target("/dev/stdout").kind == "stdout"
     assert check_target(Device("cpu", "x", 1).kind and str(tmp_path / "a.json")).kind == "new"
+
+
+class FakeNVML:
+    """The slice of pynvml the probes call, with an H100-like reading."""
+
+    NVML_CLOCK_SM, NVML_CLOCK_MEM, NVML_TEMPERATURE_GPU = 1, 2, 0
+
+    def nvmlDeviceGetHandleByUUID(self, uuid):
+        return "h"
+
+    def nvmlDeviceGetHandleByIndex(self, i):
+        return "h"
+
+    def nvmlSystemGetDriverVersion(self):
+        return b"580.65.06"
+
+    def nvmlDeviceGetClockInfo(self, h, kind):
+        return {1: 1980, 2: 2619}[kind]
+
+    def nvmlDeviceGetMaxClockInfo(self, h, kind):
+        return {1: 1980, 2: 2619}[kind]
+
+    def nvmlDeviceGetApplicationsClock(self, h, kind):
+        return {1: 1755, 2: 2619}[kind]
+
+    def nvmlDeviceGetDefaultApplicationsClock(self, h, kind):
+        return {1: 1980, 2: 2619}[kind]
+
+    def nvmlDeviceGetCurrentClocksEventReasons(self, h):
+        return 0x1 | 0x2
+
+    def nvmlDeviceGetEnforcedPowerLimit(self, h):
+        return 500000
+
+    def nvmlDeviceGetPowerManagementDefaultLimit(self, h):
+        return 700000
+
+    def nvmlDeviceGetPowerManagementLimitConstraints(self, h):
+        return (200000, 700000)
+
+    def nvmlDeviceGetCurrPcieLinkGeneration(self, h):
+        return 5
+
+    def nvmlDeviceGetCurrPcieLinkWidth(self, h):
+        return 16
+
+    def nvmlDeviceGetMaxPcieLinkGeneration(self, h):
+        return 5
+
+    def nvmlDeviceGetMaxPcieLinkWidth(self, h):
+        return 16
+
+    def nvmlDeviceGetEccMode(self, h):
+        return (1, 1)
+
+    def nvmlDeviceGetMigMode(self, h):
+        raise RuntimeError("NVML_ERROR_NOT_SUPPORTED")
+
+    def nvmlDeviceGetPersistenceMode(self, h):
+        return 1
+
+    def nvmlDeviceGetComputeMode(self, h):
+        return 0
+
+    def nvmlDeviceGetPowerUsage(self, h):
+        return 650000
+
+    def nvmlDeviceGetTemperature(self, h, kind):
+        return 61
+
+
+def test_nvml_readings_with_a_fake_nvml():
+    from probes import nvml
+
+    m, h = FakeNVML(), "h"
+    clocks = nvml.clocks(m, h)  # type: ignore[arg-type]
+    assert clocks["sm_app_mhz"] == 1755 and clocks["app_clocks_default"] is False
+    assert clocks["clock_setting_limits"] is True  # the applications_clocks_setting bit
+    power = nvml.power(m, h)  # type: ignore[arg-type]
+    assert power == {"limit_w": 500.0, "default_limit_w": 700.0, "min_limit_w": 200.0,
+                     "max_limit_w": 700.0, "at_default": False}
+    pcie = nvml.pcie(m, h)  # type: ignore[arg-type]
+    assert pcie == {"gen": 5, "width": 16, "max_gen": 5, "max_width": 16, "source": "nvml"}
+    assert nvml.ecc(m, h) == {"enabled": True, "pending": True}  # type: ignore[arg-type]
+    assert nvml.mig(m, h) is None  # not supported on this GPU: not read, not False
+    misc = nvml.misc(m, h)  # type: ignore[arg-type]
+    assert misc["clock_event_reasons"] == ["gpu_idle", "applications_clocks_setting"]
+    assert nvml.driver_version(m) == "580.65.06"  # type: ignore[arg-type]
+    sampler = nvml.Sampler(m, ["GPU-x"], interval_s=0.01).start()  # type: ignore[arg-type]
+    time.sleep(0.05)
+    tel = nvml.DeviceTelemetry(m, h, sampler, 0)  # type: ignore[arg-type]
+    assert tel.read() == (1980.0, 650.0)
+    window = tel.window(0.0, time.perf_counter())
+    assert window["samples"] >= 1 and window["power_w_median"] == 650.0
+    assert window["power_limit_w"] == 500.0
+    (summary,) = sampler.stop()
+    assert summary["throttle_reasons"] == [] and summary["temp_c_max"] == 61.0
+    assert "applications_clocks_setting" in summary["clock_event_reasons"]

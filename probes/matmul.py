@@ -47,8 +47,8 @@ from .timing import Effort, Timer, rate, sig
 
 MATMUL_DTYPES = ("bf16", "fp16", "tf32", "fp32", "fp8")
 Cost = tuple[float, float]  # (seconds to build a shape's operands, seconds per iteration)
-MAX_FINALISTS = 12
-EXTRA_BURSTS = 20  # at most this many more bursts of the best shape, time permitting  # when the search converges early, its leftover time confirms more
+MAX_FINALISTS = 12  # when the search converges early, its leftover time confirms more
+EXTRA_BURSTS = 20  # and then at most this many more bursts of the best shape
 
 
 @dataclass(frozen=True)

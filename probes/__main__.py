@@ -1,19 +1,31 @@
 """`python -m probes run|collectives`: the standalone path for a rented box.
 
     python -m probes run --out box.json [--quick|--full] [--exhaustive] [--dtype bf16,fp8]
-    torchrun --standalone --nproc-per-node 8 -m probes collectives --out coll.json
-    python -m probes.bench_search        # quick search vs exhaustive grid
+    torchrun --standalone --nproc-per-node 8 -m probes collectives --out box.json --merge
+    python -m probes.bench_search        # quick search vs exhaustive sweep, measured
 
 Copy the resulting box.json home and give it to `advisor`.
 """
 
-from __future__ import annotations
+if __name__ == "__main__":  # Ctrl-C policy first, before anything slow is imported
+    import os as _os
+    import signal as _signal
+
+    def _early(signum: int, frame: object) -> None:  # until the policy below is in
+        _os.write(2, b"probes: interrupted before any measurement; nothing was written\n")
+        _os._exit(130)
+
+    _signal.signal(_signal.SIGINT, _early)
+    from .interrupts import CONTROLLER
+
+    CONTROLLER.install()
 
 import argparse
 import sys
 from collections.abc import Sequence
 
-from probes.cli import add_suite_arguments, run_command
+from .cli import EXIT_BROKEN_PIPE, EXIT_INPUT_ERROR, _quiet_stdout, add_suite_arguments, run_command
+from .interrupts import EXIT_INTERRUPTED
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -39,7 +51,11 @@ def build_parser() -> argparse.ArgumentParser:
     coll.add_argument(
         "--merge",
         action="store_true",
-        help="put the results into the existing record at --out instead of a new one",
+        help="put the results into the existing record at --out instead of a new one; "
+        "refused when that record's stamp (GPU, driver, versions, settings) differs",
+    )
+    coll.add_argument(
+        "--force", action="store_true", help="with --merge: merge even when the stamps differ"
     )
     coll.add_argument("--json", action="store_true", help="print the record as JSON")
     return parser
@@ -49,15 +65,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         if args.command == "collectives":
-            from probes.collectives import collectives_command
+            from .collectives import collectives_command
 
             return collectives_command(args)
-        from probes.record import write_record
-
-        return run_command(args, write_record)
-    except KeyboardInterrupt:  # before the suite started, or a second Ctrl-C outside it
+        return run_command(args)
+    except KeyboardInterrupt:  # a safety net; the interrupt policy normally handles Ctrl-C
         print("probes: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        _quiet_stdout()
+        return EXIT_BROKEN_PIPE
+    except OSError as exc:  # a user-named path that failed late: one line, never a traceback
+        name = f"{exc.filename}: " if exc.filename else ""
+        print(f"probes: error: {name}{exc.strerror or exc}", file=sys.stderr)
+        return EXIT_INPUT_ERROR
 
 
 if __name__ == "__main__":

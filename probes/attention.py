@@ -1,24 +1,36 @@
-"""Attention probe: TFLOPS through torch SDPA and flash-attn 2/3/4 when installed.
+"""Attention probe: TFLOPS per kernel, every kernel measured on its own.
+
+Each available kernel runs every case (each length, causal and not, forward and
+forward+backward), and every entry names the one kernel that ran it:
+
+- torch SDPA pinned in turn to each of its kernels: sdpa-flash, sdpa-efficient,
+  sdpa-cudnn and sdpa-math (so a figure never silently comes from whichever
+  kernel the dispatcher liked best);
+- flash-attn 2 (`flash-attn-2`, or `flash-attn-2-ck` on ROCm, where it is built
+  on Composable Kernel), flash-attn 3 (`flash_attn_interface`), flash-attn 4
+  (`flash_attn.cute`), and AMD's aiter on ROCm, where they import.
 
 FLOPs follow the public flash-attention benchmarks (4·B·s²·H·d forward, halved
 when causal, ×3.5 for forward+backward), so results compare with published
-figures. SDPA is pinned to one kernel at a time (flash, cuDNN, efficient,
-math, in that order) so the record names the kernel that actually ran instead
-of whatever the dispatcher picked.
+figures. The stage has a time budget: each case gets an equal share of what is
+left, a case whose single iteration would not fit is skipped with that reason,
+so the stage ends close to the time the plan announced.
 """
 
 from __future__ import annotations
 
-import itertools
+import contextlib
 import statistics
-from collections.abc import Callable
+import time
+import warnings
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Any
 
-from probes.device import Device
-from probes.errors import describe
-from probes.timing import Effort, Timer, rate, sig
+from .device import Device
+from .errors import describe, is_oom
+from .timing import Effort, Timer, rate, sig
 
 DIRECTIONS = ("fwd", "fwd_bwd")
 
@@ -46,6 +58,12 @@ class AttentionCase:
             self.batch, self.seq_len, self.heads, self.head_dim, self.causal, self.direction
         )
 
+    def score_bytes(self) -> int:
+        """What the math kernel materialises: the s×s scores per head, fp32, about 3 copies
+        with the backward."""
+        copies = 3 if self.direction == "fwd_bwd" else 1
+        return self.batch * self.heads * self.seq_len**2 * 4 * copies
+
 
 @dataclass(frozen=True)
 class AttentionPlan:
@@ -61,10 +79,12 @@ class AttentionPlan:
     causal: tuple[bool, ...] = (False, True)
     directions: tuple[str, ...] = DIRECTIONS
     dtype: str = "bf16"
+    budget_s: float | None = None  # the whole stage; None: no time limit
 
     def cases(self) -> list[AttentionCase]:
+        """Shortest sequences first, so each kernel's rate is known before its long cases."""
         out = []
-        for seq in self.seq_lens:
+        for seq in sorted(self.seq_lens):
             for d in self.head_dims:
                 heads = max(1, self.hidden // d)
                 if heads % self.gqa_ratio:
@@ -93,10 +113,12 @@ Kernel = Callable[[Any, Any, Any, bool], Any]
 
 @dataclass(frozen=True)
 class Backend:
-    name: str
+    name: str  # the kernel, as every entry names it
+    family: str  # sdpa, flash-attn, aiter
     layout: str  # "bhsd" (SDPA) or "bshd" (flash-attn)
     kernel: Kernel
     context: Callable[[], AbstractContextManager[Any]] = nullcontext
+    version: str | None = None
 
 
 def _torch_at_least(major: int, minor: int) -> bool:
@@ -106,12 +128,29 @@ def _torch_at_least(major: int, minor: int) -> bool:
     return (int(parts[0]), int(parts[1])) >= (major, minor)
 
 
-def sdpa_backends() -> list[Backend]:
-    """SDPA pinned to each kernel, in the order tried."""
+SDPA_KERNELS = (
+    ("FLASH_ATTENTION", "sdpa-flash"),
+    ("EFFICIENT_ATTENTION", "sdpa-efficient"),
+    ("CUDNN_ATTENTION", "sdpa-cudnn"),
+    ("MATH", "sdpa-math"),
+)
+# What each SDPA kernel runs on; the others are not tried there.
+_SDPA_DEVICES = {
+    "sdpa-flash": ("cuda", "rocm", "cpu"),
+    "sdpa-efficient": ("cuda", "rocm"),
+    "sdpa-cudnn": ("cuda",),
+    "sdpa-math": ("cuda", "rocm", "cpu", "mps"),
+}
+
+
+def sdpa_backends(device: Device | None = None) -> tuple[list[Backend], list[str]]:
+    """SDPA pinned to each of its kernels that can run on this device; and notes on the rest."""
+    import torch
     import torch.nn.functional as F
     from torch.nn.attention import SDPBackend, sdpa_kernel
 
     gqa = _torch_at_least(2, 5)  # enable_gqa arrived in torch 2.5
+    kind = device.kind if device is not None else "cuda"
 
     def kernel(q: Any, k: Any, v: Any, causal: bool) -> Any:
         if q.shape[1] != k.shape[1] and not gqa:
@@ -121,50 +160,70 @@ def sdpa_backends() -> list[Backend]:
             return F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=True)
         return F.scaled_dot_product_attention(q, k, v, is_causal=causal)
 
-    order = [
-        ("FLASH_ATTENTION", "flash"),
-        ("CUDNN_ATTENTION", "cudnn"),
-        ("EFFICIENT_ATTENTION", "efficient"),
-        ("MATH", "math"),
-    ]
-
     def pinned(member: Any) -> Callable[[], AbstractContextManager[Any]]:
         return lambda: sdpa_kernel([member])
 
-    return [
-        Backend(f"sdpa-{label}", "bhsd", kernel, pinned(getattr(SDPBackend, enum_name)))
-        for enum_name, label in order
-        if hasattr(SDPBackend, enum_name)
-    ]
+    found, notes = [], []
+    for enum_name, label in SDPA_KERNELS:
+        if not hasattr(SDPBackend, enum_name):
+            notes.append(f"{label}: not in torch {torch.__version__}")
+        elif kind not in _SDPA_DEVICES[label]:
+            notes.append(f"{label}: not available on {kind.upper()}")
+        else:
+            found.append(
+                Backend(label, "sdpa", "bhsd", kernel, pinned(getattr(SDPBackend, enum_name)),
+                        version=torch.__version__)
+            )
+    return found, notes
 
 
 def flash_attn_backends(device: Device) -> tuple[list[Backend], list[str]]:
-    """flash-attn 2 (CUDA/ROCm), 3 (Hopper) and 4 (CuTe) where they import."""
+    """flash-attn 2 (CUDA, or CK on ROCm), 3 (Hopper), 4 (CuTe) and aiter, where they import."""
     found: list[Backend] = []
     notes: list[str] = []
     if not device.is_gpu:
         return found, notes
 
-    def fa2() -> Kernel:
+    def fa2() -> tuple[Kernel, str]:
         import flash_attn
 
-        if not str(flash_attn.__version__).startswith("2."):
-            raise ImportError(f"flash_attn {flash_attn.__version__} is not 2.x")
-        return lambda q, k, v, causal: flash_attn.flash_attn_func(q, k, v, causal=causal)
+        version = str(flash_attn.__version__)
+        if not version.startswith("2."):
+            raise ImportError(f"flash_attn {version} is not 2.x")
+        return (lambda q, k, v, causal: flash_attn.flash_attn_func(q, k, v, causal=causal)), version
 
-    def fa3() -> Kernel:
+    def fa3() -> tuple[Kernel, str]:
         import flash_attn_interface
 
-        return lambda q, k, v, causal: flash_attn_interface.flash_attn_func(q, k, v, causal=causal)
+        version = str(getattr(flash_attn_interface, "__version__", "3"))
+        return (
+            lambda q, k, v, causal: flash_attn_interface.flash_attn_func(q, k, v, causal=causal)
+        ), version
 
-    def fa4() -> Kernel:
+    def fa4() -> tuple[Kernel, str]:
         from flash_attn.cute import flash_attn_func
 
-        return lambda q, k, v, causal: flash_attn_func(q, k, v, causal=causal)
+        return (lambda q, k, v, causal: flash_attn_func(q, k, v, causal=causal)), "4"
 
-    for name, load in (("flash-attn-2", fa2), ("flash-attn-3", fa3), ("flash-attn-4", fa4)):
+    def aiter_fa() -> tuple[Kernel, str]:
+        import aiter
+
+        return (lambda q, k, v, causal: aiter.flash_attn_func(q, k, v, causal=causal)), str(
+            getattr(aiter, "__version__", "?")
+        )
+
+    fa2_name = "flash-attn-2-ck" if device.kind == "rocm" else "flash-attn-2"
+    loaders: list[tuple[str, str, Callable[[], tuple[Kernel, str]]]] = [
+        (fa2_name, "flash-attn", fa2)
+    ]
+    if device.kind == "cuda":
+        loaders += [("flash-attn-3", "flash-attn", fa3), ("flash-attn-4", "flash-attn", fa4)]
+    else:
+        loaders += [("aiter", "aiter", aiter_fa)]
+    for name, family, load in loaders:
         try:
-            found.append(Backend(name, "bshd", load()))
+            kernel, version = load()
+            found.append(Backend(name, family, "bshd", kernel, version=version))
         except ModuleNotFoundError:
             notes.append(f"{name}: not installed")
         except Exception as exc:  # a broken build raises ImportError, OSError, ...
@@ -203,9 +262,12 @@ def _op(backend: Backend, case: AttentionCase, device: Device, dtype: Any) -> Ca
     return fwd_bwd
 
 
-def _entry(backend: str, case: AttentionCase, dtype: str) -> dict[str, Any]:
+def _entry(backend: Backend, case: AttentionCase, dtype: str) -> dict[str, Any]:
     return {
-        "backend": backend,
+        "kernel": backend.name,
+        "backend": backend.name,  # the same: records before version 2 only had this
+        "family": backend.family,
+        "kernel_version": backend.version,
         "dtype": dtype,
         "seq_len": case.seq_len,
         "head_dim": case.head_dim,
@@ -217,48 +279,87 @@ def _entry(backend: str, case: AttentionCase, dtype: str) -> dict[str, Any]:
         "tflops_median": None,
         "tflops_max": None,
         "ms_median": None,
+        "iterations": 0,
+        "first_call_ms": None,
         "status": "failed",
         "reason": None,
     }
 
 
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    """SDPA warns on stderr each time a pinned kernel declines a case; the entry says why."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+def free_memory_bytes(device: Device) -> int | None:
+    if not device.is_gpu:
+        return None
+    try:
+        import torch
+
+        free, _total = torch.cuda.mem_get_info(device.index)
+        return int(free)
+    except Exception:
+        return None
+
+
 def measure_case(
-    family: str,
-    candidates: list[Backend],
+    backend: Backend,
     case: AttentionCase,
     device: Device,
     timer: Timer,
     effort: Effort,
     dtype: str,
+    slice_s: float | None = None,
 ) -> dict[str, Any]:
-    """Time the case with the first candidate that runs it; the entry names that backend."""
+    """Time the case with this one kernel; the entry names it, or says why it did not run."""
     import torch
 
     tdtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[dtype]
-    errors = []
-    for backend in candidates:
-        entry = _entry(backend.name, case, dtype)
-        try:
-            with backend.context():
-                op = _op(backend, case, device, tdtype)
-                op()  # a kernel that cannot take this case fails here, untimed
-                seconds = timer.run(op, effort)
-        except RuntimeError as exc:
-            errors.append(f"{backend.name}: {describe(exc)}")
-            if device.is_gpu:
-                torch.cuda.empty_cache()
-            continue
-        r = rate(case.flops / 1e12, seconds)
-        entry.update(
-            status="ok",
-            tflops_median=sig(r.median),
-            tflops_max=sig(r.max),
-            ms_median=sig(statistics.median(seconds) * 1e3),
-        )
+    entry = _entry(backend, case, dtype)
+    if backend.name == "sdpa-math" and device.is_gpu:
+        free = free_memory_bytes(device)
+        if free is not None and case.score_bytes() > 0.5 * free:
+            entry.update(
+                status="skipped",
+                reason=f"the math kernel would hold ~{case.score_bytes() / 2**30:.0f} GiB of "
+                f"s×s scores; {free / 2**30:.0f} GiB free",
+            )
+            return entry
+    try:
+        with _quiet(), backend.context():
+            op = _op(backend, case, device, tdtype)
+            first = timer.probe(op)  # a kernel that cannot take this case fails here; JITs too
+            if slice_s is not None and first > max(2 * slice_s, 0.05):
+                entry.update(
+                    status="skipped",
+                    first_call_ms=sig(first * 1e3),
+                    reason=f"its first call took {first:.2g} s; the stage's budget leaves "
+                    f"{slice_s:.2g} s for this case",
+                )
+                return entry
+            probe = timer.probe(op)
+            seconds = timer.run(op, effort, slice_s=slice_s, probe_s=probe)
+    except Exception as exc:
+        entry["reason"] = describe(exc)
+        if is_oom(exc):
+            entry["status"] = "failed"
+        if device.is_gpu:
+            torch.cuda.empty_cache()
         return entry
-    failed = _entry(family, case, dtype)
-    failed["reason"] = "; ".join(errors)[:600] or "no backend"
-    return failed
+    r = rate(case.flops / 1e12, seconds)
+    entry.update(
+        status="ok",
+        tflops_median=sig(r.median),
+        tflops_max=sig(r.max),
+        ms_median=sig(statistics.median(seconds) * 1e3),
+        iterations=len(seconds),
+        first_call_ms=sig(first * 1e3),  # a JIT-compiled kernel (CuTe) builds on its first call
+    )
+    return entry
 
 
 def run_attention(
@@ -267,23 +368,45 @@ def run_attention(
     *,
     should_stop: Callable[[], bool],
     report: Callable[[float, str], None] | None = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> tuple[list[dict[str, Any]], list[str]]:
-    """Entries for every case and backend family, and notes on backends that did not load."""
-    extra, notes = flash_attn_backends(device)
-    families = [("sdpa", sdpa_backends())] + [(b.name, [b]) for b in extra]
+    """Entries for every case and kernel, and notes on kernels that are not here."""
+    sdpa, notes = sdpa_backends(device)
+    extra, more = flash_attn_backends(device)
+    backends = sdpa + extra
+    notes += more
     cases = plan.cases()
-    timer = Timer(device)
+    timer = Timer(device, clock=clock)
     entries: list[dict[str, Any]] = []
-    total = len(cases) * len(families)
-    for done, ((family, candidates), case) in enumerate(itertools.product(families, cases)):
+    work = [(case, b) for case in cases for b in backends]  # lengths ascending, kernels inside
+    t0 = clock()
+    # FLOP/s each kernel showed on its latest case of the same mask and direction
+    last_rate: dict[tuple[str, bool, str], float] = {}
+    for done, (case, backend) in enumerate(work):
         if should_stop():
             break
-        entry = measure_case(family, candidates, case, device, timer, plan.effort, plan.dtype)
+        slice_s = None
+        if plan.budget_s is not None:
+            left = plan.budget_s - (clock() - t0)
+            slice_s = max(left, 0.0) / (len(work) - done)
+        key = (backend.name, case.causal, case.direction)
+        predicted = case.flops / last_rate[key] if key in last_rate else None
+        if slice_s is not None and predicted is not None and predicted * 2 > max(3 * slice_s, 0.05):
+            entry = _entry(backend, case, plan.dtype)
+            entry.update(
+                status="skipped",
+                reason=f"one iteration would take ~{predicted:.2g} s; the stage's budget leaves "
+                f"{slice_s:.2g} s for this case",
+            )
+        else:
+            entry = measure_case(backend, case, device, timer, plan.effort, plan.dtype, slice_s)
+        if entry["status"] == "ok" and entry["ms_median"]:
+            last_rate[key] = case.flops / (entry["ms_median"] / 1e3)
         entries.append(entry)
         if report is not None:
             ok = entry["status"] == "ok"
             shown = f"{entry['tflops_median']:.3g} TFLOPS" if ok else entry["reason"]
             mask = "causal" if case.causal else "full"
-            label = f"{entry['backend']} s={case.seq_len} d={case.head_dim} {mask} {case.direction}"
-            report((done + 1) / total, f"{label}: {shown}")
+            label = f"{backend.name} s={case.seq_len} d={case.head_dim} {mask} {case.direction}"
+            report((done + 1) / len(work), f"{label}: {shown}")
     return entries, notes

@@ -15,9 +15,10 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
-from probes.device import Device
+from .device import Device
 
 
 @dataclass(frozen=True)
@@ -85,15 +86,28 @@ def parse_gpus(doc: dict[str, Any]) -> list[CatalogGpu]:
     return gpus
 
 
+def _catalog_text() -> str | None:
+    """gpus.toml from a `catalog` folder next to this package (a copied folder, the repo,
+    or an installed namespace that ships both), else from an importable `catalog` package."""
+    sibling = Path(__file__).resolve().parent.parent / "catalog" / "gpus.toml"
+    try:
+        return sibling.read_text(encoding="utf-8")
+    except OSError:
+        pass
+    try:
+        return (resources.files("catalog") / "gpus.toml").read_text(encoding="utf-8")
+    except (ModuleNotFoundError, FileNotFoundError, NotADirectoryError, OSError, TypeError):
+        return None
+
+
 def load_catalog() -> tuple[list[CatalogGpu], str | None]:
     """The catalog's GPUs, or an empty list and the reason it could not be read."""
-    try:
-        text = (resources.files("catalog") / "gpus.toml").read_text(encoding="utf-8")
-    except (ModuleNotFoundError, FileNotFoundError, NotADirectoryError):
-        return [], "no catalog figure: the catalog package is not installed next to probes"
+    text = _catalog_text()
+    if text is None:
+        return [], "no catalog figure: the catalog folder is not installed next to probes"
     try:
         return parse_gpus(tomllib.loads(text)), None
-    except tomllib.TOMLDecodeError as exc:
+    except (tomllib.TOMLDecodeError, RecursionError) as exc:
         return [], f"no catalog figure: catalog/gpus.toml is not valid TOML ({exc})"
 
 

@@ -1,16 +1,18 @@
-"""The probe-suite runner: the one API the CLIs (and later the TUI) call.
+"""The probe-suite runner: the one API the CLIs (and the TUI) call.
 
 `run_suite(config, progress, stop, checkpoint)` returns the record. Progress
 goes to a callback; a stop flag (anything with `is_set()`, e.g. a
-threading.Event) is checked between measurements; the first Ctrl-C in the main
-thread sets it too, the second raises. Either way the partial record comes back
-with complete=false and interrupted=true. A probe that cannot run records why
-and the suite carries on.
+threading.Event) is checked between measurements; from the main thread the
+first Ctrl-C sets it too, the second raises (see probes.interrupts). Either way
+the partial record comes back and says honestly how far it got: each stage's
+status (done, stopped, failed, not run), its estimated and measured seconds,
+complete=false and interrupted=true. A probe that cannot run records why and
+the suite carries on.
 """
 
 from __future__ import annotations
 
-import signal
+import dataclasses
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -18,22 +20,23 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from probes import nvml
-from probes.attention import run_attention
-from probes.bandwidth import run_bandwidth
-from probes.device import Device, detect
-from probes.errors import describe
-from probes.figures import CatalogMatch, match_device
-from probes.health import run_health, throttle_warnings
-from probes.matmul import run_matmul
-from probes.plan import SuiteConfig, SuitePlan, plan_suite
-from probes.record import new_record
-from probes.stamp import collect_stamp, gpu_identity
+from . import nvml
+from .attention import run_attention
+from .bandwidth import buffer_bytes_for, run_bandwidth
+from .device import Device, detect
+from .errors import describe
+from .figures import CatalogMatch, match_device
+from .health import run_health, throttle_warnings
+from .interrupts import CONTROLLER, FINISHING, MEASURING, Interrupts
+from .matmul import dtype_support, run_matmul
+from .plan import TOY_NOTE, SuiteConfig, SuitePlan, plan_suite
+from .record import new_record
+from .stamp import collect_stamp, gpu_identity
 
 
 @dataclass(frozen=True)
 class Progress:
-    stage: str  # "matmul bf16", "attention", "bandwidth", "node health"
+    stage: str  # "plan", "matmul bf16", "attention", "bandwidth", "node health", "done"
     message: str
     fraction: float  # of the whole suite, 0..1
 
@@ -43,14 +46,23 @@ class StopFlag(Protocol):
 
 
 class _Stop:
-    """The caller's flag, or-ed with Ctrl-C."""
+    """The caller's flag, or-ed with Ctrl-C; counts how often a probe saw it set."""
 
     def __init__(self, outer: StopFlag | None) -> None:
         self.outer = outer
         self.requested = False
+        self.observed = 0
+        self.controller: Interrupts | None = None
 
     def __call__(self) -> bool:
-        self.requested = self.requested or bool(self.outer is not None and self.outer.is_set())
+        ctl = self.controller
+        self.requested = (
+            self.requested
+            or bool(self.outer is not None and self.outer.is_set())
+            or bool(ctl is not None and ctl.measuring_count > 0)
+        )
+        if self.requested:
+            self.observed += 1
         return self.requested
 
 
@@ -60,17 +72,18 @@ def _ctrl_c_stops(stop: _Stop) -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-
-    def handler(signum: int, frame: Any) -> None:
-        if stop.requested:
-            raise KeyboardInterrupt
-        stop.requested = True
-
-    previous = signal.signal(signal.SIGINT, handler)
+    owned = not CONTROLLER.installed  # called from Python, not from a probe command
+    CONTROLLER.install()
+    CONTROLLER.measuring_count = 0
+    CONTROLLER.raised = False
+    CONTROLLER.enter(MEASURING)
+    stop.controller = CONTROLLER
     try:
         yield
-    finally:  # None: the old handler was not set from Python; fall back to the default
-        signal.signal(signal.SIGINT, previous if previous is not None else signal.SIG_DFL)
+    finally:
+        CONTROLLER.enter(FINISHING)
+        if owned:
+            CONTROLLER.uninstall()
 
 
 @dataclass(frozen=True)
@@ -81,6 +94,7 @@ class Context:
     identity: dict[str, Any]
     match: CatalogMatch
     plan: SuitePlan
+    telemetry: Any = None  # nvml.DeviceTelemetry for the first GPU, when NVML reads it
 
 
 Report = Callable[[float, str], None]
@@ -101,6 +115,7 @@ def _matmul_stage(ctx: Context, dtype: str) -> Stage:
                 catalog_note=ctx.match.note,
                 should_stop=stop,
                 report=report,
+                telemetry=ctx.telemetry,
             )
         )
 
@@ -120,10 +135,8 @@ def _attention_stage(ctx: Context) -> Stage:
 
 
 def _bandwidth_stage(ctx: Context) -> Stage:
-    nbytes = ctx.plan.bandwidth_bytes
-    assert nbytes is not None
-
     def run(record: dict[str, Any], report: Report, stop: _Stop) -> None:
+        nbytes = buffer_bytes_for(ctx.device, ctx.plan.bandwidth_bytes)
         record["bandwidth"].extend(
             run_bandwidth(
                 ctx.device,
@@ -133,6 +146,7 @@ def _bandwidth_stage(ctx: Context) -> Stage:
                 catalog_note=ctx.match.note,
                 should_stop=stop,
                 report=report,
+                budget_s=ctx.plan.bandwidth_budget_s,
             )
         )
 
@@ -140,11 +154,13 @@ def _bandwidth_stage(ctx: Context) -> Stage:
 
 
 def _health_shape(record: dict[str, Any], device: Device) -> tuple[int, int, int]:
-    """The bf16 best shape if the matmul probe found one, else a large square."""
+    """The bf16 sustained best shape if the matmul probe found one, else a large square."""
     for entry in record["matmul"]:
         if entry["dtype"] == "bf16" and entry["status"] == "ok":
-            m, n, k = entry["best_shape"]
-            return m, n, k
+            shape = entry.get("msmf_shape") or entry.get("best_shape")
+            if shape:
+                m, n, k = shape
+                return m, n, k
     side = 8192 if device.is_gpu else 512
     return side, side, side
 
@@ -153,9 +169,10 @@ def _health_stage(ctx: Context) -> Stage:
     def run(record: dict[str, Any], report: Report, stop: _Stop) -> None:
         devices = [ctx.device.at(i) for i in range(ctx.device.count)]
         shape = _health_shape(record, ctx.device)
-        report(0.0, f"bf16 {'x'.join(map(str, shape))} on {len(devices)} GPU(s) at once")
+        report(0.0, f"bf16 {'x'.join(map(str, shape))} on {len(devices)} GPU(s) at once for "
+               f"{ctx.plan.health_s:g} s")
         record["node_health"] = run_health(
-            devices, "bf16", shape, ctx.plan.health_effort, ctx.identity["uuids"]
+            devices, "bf16", shape, ctx.plan.health_s, ctx.identity["uuids"]
         )
 
     return "node health", run
@@ -173,7 +190,7 @@ def stages(ctx: Context) -> list[Stage]:
     out = [_matmul_stage(ctx, d) for d in ctx.plan.dtypes]
     if ctx.plan.attention is not None:
         out.append(_attention_stage(ctx))
-    if ctx.plan.bandwidth_bytes:
+    if ctx.plan.run_bandwidth:
         out.append(_bandwidth_stage(ctx))
     if ctx.plan.health and ctx.device.is_gpu:
         out.append(_health_stage(ctx))
@@ -193,10 +210,14 @@ def _finish_health(
         "warnings": [],
     }
     throttling, notes = throttle_warnings(telemetry)
+    capped = sorted(
+        t["index"] for t in telemetry if "sw_power_cap" in t.get("clock_event_reasons", [])
+    )
     health.update(
         telemetry_source="nvml" if telemetry else None,
         telemetry=telemetry,
         throttling=throttling,
+        power_capped_gpus=capped if telemetry else None,
         warnings=[*health.get("warnings", []), *notes],
     )
     if telemetry_note:
@@ -210,13 +231,29 @@ def prepare(config: SuiteConfig) -> tuple[Context, dict[str, Any], Any, str | No
     identity = gpu_identity(device)
     match = match_device(device, identity["capability"], identity["memory_gib"], config.catalog_id)
     plan = plan_suite(config, device)
+    skip = {
+        d: why
+        for d in plan.dtypes
+        if (why := dtype_support(device, d, identity["capability"], identity["gcn_arch"]))
+    }
+    plan = dataclasses.replace(plan, skip_dtypes=skip)
     if device.kind == "cuda":
         nvml_module, nvml_reason = nvml.open_nvml()
     else:
         nvml_module, nvml_reason = None, f"NVML telemetry is NVIDIA-only; none on {device.kind}"
-    stamp = collect_stamp(device, identity, match, nvml_module, nvml_reason)
+    stamp = collect_stamp(device, identity, match, nvml_module, nvml_reason, plan.run_settings())
     ctx = Context(device, identity, match, plan)
-    return ctx, new_record(stamp, plan.settings()), nvml_module, nvml_reason
+    record = new_record(stamp, plan.settings())
+    estimates = plan.estimates(device)
+    record["stages"] = [
+        {"name": name, "status": "not run", "estimate_s": round(estimates.get(name, 0.0), 2),
+         "seconds": None}
+        for name in plan.stage_names()
+    ]
+    record["estimate_s"] = round(plan.estimate_s(device), 1)
+    if plan.toy:
+        record["notes"].append(TOY_NOTE)
+    return ctx, record, nvml_module, nvml_reason
 
 
 def run_suite(
@@ -234,13 +271,29 @@ def run_suite(
     total = sum(weights.values()) or 1.0
     sampler = None
     if nvml_module is not None:
-        sampler = nvml.Sampler(nvml_module, list(ctx.identity["uuids"]) or [None]).start()
+        try:
+            sampler = nvml.Sampler(nvml_module, list(ctx.identity["uuids"]) or [None]).start()
+            uuid = ctx.identity["uuids"][0] if ctx.identity["uuids"] else None
+            h = nvml.handle(nvml_module, uuid, ctx.device.index)
+            ctx = dataclasses.replace(
+                ctx, telemetry=nvml.DeviceTelemetry(nvml_module, h, sampler, 0)
+            )
+        except Exception as exc:
+            record["notes"].append(f"NVML telemetry unavailable: {describe(exc)}")
+    by_name = {s["name"]: s for s in record["stages"]}
     done = 0.0
+    current: dict[str, Any] | None = None
     with _ctrl_c_stops(stop_flag):
         try:
+            if progress is not None:  # from here on, a Ctrl-C keeps a (partial) record
+                shown = ", ".join(f"{k} ~{v:.0f} s" for k, v in weights.items())
+                head = f"{TOY_NOTE}. " if ctx.plan.toy else ""
+                about = f"{head}about {record['estimate_s']:.0f} s: {shown}"
+                progress(Progress("plan", about, 0.0))
             for name, run in plan_stages:
                 if stop_flag():
                     break
+                current = by_name[name]
                 weight = weights.get(name, 1.0)
 
                 def report(
@@ -253,23 +306,38 @@ def run_suite(
                     if progress is not None:
                         progress(Progress(name, message, min(1.0, (base + fraction * w) / total)))
 
+                seen = stop_flag.observed
+                started = time.perf_counter()
                 try:
                     run(record, report, stop_flag)
+                    status = "stopped" if stop_flag.observed > seen else "done"
+                except KeyboardInterrupt:
+                    raise
                 except Exception as exc:  # a bug in one probe must not lose the others
                     record["notes"].append(f"{name} failed: {describe(exc)}")
+                    status = "failed"
+                current.update(status=status, seconds=round(time.perf_counter() - started, 3))
+                current = None
                 done += weight
                 record["seconds_total"] = round(time.perf_counter() - t0, 3)
                 if checkpoint is not None:
                     checkpoint(record)
         except KeyboardInterrupt:
             stop_flag.requested = True
+            if current is not None:
+                current.update(
+                    status="stopped", seconds=round(time.perf_counter() - started, 3)
+                )
         finally:
             telemetry = sampler.stop() if sampler is not None else []
     telemetry_note = nvml_reason if ctx.device.is_gpu and not telemetry else None
     _finish_health(record, ctx, telemetry, telemetry_note)
-    record["interrupted"] = stop_flag.requested
-    record["complete"] = not stop_flag.requested
+    statuses = [s["status"] for s in record["stages"]]
+    cut = any(s in ("stopped", "not run") for s in statuses)
+    record["interrupted"] = bool(stop_flag.requested and cut)
+    record["complete"] = not cut
+    record["stages_finished"] = [s["name"] for s in record["stages"] if s["status"] == "done"]
     record["seconds_total"] = round(time.perf_counter() - t0, 3)
     if progress is not None:
-        progress(Progress("done", "stopped early" if stop_flag.requested else "finished", 1.0))
+        progress(Progress("done", "stopped early" if record["interrupted"] else "finished", 1.0))
     return record

@@ -1,14 +1,21 @@
-"""Shape search for the Maximum Achievable Matmul FLOPS (MAMF).
+"""Shape search for the Maximum Achievable Matmul FLOPS (MAMF), over one declared space.
 
 Pure logic: a `measure(shape, effort)` callable does the timing, so the search
 can be tested against a deterministic synthetic cost model and driven by a
-fake clock. Two modes:
+fake clock. Both modes stay inside one `SearchSpace` (M, N and K each on a
+lattice), so a quick result and an exhaustive result are comparable:
 
-- adaptive (default): time-budgeted. A coarse log-spaced grid, largest shapes
-  first, then pattern-search refinement around the best shapes down to the
-  space's step, then the finalists re-measured with more iterations. Only the
-  confirmed numbers are reported, so a lucky screening sample cannot win.
-- exhaustive: the full Cartesian grid, as the public mamf-finder sweep runs it.
+- exhaustive: every shape of the space, as mamf-finder's grid sweep runs it.
+- adaptive (quick): a coarse sub-lattice spread over the whole space, largest
+  shapes first, then pattern search from the best seeds: try one lattice jump
+  up and down on each dimension, move while it improves, halve the jump when it
+  does not, and stop when every climber is down to single steps and done. It
+  stops when it has converged, not when its time is spent; the time budget (or
+  a fixed shape budget) is only a cap.
+
+Neither mode reports a MAMF itself: both rank the shapes they screened, and the
+matmul probe re-measures the finalists with the burst (MAMF) and sustained
+(MSMF) protocols.
 """
 
 from __future__ import annotations
@@ -17,8 +24,9 @@ import itertools
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
-from probes.timing import Effort
+from .timing import Effort
 
 Shape = tuple[int, int, int]
 
@@ -39,7 +47,7 @@ def matmul_flops(shape: Shape) -> int:
     return 2 * m * n * k
 
 
-def fmt_shape(shape: Shape) -> str:
+def fmt_shape(shape: Shape | list[int] | tuple[int, ...]) -> str:
     return "x".join(str(d) for d in shape)
 
 
@@ -55,35 +63,108 @@ def grid_shapes(values: Iterable[int]) -> list[Shape]:
 
 @dataclass(frozen=True)
 class SearchSpace:
-    """Every dimension is a multiple of `step` in [lo, hi]; `coarse` seeds the first pass."""
+    """M and N run over lo..hi (inclusive) in steps of `step`; K over k_lo..k_hi in k_step
+    (the same lattice unless given). Both searches measure only shapes in this space."""
 
     lo: int
     hi: int
     step: int
-    coarse: tuple[int, ...]
-    refine_delta: int
+    k_lo: int | None = None
+    k_hi: int | None = None
+    k_step: int | None = None
+
+    def __post_init__(self) -> None:
+        for lo, hi, step in ((self.lo, self.hi, self.step), self.k_range):
+            if step <= 0 or lo <= 0 or hi < lo:
+                raise ValueError(f"not a search range: {lo}..{hi} step {step}")
+
+    @classmethod
+    def from_range(cls, start: int, stop: int, step: int) -> SearchSpace:
+        """mamf-finder's `--m_range start stop step` for every dimension."""
+        values = mamf_grid(start, stop, step)
+        if not values:
+            raise ValueError(f"empty range: {start} {stop} {step}")
+        return cls(values[0], values[-1], step)
+
+    @property
+    def k_range(self) -> tuple[int, int, int]:
+        return (self.k_lo or self.lo, self.k_hi or self.hi, self.k_step or self.step)
+
+    def values(self, dim: int) -> list[int]:
+        lo, hi, step = (self.lo, self.hi, self.step) if dim < 2 else self.k_range
+        return list(range(lo, hi + 1, step))
+
+    def shapes(self) -> list[Shape]:
+        """Every shape, in mamf-finder's loop order (M outermost, K innermost)."""
+        return list(itertools.product(self.values(0), self.values(1), self.values(2)))
+
+    def __len__(self) -> int:
+        return len(self.values(0)) * len(self.values(1)) * len(self.values(2))
+
+    def __contains__(self, shape: object) -> bool:
+        if not isinstance(shape, tuple) or len(shape) != 3:
+            return False
+        return all(d in set(self.values(i)) for i, d in enumerate(shape))
+
+    def describe(self) -> str:
+        mn = f"{self.lo}..{self.hi} step {self.step}"
+        k_lo, k_hi, k_step = self.k_range
+        k = f"{k_lo}..{k_hi} step {k_step}"
+        dims = f"M, N, K each {mn}" if mn == k else f"M, N {mn}; K {k}"
+        return f"{dims} ({len(self)} shapes)"
+
+    def as_dict(self) -> dict[str, Any]:
+        k_lo, k_hi, k_step = self.k_range
+        return {
+            "m": [self.lo, self.hi, self.step],
+            "n": [self.lo, self.hi, self.step],
+            "k": [k_lo, k_hi, k_step],
+            "shapes": len(self),
+            "text": self.describe(),
+        }
+
+
+# Pattern-search moves in lattice steps: one axis at a time, then M and N together (wave
+# quantisation couples them: the output tile count is what fills the SMs).
+MOVES: tuple[tuple[int, int, int], ...] = (
+    (1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1),
+    (1, 1, 0), (-1, -1, 0), (1, -1, 0), (-1, 1, 0),
+)
 
 
 @dataclass(frozen=True)
 class AdaptivePlan:
     space: SearchSpace
-    budget_s: float
+    budget_s: float  # a cap: the search stops earlier when it has converged
     screen: Effort
-    confirm: Effort
-    seeds: int = 4
-    finalists: int = 3
-    coarse_share: float = 0.4
+    seeds: int = 4  # climbers started from the best coarse shapes
+    coarse_per_dim: int = 3  # coarse values per dimension, spread over the whole range
+    moves: int = len(MOVES)  # 6: one axis at a time only
+    polish_radius: int = 1  # 0: no polish
+    max_shapes: int | None = None  # a fixed shape budget (deterministic tests, tiny budgets)
 
 
 @dataclass
 class SearchResult:
     mode: str
-    best_shape: Shape | None = None
-    best: Sample | None = None
+    ranked: list[tuple[Shape, Sample]] = field(default_factory=list)  # best first
     shapes_tried: int = 0
     seconds: float = 0.0
-    stopped: bool = False
+    stopped: bool = False  # by the caller's stop flag
+    stopped_by: str = "converged"  # converged | budget | shape budget | stop | grid done
     unrunnable: list[Shape] = field(default_factory=list)
+    iteration_s: dict[Shape, float] = field(default_factory=dict)  # host seconds per iteration
+
+    @property
+    def best_shape(self) -> Shape | None:
+        return self.ranked[0][0] if self.ranked else None
+
+    @property
+    def best(self) -> Sample | None:
+        return self.ranked[0][1] if self.ranked else None
+
+    def finalists(self, n: int) -> list[Shape]:
+        return [s for s, _ in self.ranked[:n]]
 
 
 def _never() -> bool:
@@ -91,16 +172,18 @@ def _never() -> bool:
 
 
 class _Book:
-    """Measures each shape at most once per effort, and keeps time, samples and costs."""
+    """Measures each shape at most once, and keeps time, samples and costs."""
 
     def __init__(
         self,
         measure: Measure,
+        effort: Effort,
         clock: Callable[[], float],
         should_stop: Callable[[], bool],
         report: Report | None,
     ) -> None:
         self.measure = measure
+        self.effort = effort
         self.clock = clock
         self.should_stop = should_stop
         self.report = report
@@ -113,23 +196,23 @@ class _Book:
     def elapsed(self) -> float:
         return self.clock() - self.t0
 
+    @property
+    def tried(self) -> int:
+        return len(self.samples) + len(self.unrunnable)
+
     def stop_requested(self) -> bool:
         self.stopped = self.stopped or self.should_stop()
         return self.stopped
 
-    def timed(self, shape: Shape, effort: Effort) -> Sample | None:
+    def screen(self, shape: Shape, fraction: float) -> Sample | None:
+        if shape in self.samples or shape in self.unrunnable:
+            return self.samples.get(shape)
         t = self.clock()
-        sample = self.measure(shape, effort)
+        sample = self.measure(shape, self.effort)
         self.cost[shape] = self.clock() - t
         if sample is None:
             self.unrunnable.append(shape)
-        return sample
-
-    def screen(self, shape: Shape, effort: Effort, fraction: float) -> Sample | None:
-        if shape in self.samples or shape in self.unrunnable:
-            return self.samples.get(shape)
-        sample = self.timed(shape, effort)
-        if sample is not None:
+        else:
             self.samples[shape] = sample
         if self.report is not None:
             best = self.ranked()[:1]
@@ -139,35 +222,33 @@ class _Book:
                 if best
                 else ""
             )
-            self.report(min(fraction, 1.0), f"{fmt_shape(shape)}: {shown}{tail}")
+            self.report(min(max(fraction, 0.0), 1.0), f"{fmt_shape(shape)}: {shown}{tail}")
         return sample
 
     def ranked(self) -> list[Shape]:
         return sorted(self.samples, key=lambda s: self.samples[s].median_tflops, reverse=True)
 
-    def result(self, mode: str, finals: dict[Shape, Sample] | None = None) -> SearchResult:
-        pool = finals or self.samples
-        best = max(pool, key=lambda s: pool[s].median_tflops) if pool else None
+    def result(self, mode: str, stopped_by: str) -> SearchResult:
         return SearchResult(
             mode=mode,
-            best_shape=best,
-            best=pool[best] if best else None,
-            shapes_tried=len(self.samples) + len(self.unrunnable),
+            ranked=[(s, self.samples[s]) for s in self.ranked()],
+            shapes_tried=self.tried,
             seconds=self.elapsed(),
             stopped=self.stopped,
+            stopped_by="stop" if self.stopped else stopped_by,
             unrunnable=list(self.unrunnable),
         )
 
 
-def _neighbors(shape: Shape, delta: int, space: SearchSpace) -> list[Shape]:
-    out = []
-    for dim in range(3):
-        for sign in (1, -1):
-            moved = list(shape)
-            moved[dim] += sign * delta
-            if space.lo <= moved[dim] <= space.hi:
-                out.append((moved[0], moved[1], moved[2]))
-    return out
+def coarse_indices(n: int, per_dim: int) -> list[int]:
+    """`per_dim` indices into a lattice of n values, from the top down to near the bottom."""
+    if n <= per_dim:
+        return list(range(n - 1, -1, -1))
+    if per_dim <= 1:
+        return [n - 1]
+    span = n - 2  # from the top value down to the second-smallest
+    picks = [n - 1 - round(i * span / (per_dim - 1)) for i in range(per_dim)]
+    return list(dict.fromkeys(picks))
 
 
 def adaptive_search(
@@ -178,52 +259,118 @@ def adaptive_search(
     should_stop: Callable[[], bool] = _never,
     report: Report | None = None,
 ) -> SearchResult:
-    """Best shape found within `plan.budget_s` seconds (finalists confirmed at `plan.confirm`)."""
-    book = _Book(measure, clock, should_stop, report)
+    """The best shapes of `plan.space`, found by coarse screening and pattern search."""
+    book = _Book(measure, plan.screen, clock, should_stop, report)
     space, budget = plan.space, plan.budget_s
-    scale = plan.confirm.total / plan.screen.total
+    axes = [space.values(d) for d in range(3)]
+    why = "converged"
 
-    def confirm_reserve() -> float:
-        return sum(book.cost[s] for s in book.ranked()[: plan.finalists]) * scale
+    def out_of_budget() -> str | None:
+        if book.stop_requested():
+            return "stop"
+        if book.tried and book.elapsed() >= budget:
+            return "budget"
+        if plan.max_shapes is not None and book.tried >= plan.max_shapes:
+            return "shape budget"
+        return None
 
-    def can_spend(limit: float) -> bool:
-        return not book.stop_requested() and book.elapsed() + confirm_reserve() < limit
+    def fraction() -> float:
+        by_time = book.elapsed() / budget if budget > 0 else 1.0
+        by_count = book.tried / plan.max_shapes if plan.max_shapes else 0.0
+        return max(by_time, by_count)
 
-    def screen(shape: Shape) -> Sample | None:
-        return book.screen(shape, plan.screen, book.elapsed() / budget if budget > 0 else 1.0)
+    def shape_of(idx: tuple[int, int, int]) -> Shape:
+        return (axes[0][idx[0]], axes[1][idx[1]], axes[2][idx[2]])
 
-    coarse = sorted(grid_shapes(space.coarse), key=matmul_flops, reverse=True)
-    for shape in coarse:
-        # However small the budget, keep going until one shape has run: a result beats none.
-        if book.stop_requested() or (book.samples and not can_spend(plan.coarse_share * budget)):
+    picks = [coarse_indices(len(a), plan.coarse_per_dim) for a in axes]
+    coarse = sorted(
+        ((i, j, k) for i, j, k in itertools.product(*picks)),
+        key=lambda i: matmul_flops(shape_of(i)),
+        reverse=True,
+    )
+    index_of: dict[Shape, tuple[int, int, int]] = {}
+    for idx in coarse:
+        if (stop := out_of_budget()) is not None:
+            why = stop
             break
-        screen(shape)
+        shape = shape_of(idx)
+        index_of[shape] = idx
+        book.screen(shape, fraction())
 
-    # Pattern search: try ±delta on each dimension, move to the best neighbour while it
-    # improves, otherwise halve delta, until delta drops below the step.
-    climbers = {s: space.refine_delta for s in book.ranked()[: plan.seeds]}
-    while climbers and can_spend(budget):
-        for shape, delta in list(climbers.items()):
-            del climbers[shape]
-            best, best_value = shape, book.samples[shape].median_tflops
-            for nb in _neighbors(shape, delta, space):
-                if not can_spend(budget):
+    # Pattern search in lattice-index space, starting from the coarse spacing on each axis.
+    start_delta = [
+        max(1, (p[0] - p[1]) if len(p) > 1 else len(a) // 2)
+        for p, a in zip(picks, axes, strict=True)
+    ]
+    climbers: dict[tuple[int, int, int], list[int]] = {}
+    if why == "converged":
+        for shape in book.ranked()[: plan.seeds]:
+            climbers[index_of[shape]] = list(start_delta)
+    while climbers and why == "converged":
+        for idx, delta in list(climbers.items()):
+            del climbers[idx]
+            here = shape_of(idx)
+            best, best_value = idx, book.samples[here].median_tflops
+            for move in MOVES[: plan.moves]:
+                nb = _step(idx, move, delta, axes)
+                if nb == idx:
+                    continue
+                if (stop := out_of_budget()) is not None:
+                    why = stop
                     break
-                sample = screen(nb)
+                sample = book.screen(shape_of(nb), fraction())
                 if sample is not None and sample.median_tflops > best_value:
                     best, best_value = nb, sample.median_tflops
-            next_delta = delta if best != shape else delta // 2
-            if next_delta >= space.step and best not in climbers:
-                climbers[best] = next_delta
+            if why != "converged":
+                break
+            if best != idx:
+                climbers.setdefault(best, delta)  # keep the jump while it pays
+            elif max(delta) > 1:
+                climbers.setdefault(idx, [max(1, d // 2) for d in delta])
 
-    finals: dict[Shape, Sample] = {}
-    for shape in book.ranked()[: plan.finalists]:
-        if book.stop_requested():
+    # Polish: every lattice neighbour (all 26 at radius 1) of the best shapes, again around
+    # any new best, until the best holds. Wave quantisation makes the landscape jagged
+    # along each axis, and a one-axis climb stops at the first dent.
+    polished: set[tuple[int, int, int]] = set()
+    index_of.update({shape_of(i): i for i in _all_indices(book.samples, axes)})
+    while why == "converged" and plan.polish_radius > 0:
+        todo = [index_of[s] for s in book.ranked()[: plan.seeds] if index_of[s] not in polished]
+        if not todo:
             break
-        sample = book.timed(shape, plan.confirm)
-        if sample is not None:
-            finals[shape] = sample
-    return book.result("quick", finals)
+        for idx in todo:
+            polished.add(idx)
+            r = plan.polish_radius
+            for di, dj, dk in itertools.product(range(-r, r + 1), repeat=3):
+                nb = _step(idx, (di, dj, dk), [1, 1, 1], axes)
+                if nb == idx or shape_of(nb) in book.samples:
+                    continue
+                if (stop := out_of_budget()) is not None:
+                    why = stop
+                    break
+                shape = shape_of(nb)
+                index_of[shape] = nb
+                book.screen(shape, fraction())
+            if why != "converged":
+                break
+    return book.result("quick", why)
+
+
+def _step(
+    idx: tuple[int, int, int],
+    move: tuple[int, int, int],
+    delta: list[int],
+    axes: list[list[int]],
+) -> tuple[int, int, int]:
+    """`idx` moved by move × delta lattice steps, kept inside each axis."""
+    i, j, k = (min(max(idx[d] + move[d] * delta[d], 0), len(axes[d]) - 1) for d in range(3))
+    return i, j, k
+
+
+def _all_indices(
+    samples: dict[Shape, Sample], axes: list[list[int]]
+) -> list[tuple[int, int, int]]:
+    where = [{v: i for i, v in enumerate(a)} for a in axes]
+    return [(where[0][s[0]], where[1][s[1]], where[2][s[2]]) for s in samples]
 
 
 def exhaustive_search(
@@ -236,9 +383,9 @@ def exhaustive_search(
     report: Report | None = None,
 ) -> SearchResult:
     """Measure every shape of the grid at full effort, as mamf-finder does."""
-    book = _Book(measure, clock, should_stop, report)
+    book = _Book(measure, effort, clock, should_stop, report)
     for i, shape in enumerate(shapes):
         if book.stop_requested():
             break
-        book.screen(shape, effort, (i + 1) / len(shapes))
-    return book.result("exhaustive")
+        book.screen(shape, (i + 1) / len(shapes))
+    return book.result("exhaustive", "grid done")

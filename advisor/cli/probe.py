@@ -16,8 +16,8 @@ from typing import Any
 from advisor.core import InputError
 
 DESCRIPTION = """\
-Runs the on-device probes: matmul MAMF (time-budgeted shape search, or the full
-mamf-finder grid with --exhaustive), attention TFLOPS through SDPA and flash-attn,
+Runs the on-device probes: matmul burst MAMF and sustained MSMF (a time-budgeted
+shape search, or the full grid with --exhaustive), attention TFLOPS per kernel,
 memory and host-link bandwidth, and with --health the spread across local GPUs.
 The default suite takes about a minute on a datacenter GPU; on a CPU it runs at
 toy sizes and says so. Ctrl-C stops after the current measurement and keeps the

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import stat
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +20,7 @@ from probes.__main__ import main as probes_main
 from probes.record import read_record
 
 TINY = ["--quick", "--device", "cpu", "--budget", "0.3", "--seq-lens", "64", "--head-dims", "32"]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_probes_run_writes_the_record(tmp_path, capsys):
@@ -25,8 +30,14 @@ def test_probes_run_writes_the_record(tmp_path, capsys):
     record = read_record(out)
     assert record["complete"] and record["stamp"]["device"]["kind"] == "cpu"
     assert "matmul bf16: MAMF" in captured.out and "no catalog figure for CPU" in captured.out
+    assert "MSMF" in captured.out and "(burst)" in captured.out
+    assert captured.out.startswith("NOTE: CPU run at toy sizes")  # and says so
     assert "[" in captured.err and "record written to" in captured.err  # progress lines
-    assert not list(tmp_path.glob(".*.tmp"))  # atomic write left nothing behind
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]  # no temp left
+    mode = stat.S_IMODE(out.stat().st_mode)
+    umask = os.umask(0)
+    os.umask(umask)
+    assert mode == 0o666 & ~umask  # what open() would give, not mkstemp's 0600
 
 
 def test_probes_run_json_goes_to_stdout(capsys):
@@ -132,7 +143,7 @@ def test_record_accessors_pick_the_best_ok_entry():
         ("{not json", "r.json: not valid JSON"),
         ("[]", "r.json: a probe record must be a JSON object"),
         ('{"schema": "other", "version": 1}', "r.json, field 'schema', value 'other'"),
-        ('{"schema": "advisor.probe-record", "version": 2}', "field 'version', value 2"),
+        ('{"schema": "advisor.probe-record", "version": 3}', "field 'version', value 3"),
     ],
 )
 def test_loader_errors_are_one_line(tmp_path, text, expected):
@@ -154,3 +165,131 @@ def test_loader_names_the_bad_field(tmp_path):
         load_probe_record(path)
     with pytest.raises(InputError, match="cannot read"):
         load_probe_record(tmp_path / "missing.json")
+
+
+# --- output paths: checked before measuring, written without harm
+
+
+def run_probes(
+    *args: str, cwd: Path = ROOT, timeout: float = 180, **kw
+) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.update(kw.pop("env", {}))
+    return subprocess.run(
+        [sys.executable, "-m", "probes", *args], cwd=cwd, env=env, capture_output=True,
+        text=True, timeout=timeout, **kw,
+    )
+
+
+@pytest.mark.parametrize(
+    ("target", "reason"),
+    [
+        ("DIR", "is a directory"),
+        ("/proc/nope/r.json", "does not exist"),
+        ("/proc/self/new.json", "cannot write in /proc/"),
+        ("MISSING/r.json", "does not exist"),
+    ],
+)
+def test_a_bad_out_path_is_one_line_and_exit_2_before_measuring(tmp_path, capsys, target, reason):
+    path = str(tmp_path) if target == "DIR" else target.replace("MISSING", str(tmp_path / "no"))
+    assert probes_main(["run", *TINY, "--out", path]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and reason in err and path in err
+    assert "[" not in err  # no progress line: nothing was measured
+
+
+def test_out_dev_null_stays_a_device(capsys):
+    before = os.stat("/dev/null")
+    assert probes_main(["run", *TINY, "--only", "bandwidth", "--out", "/dev/null"]) == 0
+    after = os.stat("/dev/null")
+    assert stat.S_ISCHR(after.st_mode) and after.st_ino == before.st_ino
+    assert "record written to /dev/null" in capsys.readouterr().err
+
+
+def test_out_through_a_symlink_updates_the_target_and_keeps_the_link(tmp_path, capsys):
+    real = tmp_path / "real.json"
+    real.write_text("old")
+    real.chmod(0o640)
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    assert probes_main(["run", *TINY, "--only", "bandwidth", "--out", str(link)]) == 0
+    assert link.is_symlink() and os.readlink(link) == str(real)
+    assert read_record(real)["bandwidth"] and stat.S_IMODE(real.stat().st_mode) == 0o640
+
+
+def test_out_dev_stdout_gets_the_record_once(tmp_path):
+    result = run_probes("run", *TINY, "--only", "bandwidth", "--out", "/dev/stdout")
+    assert result.returncode == 0, result.stderr
+    record = json.loads(result.stdout)  # the record alone: no summary mixed in
+    assert record["bandwidth"] and "Traceback" not in result.stderr
+
+
+def test_a_write_that_fails_at_the_end_goes_to_a_fallback_file(tmp_path, capsys, monkeypatch):
+    import tempfile
+
+    import probes.output as output
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    real_write = output.write_text
+
+    def failing(target, text):
+        if target.path.name == "box.json":
+            raise OSError(28, "No space left on device")
+        return real_write(target, text)
+
+    monkeypatch.setattr(output, "write_text", failing)
+    out = tmp_path / "box.json"
+    assert probes_main(["run", *TINY, "--only", "bandwidth", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "No space left on device" in err and "the record is saved in" in err
+    saved = Path(err.rsplit("the record is saved in ", 1)[1].split()[0])
+    assert saved.parent == tmp_path and read_record(saved)["bandwidth"]
+    assert "Traceback" not in err
+
+
+def test_a_broken_pipe_ends_quietly(tmp_path):
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path)}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "probes", "run", *TINY, "--only", "bandwidth", "--json"],
+        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # like `| head -c 0`: the reader is gone before the record comes
+    err = proc.stderr.read().decode()
+    rc = proc.wait(timeout=120)
+    assert "Traceback" not in err and "BrokenPipe" not in err
+    assert rc == 141  # as a shell reports a coreutils tool ended by SIGPIPE
+    # stdout was the only copy of the record, so it was kept
+    assert "the record is saved in" in err and list(tmp_path.glob("probe-record-*.json"))
+
+
+def test_a_copied_folder_runs_under_another_name_without_advisor(tmp_path):
+    shutil.copytree(
+        ROOT / "probes", tmp_path / "boxprobes", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    out = tmp_path / "box.json"
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    result = subprocess.run(
+        [sys.executable, "-m", "boxprobes", "run", *TINY, "--only", "matmul", "--out", str(out)],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180,
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(out.read_text())["matmul"][0]["status"] == "ok"
+    code = (
+        "import sys, boxprobes.runner, boxprobes.cli, boxprobes.collectives, "
+        "boxprobes.bench_search; print(sorted(m for m in sys.modules "
+        "if m.split('.')[0] in ('advisor', 'probes')))"
+    )
+    check = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env,
+                           capture_output=True, text=True, timeout=120, check=True)
+    assert check.stdout.strip() == "[]"  # neither advisor nor a `probes` it was copied from
+
+
+def test_probe_sources_import_only_relatively():
+    for path in (ROOT / "probes").glob("*.py"):
+        text = path.read_text()
+        assert "from probes" not in text and "import probes" not in text, path.name
+        assert "advisor" not in [
+            line.split()[1].split(".")[0] for line in text.splitlines()
+            if line.startswith(("import ", "from "))
+        ], path.name

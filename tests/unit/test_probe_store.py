@@ -69,7 +69,7 @@ def test_stack_drift_is_found_and_loud(tmp_path, catalog) -> None:
                                                          cuda="12.4", flash_attn=None)),
                         catalog)
     fields = {d.field: dict(d.values) for d in done.drift}
-    assert set(fields) == {"torch", "cuda", "flash_attn"}
+    assert set(fields) == {"torch", "torch local build", "cuda", "flash_attn"}
     assert fields["flash_attn"] == {"new b200-sxm": None, "h200-sxm": "2.7.4"}
     text = drift_warning(done.drift)
     assert text.startswith("WARNING: STACK DRIFT")
@@ -79,7 +79,7 @@ def test_stack_drift_is_found_and_loud(tmp_path, catalog) -> None:
 
 def test_equal_versions_written_differently_are_not_drift() -> None:
     a = parse_probe_record(record("h100-sxm"), "a")
-    b = parse_probe_record(record("b200-sxm", torch="2.7.1", cuda="12.8.0"), "b")
+    b = parse_probe_record(record("b200-sxm", torch="2.7.1+cu128", cuda="12.8.0"), "b")
     assert stack_drift({"a": a, "b": b}) == []
     assert stack_drift({"a": a}) == []
 
@@ -87,7 +87,17 @@ def test_equal_versions_written_differently_are_not_drift() -> None:
 def test_another_cuda_build_of_the_same_torch_is_drift() -> None:
     a = parse_probe_record(record("h100-sxm"), "a")
     b = parse_probe_record(record("b200-sxm", torch="2.7.1+cu130", cuda="13.0"), "b")
-    assert [d.field for d in stack_drift({"a": a, "b": b})] == ["torch", "cuda"]
+    assert [d.field for d in stack_drift({"a": a, "b": b})] == ["torch local build", "cuda"]
+
+
+def test_torch_local_build_tags_are_not_equal() -> None:
+    a = parse_probe_record(record("h100-sxm", torch="2.7.1+cu128"), "a")
+    b = parse_probe_record(record("b200-sxm", torch="2.7.1+cu130"), "b")
+    plain = parse_probe_record(record("b200-sxm", torch="2.7.1"), "plain")
+    assert [d.field for d in stack_drift({"a": a, "b": b})] == ["torch local build"]
+    assert [d.line() for d in stack_drift({"a": a, "plain": plain})] == [
+        "torch local build: cu128 (a), no local tag (plain)"
+    ]
 
 
 def test_vendor_libraries_compare_only_within_a_vendor() -> None:
@@ -153,3 +163,141 @@ def test_garbage_records_give_one_line_and_store_nothing(tmp_path, home, catalog
         import_probe(src, catalog)
     assert "garbage.json" in exc.value.one_line() and "\n" not in exc.value.one_line()
     assert not (home / "probes").exists()
+
+
+# --- every field that changes speed, one at a time, on version 2 records
+
+def full_record(catalog_id: str = "h100-sxm", kind: str = "cuda") -> dict:
+    """A version 2 record with the whole stamp that `python -m probes run` writes."""
+    data = record(catalog_id, kind)
+    data["version"] = 2
+    data["stamp"]["versions"].update({
+        "torch_local": None, "torch_git": "abc123", "driver": "580.65.06", "cublas": "12.9.1",
+        "nccl": "2.27.3", "flash_attn_3": "3.0.0b1", "flash_attn_4": "4.0.0b36",
+        "flash_attn_cute": None, "cute_dsl": "4.8.1", "transformer_engine": "2.6.0",
+        "triton": "3.4.0", "aiter": None,
+    })
+    data["stamp"].update({
+        "clocks": {"sm_max_mhz": 1980.0, "sm_app_mhz": 1980.0, "mem_app_mhz": 2619.0,
+                   "sm_app_default_mhz": 1980.0, "app_clocks_default": True,
+                   "clock_setting_limits": False},
+        "power_limit_w": 700.0,
+        "power": {"limit_w": 700.0, "default_limit_w": 700.0, "at_default": True},
+        "pcie": {"gen": 5, "width": 16, "max_gen": 5, "max_width": 16, "source": "nvml"},
+        "ecc": {"enabled": True, "pending": True},
+        "mig": {"enabled": False, "pending": False},
+        "env": {"PYTORCH_TUNABLEOP_ENABLED": "0"},
+        "torch_settings": {"cuda_matmul_allow_tf32": False,
+                           "float32_matmul_precision": "highest"},
+        "probe": {"version": "2.0.0", "code": "0123456789abcdef"},
+        "run": {"preset": "default", "mode": "quick", "budget_s": {"bf16": 28.0, "fp8": 22.0}},
+    })
+    return data
+
+
+def _set(data: dict, path: str, value: Any) -> dict:
+    node = data
+    *parents, last = path.split(".")
+    for key in parents:
+        node = node.setdefault(key, {})
+    if value is _DELETE:
+        node.pop(last, None)
+    else:
+        node[last] = value
+    return data
+
+
+_DELETE = object()
+
+# (field as the warning names it, where it lives in the record, the other box's value)
+FIELD_CASES = [
+    ("torch", "stamp.versions.torch", "2.8.0+cu128"),
+    ("torch local build", "stamp.versions.torch", "2.7.1+cu130"),
+    ("torch commit", "stamp.versions.torch_git", "def456"),
+    ("driver", "stamp.versions.driver", "570.124.06"),
+    ("cuda", "stamp.versions.cuda", "13.0"),
+    ("cudnn", "stamp.versions.cudnn", "9.10.2"),
+    ("cublas", "stamp.versions.cublas", "13.0.2"),
+    ("nccl", "stamp.versions.nccl", "2.26.2"),
+    ("flash_attn", "stamp.versions.flash_attn", "2.8.3"),
+    ("flash_attn_3", "stamp.versions.flash_attn_3", None),
+    ("flash_attn_4", "stamp.versions.flash_attn_4", "4.0.0b20"),
+    ("flash_attn_cute", "stamp.versions.flash_attn_cute", "0.0.1"),
+    ("cute_dsl", "stamp.versions.cute_dsl", "4.9.0"),
+    ("transformer_engine", "stamp.versions.transformer_engine", "2.7.0"),
+    ("triton", "stamp.versions.triton", "3.5.0"),
+    ("power limit (W)", "stamp.power.limit_w", 600.0),
+    ("power limit at default", "stamp.power.at_default", False),
+    ("application clocks at default", "stamp.clocks.app_clocks_default", False),
+    ("SM application clock (MHz)", "stamp.clocks.sm_app_mhz", 1755.0),
+    ("memory application clock (MHz)", "stamp.clocks.mem_app_mhz", 1593.0),
+    ("SM max clock (MHz)", "stamp.clocks.sm_max_mhz", 1755.0),
+    ("clocks held by a clock setting", "stamp.clocks.clock_setting_limits", True),
+    ("ECC", "stamp.ecc.enabled", False),
+    ("MIG", "stamp.mig.enabled", True),
+    ("PCIe link", "stamp.pcie.max_gen", 4),
+    ("run mode", "stamp.run.mode", "exhaustive"),
+    ("run preset", "stamp.run.preset", "full"),
+    ("run budget (s per dtype)", "stamp.run.budget_s", {"bf16": 60.0}),
+    ("env PYTORCH_TUNABLEOP_ENABLED", "stamp.env.PYTORCH_TUNABLEOP_ENABLED", "1"),
+    ("env NVIDIA_TF32_OVERRIDE", "stamp.env.NVIDIA_TF32_OVERRIDE", "0"),
+    ("env CUBLAS_WORKSPACE_CONFIG", "stamp.env.CUBLAS_WORKSPACE_CONFIG", ":4096:8"),
+    ("env TORCH_BLAS_PREFER_CUBLASLT", "stamp.env.TORCH_BLAS_PREFER_CUBLASLT", "1"),
+    ("env TORCH_CUDNN_V8_API_LRU_CACHE_LIMIT",
+     "stamp.env.TORCH_CUDNN_V8_API_LRU_CACHE_LIMIT", "100"),
+    ("torch setting cuda_matmul_allow_tf32", "stamp.torch_settings.cuda_matmul_allow_tf32", True),
+    ("probe code", "stamp.probe.code", "fedcba9876543210"),
+]
+
+
+@pytest.mark.parametrize(("field", "path", "value"), FIELD_CASES, ids=[c[0] for c in FIELD_CASES])
+def test_each_speed_field_is_compared_and_named(field: str, path: str, value: Any) -> None:
+    a = parse_probe_record(full_record("h100-sxm"), "a")
+    b = parse_probe_record(_set(full_record("h100-sxm"), path, value), "b")
+    drift = stack_drift({"new h100-sxm": b, "previous h100-sxm": a})
+    assert [d.field for d in drift] == [field]
+    text = drift_warning(drift)
+    assert field in text.splitlines()[0] and f"  {drift[0].line()}" in text
+
+
+@pytest.mark.parametrize(("field", "path", "value"), [
+    ("hip", "stamp.versions.hip", "7.0"),
+    ("aiter", "stamp.versions.aiter", "0.1.7"),
+    ("driver", "stamp.versions.driver", "6.14.14"),
+])
+def test_rocm_fields_are_compared(field: str, path: str, value: Any) -> None:
+    a = parse_probe_record(full_record("mi300x", "rocm"), "a")
+    b = parse_probe_record(_set(full_record("mi300x", "rocm"), path, value), "b")
+    assert [d.field for d in stack_drift({"a": a, "b": b})] == [field]
+
+
+def test_identical_full_stamps_do_not_drift() -> None:
+    a = parse_probe_record(full_record("h100-sxm"), "a")
+    assert stack_drift({"a": a, "b": parse_probe_record(full_record("h100-sxm"), "b")}) == []
+
+
+def test_hardware_limits_compare_within_a_model_and_defaults_across() -> None:
+    h100 = full_record("h100-sxm")
+    b200 = _set(_set(full_record("b200-sxm"), "stamp.power.limit_w", 1000.0),
+                "stamp.clocks.sm_max_mhz", 1965.0)
+    b200["stamp"]["pcie"]["max_gen"] = 6
+    a, b = parse_probe_record(h100, "a"), parse_probe_record(b200, "b")
+    assert stack_drift({"h100": a, "b200": b}) == []  # each at its own default: no drift
+    capped = parse_probe_record(_set(b200, "stamp.power.at_default", False), "capped")
+    assert [d.field for d in stack_drift({"h100": a, "b200": capped})] == [
+        "power limit at default"
+    ]
+
+
+def test_version_1_records_are_not_blamed_for_fields_they_never_wrote() -> None:
+    old = parse_probe_record(record("h100-sxm", torch="2.7.1+cu128", nccl="2.27.3",
+                                    driver="580.65.06"), "old")
+    assert old.version == 1
+    new = parse_probe_record(full_record("h100-sxm"), "new")
+    drift = {d.field: d for d in stack_drift({"old": old, "new": new})}
+    # cuBLAS, CuTe DSL, clocks, ECC and the env were not recorded in version 1: unknown.
+    # flash-attn 3 and Transformer Engine were recorded (not installed there): a real difference.
+    assert set(drift) == {"flash_attn_3", "transformer_engine", "probe code"}
+    assert drift["probe code"].line() == (
+        "probe code: version 1 probe (old), 2.0.0 (0123456789abcdef) (new)"
+    )

@@ -16,9 +16,14 @@ from advisor.core.errors import InputError
 from advisor.core.formats import validation_error
 
 SCHEMA = "advisor.probe-record"
-VERSION = 1
+VERSION = 2  # what `python -m probes` writes now
+# Version 1 records (mamf_tflops was the single fastest iteration, attention entries named
+# only a backend) still load; version 2 adds burst MAMF / sustained MSMF, a kernel per
+# attention entry, the full stack stamp and per-stage timings.
+SUPPORTED_VERSIONS = (1, 2)
 
 Status = Literal["ok", "skipped", "failed"]
+StageStatus = Literal["done", "stopped", "failed", "not run"]
 DeviceKind = Literal["cuda", "rocm", "mps", "cpu"]
 Direction = Literal["fwd", "fwd_bwd"]
 
@@ -40,6 +45,8 @@ class Device(_Model):
     catalog_note: str | None = Field(
         default=None, description="why catalog_id is null, or how it was chosen"
     )
+    sm_count: int | None = None
+    visible_devices: dict[str, str] | None = None
 
 
 class Versions(_Model):
@@ -54,6 +61,19 @@ class Versions(_Model):
     flash_attn_3: str | None = None
     flash_attn_cute: str | None = None
     transformer_engine: str | None = None
+    # Version 2 stamps also record these.
+    torch_local: str | None = Field(default=None, description="local build tag, e.g. cu128")
+    torch_git: str | None = None
+    cublas: str | None = None
+    flash_attn_4: str | None = None
+    cute_dsl: str | None = Field(default=None, description="nvidia-cutlass-dsl")
+    triton: str | None = None
+    aiter: str | None = None
+
+
+class ProbeCode(_Model):
+    version: str | None = None
+    code: str | None = Field(default=None, description="hash of the probe sources")
 
 
 class Stamp(_Model):
@@ -63,9 +83,22 @@ class Stamp(_Model):
     date: str = Field(description="ISO 8601, UTC")
     device: Device
     versions: Versions
-    clocks: dict[str, float | None] = Field(default_factory=dict)
+    clocks: dict[str, float | bool | None] = Field(default_factory=dict)
     clocks_note: str | None = None
     power_limit_w: float | None = None
+    # Version 2: power limits (enforced, default, range), PCIe link, ECC, MIG, the
+    # kernel-changing environment and torch switches, the probe code and its run settings.
+    power: dict[str, float | bool | None] | None = None
+    pcie: dict[str, int | str | None] | None = None
+    pcie_note: str | None = None
+    ecc: dict[str, bool | None] | None = None
+    mig: dict[str, bool | None] | None = None
+    gpu_settings: dict[str, Any] | None = None
+    env: dict[str, str] = Field(default_factory=dict)
+    torch_settings: dict[str, Any] = Field(default_factory=dict)
+    probe: ProbeCode | None = None
+    run: dict[str, Any] = Field(default_factory=dict)
+    host: dict[str, Any] = Field(default_factory=dict)
 
 
 class _Measurement(_Model):
@@ -78,12 +111,29 @@ class MatmulResult(_Measurement):
     torch_dtype: str | None = Field(default=None, description="fp8 only: float8_e4m3fn or ...fnuz")
     mode: Literal["quick", "exhaustive"]
     mamf_tflops: float | None = Field(
-        default=None, description="fastest iteration at the best shape (mamf-finder's 'max')"
+        default=None,
+        description="version 2: burst MAMF, the median of the 5 fastest iterations after an "
+        "idle gap; version 1: the fastest iteration at the best shape",
     )
     median_tflops: float | None = Field(
-        default=None, description="median at the best shape; comparable to published MAMF means"
+        default=None,
+        description="version 2: the median iteration at the MSMF shape; version 1: the median "
+        "at the best shape",
     )
     best_shape: list[int] | None = None
+    mamf_peak_tflops: float | None = Field(default=None, description="the single fastest burst")
+    mamf_shape: list[int] | None = None
+    mamf_clock_mhz: float | None = None
+    mamf_power_w: float | None = None
+    msmf_tflops: float | None = Field(
+        default=None, description="sustained: trimmed median of saturated runs after a soak"
+    )
+    msmf_shape: list[int] | None = None
+    msmf_spread_pct: float | None = None
+    msmf_state: dict[str, Any] | None = Field(
+        default=None, description="SM clock, power and clock-event reasons during the MSMF runs"
+    )
+    search: dict[str, Any] | None = None
     shapes_tried: int = 0
     seconds: float = 0.0
     catalog_peak_tflops: float | None = None
@@ -94,6 +144,12 @@ class MatmulResult(_Measurement):
 
 class AttentionResult(_Measurement):
     backend: str
+    kernel: str | None = Field(
+        default=None, description="the one kernel that ran it (version 2); else see backend"
+    )
+    family: str | None = None
+    kernel_version: str | None = None
+    iterations: int | None = None
     dtype: str = "bf16"
     seq_len: int
     head_dim: int
@@ -106,10 +162,28 @@ class AttentionResult(_Measurement):
     tflops_max: float | None = None
     ms_median: float | None = None
 
+    @property
+    def kernel_name(self) -> str:
+        """The kernel that produced this figure ("sdpa-flash", "flash-attn-3", ...)."""
+        return self.kernel or self.backend
+
+
+class AttentionPoint(_Model):
+    """One measured attention figure, with the kernel that produced it."""
+
+    kernel: str
+    seq_len: int
+    head_dim: int
+    causal: bool
+    direction: Direction
+    tflops_median: float
+    tflops_max: float | None = None
+
 
 class BandwidthResult(_Measurement):
     kind: Literal["d2d", "h2d", "d2h"]
     bytes: int
+    buffer_bytes: int | None = None
     gbps_median: float | None = None
     gbps_max: float | None = None
     catalog_gbps: float | None = None
@@ -127,6 +201,7 @@ class CollectiveResult(_Measurement):
     algbw_gbps: float | None = None
     busbw_gbps: float | None = None
     busbw_gbps_max: float | None = None
+    rank_skew_pct: float | None = None
     catalog_gbps: float | None = None
     fraction: float | None = None
 
@@ -136,15 +211,21 @@ class GpuHealth(_Measurement):
     uuid: str | None = None
     tflops_median: float | None = None
     tflops_max: float | None = None
+    tflops_first_s: float | None = None
 
 
 class GpuTelemetry(_Model):
     index: int
+    clock_event_reasons: list[str] = Field(
+        default_factory=list, description="every reason NVML gave, sw_power_cap included"
+    )
     sm_clock_mhz_min: float | None = None
     sm_clock_mhz_max: float | None = None
     temp_c_max: float | None = None
     power_w_max: float | None = None
-    throttle_reasons: list[str] = Field(default_factory=list)
+    throttle_reasons: list[str] = Field(
+        default_factory=list, description="only the reasons that mean trouble"
+    )
 
 
 class NodeHealth(_Measurement):
@@ -158,11 +239,20 @@ class NodeHealth(_Measurement):
     telemetry: list[GpuTelemetry] = Field(default_factory=list)
     throttling: bool | None = None
     warnings: list[str] = Field(default_factory=list)
+    duration_s: float | None = None
+    power_capped_gpus: list[int] | None = None
+
+
+class StageResult(_Model):
+    name: str
+    status: StageStatus
+    estimate_s: float | None = None
+    seconds: float | None = None
 
 
 class ProbeRecord(_Model):
     schema_: Literal["advisor.probe-record"] = Field(alias="schema")
-    version: Literal[1]
+    version: Literal[1, 2]
     complete: bool
     interrupted: bool
     stamp: Stamp
@@ -175,6 +265,67 @@ class ProbeRecord(_Model):
     collectives: list[CollectiveResult] = Field(default_factory=list)
     node_health: NodeHealth | None = None
     seconds_total: float = 0.0
+    stages: list[StageResult] = Field(default_factory=list)
+    stages_finished: list[str] = Field(default_factory=list)
+    estimate_s: float | None = None
+
+    def msmf(self, dtype: str) -> float | None:
+        """Best sustained MSMF for a dtype (version 2 records), or None."""
+        values = [
+            m.msmf_tflops
+            for m in self.matmul
+            if m.status == "ok" and m.dtype == dtype and m.msmf_tflops is not None
+        ]
+        return max(values) if values else None
+
+    def attention_kernels(self) -> list[str]:
+        """The kernels with at least one measured figure, in the order they first appear."""
+        return list(
+            dict.fromkeys(
+                a.kernel_name
+                for a in self.attention
+                if a.status == "ok" and a.tflops_median is not None
+            )
+        )
+
+    def attention_points(
+        self,
+        kernel: str | None = None,
+        *,
+        head_dim: int | None = None,
+        causal: bool | None = None,
+        direction: Direction | None = None,
+    ) -> dict[str, list[AttentionPoint]]:
+        """Measured attention figures grouped by the kernel that produced them, sorted by
+        sequence length; only `kernel`'s when it is given. Figures of different kernels are
+        never merged: a caller that compares two kernels does so knowingly."""
+        out: dict[str, list[AttentionPoint]] = {}
+        for a in self.attention:
+            if a.status != "ok" or a.tflops_median is None:
+                continue
+            name = a.kernel_name
+            if kernel is not None and name != kernel:
+                continue
+            if head_dim is not None and a.head_dim != head_dim:
+                continue
+            if causal is not None and a.causal != causal:
+                continue
+            if direction is not None and a.direction != direction:
+                continue
+            out.setdefault(name, []).append(
+                AttentionPoint(
+                    kernel=name,
+                    seq_len=a.seq_len,
+                    head_dim=a.head_dim,
+                    causal=a.causal,
+                    direction=a.direction,
+                    tflops_median=a.tflops_median,
+                    tflops_max=a.tflops_max,
+                )
+            )
+        for points in out.values():
+            points.sort(key=lambda p: (p.head_dim, p.causal, p.direction, p.seq_len))
+        return out
 
     def mamf(self, dtype: str) -> float | None:
         """Best measured MAMF for a dtype (bf16, fp16, tf32, fp32, fp8), or None."""
@@ -186,13 +337,20 @@ class ProbeRecord(_Model):
         return max(values) if values else None
 
     def attention_tflops(
-        self, seq_len: int, head_dim: int, causal: bool, direction: Direction
+        self,
+        seq_len: int,
+        head_dim: int,
+        causal: bool,
+        direction: Direction,
+        kernel: str | None = None,
     ) -> float | None:
-        """Best median attention TFLOPS at this shape over the backends that ran."""
+        """Median attention TFLOPS at this shape: `kernel`'s, or the best over the kernels
+        that ran (which mixes kernels; `attention_points` keeps them apart)."""
         values = [
             a.tflops_median
             for a in self.attention
             if a.status == "ok"
+            and (kernel is None or a.kernel_name == kernel)
             and a.seq_len == seq_len
             and a.head_dim == head_dim
             and a.causal == causal
@@ -222,9 +380,10 @@ def parse_probe_record(data: Any, file: str) -> ProbeRecord:
             file=file, field="schema", value=schema, has_value=True,
         )
     version = data.get("version")
-    if version != VERSION:
+    if version not in SUPPORTED_VERSIONS or isinstance(version, bool):
         raise InputError(
-            f"unsupported probe record version (this advisor reads version {VERSION})",
+            "unsupported probe record version (this advisor reads versions "
+            f"{', '.join(map(str, SUPPORTED_VERSIONS))})",
             file=file, field="version", value=version, has_value=True,
         )
     try:

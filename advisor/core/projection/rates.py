@@ -146,13 +146,16 @@ def _peak(gpu: Gpu, precision: str) -> tuple[str, float] | None:
 
 
 def _probe_mamf(probe: ProbeRecord, dtype: str) -> float | None:
-    """The probe's median at its best shape: comparable to the catalog's published means."""
+    """The probe's sustained rate: MSMF (version 2), else the median at the best shape,
+    both comparable to the catalog's published means; a burst MAMF only as a last resort,
+    as it runs at a clock a training step does not hold."""
     medians = [
-        m.median_tflops
+        m.msmf_tflops if m.msmf_tflops is not None else m.median_tflops
         for m in probe.matmul
-        if m.status == "ok" and m.dtype == dtype and m.median_tflops is not None
+        if m.status == "ok" and m.dtype == dtype
+        and (m.msmf_tflops is not None or m.median_tflops is not None)
     ]
-    return max(medians) if medians else probe.mamf(dtype)
+    return max(v for v in medians if v is not None) if medians else probe.mamf(dtype)
 
 
 def _power_ratio(gpu: Gpu, twin: Gpu, cal: Calibration) -> tuple[float, str] | None:
@@ -190,8 +193,9 @@ def _matmul(gpu: Gpu, dtype: str, probe: ProbeRecord | None, donor: tuple[float,
     peak = gpu.peak_tflops.get(dtype)
     if probe is not None and (measured := _probe_mamf(probe, dtype)) is not None:
         return Evidence(quantity=quantity, value=measured * frac, unit="TFLOPS", source="probe",
-                        detail=f"probe record on this GPU ({probe.stamp.date}): best shape "
-                               f"{measured:.0f} x {frac:.0%} for realistic shapes",
+                        detail=f"probe record on this GPU ({probe.stamp.date}): sustained "
+                               f"{measured:.0f} TFLOPS at its best shape x {frac:.0%} for "
+                               f"realistic shapes",
                         sigma=SOURCE_SIGMA["probe"])
     own = _sustained(gpu, dtype, cal)
     if own is not None:
@@ -258,12 +262,17 @@ def _attention(gpu: Gpu, choice: KernelChoice, gemm_bf16: float, probe: ProbeRec
     s_half = curve.s_half if curve else cal.generic_attn_s_half
     quantity = "attention"
     if probe is not None:
-        points = [(a.seq_len, a.tflops_median, a.backend) for a in probe.attention
-                  if a.status == "ok" and a.causal and a.direction == "fwd_bwd"
-                  and a.head_dim == head_dim and a.tflops_median
-                  and probe_kernel(a.backend) in (kernel, "sdpa" if kernel == "fa2" else kernel)]
-        if points:
-            s, measured, backend = max(points)
+        # Only the chosen kernel's own figures (sdpa's flash backend stands in for fa2):
+        # two kernels' points are never mixed into one curve.
+        accepted = (kernel, "sdpa" if kernel == "fa2" else kernel)
+        measured_by = probe.attention_points(head_dim=head_dim, causal=True,
+                                             direction="fwd_bwd")
+        matching = sorted((probe_kernel(name) != kernel, name) for name in measured_by
+                          if probe_kernel(name) in accepted)
+        if matching:
+            backend = matching[0][1]  # the exact kernel before a stand-in
+            longest = measured_by[backend][-1]
+            s, measured = longest.seq_len, longest.tflops_median
             fb = measured * (1 + s_half / s)
             fwd = fb * (curve.e_f / curve.e_fb if curve else 1.2)
             return fb, fwd, s_half, Evidence(

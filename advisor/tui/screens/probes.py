@@ -10,6 +10,7 @@ estimate for this kind of box.
 
 from __future__ import annotations
 
+import math
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,8 +50,8 @@ def about(seconds: float | None) -> str:
     if seconds is None:
         return ""
     if seconds < 90:
-        return f"up to about {max(5, round(seconds / 5) * 5)} s"
-    return f"up to about {round(seconds / 60)} min"
+        return f"up to about {max(5, math.ceil(seconds / 5) * 5)} s"
+    return f"up to about {math.ceil(seconds / 60)} min"
 
 
 def record_line(gpu: str, r: ProbeRecord) -> str:

@@ -95,6 +95,11 @@ async def pipeline_example(pilot: Pilot[None]) -> None:
 async def rank(pilot: Pilot[None]) -> None:
     await press(pilot, "ctrl+k")
     await pilot.app.screen.done.wait()  # type: ignore[attr-defined]
+    table = pilot.app.screen.query_one("#rank-table")
+    for _ in range(100):  # the table sizes itself to its rows when the app is next idle
+        if table.size.height > 1:
+            break
+        await pilot.pause()
 
 
 async def main(out: Path) -> None:

@@ -38,6 +38,8 @@ SCREENS = ("welcome.WelcomeScreen", "workload.WorkloadScreen", "targets.TargetsS
            "performance.PerformanceScreen", "configs.ConfigsScreen", "verdict.VerdictScreen")
 """Each step's screen class, as module.Class under advisor.tui.screens, in STEPS order."""
 
+WARM_UP_AFTER_S = 0.5
+"""Long enough after launch that loading the engine never delays the first paint."""
 Kind = Literal["report", "preview", "ranking"]
 """What the app asks the engine for: the report of the answers; a preview for the
 Workload step (before targets exist); every catalog GPU ranked."""
@@ -139,7 +141,7 @@ class AdvisorApp(App[None]):
                 if inputs.answers == self._loaded.decision.answers:
                     self.results["report"] = (inputs, self._loaded)
         self.goto(self.start)
-        self.call_after_refresh(self._warm_up)
+        self.set_timer(WARM_UP_AFTER_S, self._warm_up)
         if self.ctx.hardware.pending:
             self.run_worker(self._detect, thread=True, exclusive=True, group="detect",
                             description="detect hardware")
@@ -185,6 +187,17 @@ class AdvisorApp(App[None]):
         answers = self.answers(kind)
         return Inputs(answers, answers.model_dump_json(exclude_unset=True), own,
                       self.state.use_stored)
+
+    def held(self, kind: Kind) -> Report | None:
+        """The result already made from the answers as they stand, if any (no work)."""
+        held = self.results.get(kind)
+        if held is None:
+            return None
+        try:
+            inputs = self.inputs(kind)
+        except Exception:
+            return None
+        return held[1] if held[0] == inputs else None
 
     def request(self, kind: Kind = "report") -> None:
         """A computed step asks for its result: the one already made from these inputs, or

@@ -107,6 +107,11 @@ async def _press(pilot: Any, *keys: str) -> None:
 async def _rank(pilot: Any) -> None:
     await _press(pilot, "ctrl+k")
     await pilot.app.screen.done.wait()
+    table = pilot.app.screen.query_one("#rank-table")
+    for _ in range(100):  # the table sizes itself to its rows when the app is next idle
+        if table.size.height > 1:
+            break
+        await pilot.pause()
     await settle(pilot)
 
 

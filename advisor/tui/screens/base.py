@@ -171,7 +171,12 @@ class ComputedScreen(StepScreen):
         super().refresh_view()
 
     def ask(self) -> None:
-        """Hide the old result and ask the app for the one the answers now call for."""
+        """Hide the old result and ask the app for the one the answers now call for; a
+        result already on screen for these answers stays as it is (no relayout)."""
+        if self._drawn is not None and self.shown and self.wizard.held(self.COMPUTES) is \
+                self._drawn:
+            self.refresh_nav()
+            return
         self.query_one("#computing").display = True
         self.query_one("#result").display = False
         self.query_one("#compute-error").display = False

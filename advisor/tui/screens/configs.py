@@ -178,12 +178,32 @@ class ConfigsScreen(ComputedScreen):
             with TabPane("GPU counts", id="tab-counts"):
                 yield from super().compose_body()
             with TabPane("Pipeline", id="tab-pipeline"):
-                yield PipelinePanel(self.ctx, id="pipeline")
+                if self.state.pipeline is not None:  # a resumed one shows as loaded
+                    yield PipelinePanel(self.ctx, id="pipeline")
 
-    def action_toggle_view(self) -> None:
+    def _panel(self) -> PipelinePanel | None:
+        return next(self.query(PipelinePanel).results(), None)
+
+    async def _open_pipeline(self) -> None:
+        """The Pipeline view is built when first opened: a hundred-odd widgets that the
+        GPU-count view does not need."""
+        if self._panel() is None:
+            panel = PipelinePanel(self.ctx, id="pipeline")
+            await self.query_one("#tab-pipeline", TabPane).mount(panel)
+            report = self.wizard.held("report")
+            if report is not None:
+                panel.show_report(report)
+
+    @on(TabbedContent.TabActivated, "#cfg-tabs")
+    async def _tab(self, event: TabbedContent.TabActivated) -> None:
+        if event.pane.id == "tab-pipeline":
+            await self._open_pipeline()
+
+    async def action_toggle_view(self) -> None:
         tabs = self.query_one("#cfg-tabs", TabbedContent)
         tabs.active = "tab-pipeline" if tabs.active == "tab-counts" else "tab-counts"
         if tabs.active == "tab-pipeline":
+            await self._open_pipeline()
             self.query_one("#pl-0-name").focus()
         else:
             self.query_one("#counts").focus()
@@ -259,10 +279,14 @@ class ConfigsScreen(ComputedScreen):
 
     def show_error(self, message: str) -> None:
         super().show_error(message)
-        self.query_one(PipelinePanel).show_error(message)
+        panel = self._panel()
+        if panel is not None:
+            panel.show_error(message)
 
     def render_result(self, report: Report) -> None:
-        self.query_one(PipelinePanel).show_report(report)
+        panel = self._panel()
+        if panel is not None:
+            panel.show_report(report)
         sweep = report.configs
         self.sweep = sweep
         if sweep is None and not self.state.sweep:

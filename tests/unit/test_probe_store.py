@@ -120,12 +120,15 @@ def test_catalog_id_override_and_refusals(tmp_path, home, catalog) -> None:
                                                                     "h100-sxm.json"]
 
 
-def test_damaged_store_names_the_file(home) -> None:
-    (home / "probes").mkdir(parents=True)
+def test_damaged_store_entry_is_skipped_with_a_line_naming_it(tmp_path, home, catalog) -> None:
+    import_probe(write(tmp_path, "ok.json", record("h200-sxm")), catalog)
     (home / "probes" / "l4.json").write_text("{")
-    with pytest.raises(InputError) as exc:
-        stored_probes()
-    assert "l4.json" in exc.value.one_line() and "not valid JSON" in exc.value.one_line()
+    skipped: list[str] = []
+    stored = stored_probes(on_skip=skipped.append)
+    assert list(stored) == ["h200-sxm"]  # the sound entry is still used
+    [line] = skipped
+    assert "l4.json" in line and "not valid JSON" in line and "skipped" in line
+    assert "\n" not in line
 
 
 @settings(max_examples=80, deadline=None,

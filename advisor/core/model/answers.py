@@ -13,6 +13,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from advisor.core.formats import validation_error
+from advisor.core.model import bounds as B
 from advisor.core.model.options import ConfigOptions, PipelineSpec
 from advisor.core.model.stack import Stack
 from advisor.core.model.workload import Workload
@@ -21,19 +22,21 @@ DEFAULT_ELECTRICITY_USD_PER_KWH = 0.12
 
 
 class Answers(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
-    current: str = Field(min_length=1, description="catalog id of the GPU the workload runs on now")
-    targets: list[str] = Field(min_length=1, description="catalog ids to compare against")
+    current: str = Field(min_length=1, max_length=B.MAX_NAME_CHARS, description="catalog id of the GPU the workload runs on now")
+    targets: list[str] = Field(min_length=1, max_length=B.MAX_TARGETS, description="catalog ids to compare against")
     workload: Workload
     prices: dict[str, float] = Field(
         default_factory=dict, description="quoted $/GPU-hour by catalog id; others use defaults"
     )
-    electricity_usd_per_kwh: float = Field(default=DEFAULT_ELECTRICITY_USD_PER_KWH, ge=0, le=5)
-    power_cap_kw: float | None = Field(default=None, gt=0, description="rack power budget")
+    electricity_usd_per_kwh: float = Field(default=DEFAULT_ELECTRICITY_USD_PER_KWH, ge=0,
+                                           le=B.MAX_USD_PER_KWH)
+    power_cap_kw: float | None = Field(default=None, gt=0, le=B.MAX_POWER_CAP_KW,
+                                       description="rack power budget")
     stack: Stack | None = None
     time_premium: float = Field(
-        default=0.10, ge=0, le=10,
+        default=0.10, ge=0, le=B.MAX_TIME_PREMIUM,
         description="extra $/token still worth paying to finish sooner (0.10 = 10%)",
     )
     configs: ConfigOptions | None = Field(
@@ -43,9 +46,11 @@ class Answers(BaseModel):
 
     @model_validator(mode="after")
     def _prices_positive(self) -> Answers:
+        lo, hi = B.MIN_USD_PER_GPU_HOUR, B.MAX_USD_PER_GPU_HOUR
         for gpu, usd in self.prices.items():
-            if not usd > 0:
-                raise ValueError(f"price for {gpu} must be positive, got {usd}")
+            if not lo <= usd <= hi:
+                raise ValueError(f"price for {gpu} must be ${lo:g} to ${hi:g} per GPU-hour, "
+                                 f"got {usd}")
         return self
 
     @property

@@ -11,40 +11,42 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from advisor.core.model import bounds as B
+
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class MlaSpec(_Frozen):
     """DeepSeek multi-head latent attention: low-rank Q and a compressed, cached KV latent."""
 
-    q_lora_rank: int = Field(ge=1)
-    kv_lora_rank: int = Field(ge=1)
-    qk_nope_head_dim: int = Field(ge=1)
-    qk_rope_head_dim: int = Field(ge=1)
-    v_head_dim: int = Field(ge=1)
+    q_lora_rank: int = Field(ge=1, le=B.MAX_WIDTH)
+    kv_lora_rank: int = Field(ge=1, le=B.MAX_WIDTH)
+    qk_nope_head_dim: int = Field(ge=1, le=B.MAX_WIDTH)
+    qk_rope_head_dim: int = Field(ge=1, le=B.MAX_WIDTH)
+    v_head_dim: int = Field(ge=1, le=B.MAX_WIDTH)
 
 
 class ModelSpec(_Frozen):
     """A decoder-only transformer, dense or mixture-of-experts."""
 
-    name: str = "custom"
+    name: str = Field(default="custom", max_length=B.MAX_NAME_CHARS)
     source: str = Field(default="", description="where the dimensions come from")
-    layers: int = Field(ge=1)
-    hidden: int = Field(ge=1)
-    heads: int = Field(ge=1)
-    kv_heads: int = Field(ge=1)
-    head_dim: int | None = Field(default=None, ge=1, description="default hidden / heads")
-    ffn: int = Field(ge=1, description="MLP intermediate size (dense layers)")
-    vocab: int = Field(ge=1)
+    layers: int = Field(ge=1, le=B.MAX_LAYERS)
+    hidden: int = Field(ge=1, le=B.MAX_WIDTH)
+    heads: int = Field(ge=1, le=B.MAX_HEADS)
+    kv_heads: int = Field(ge=1, le=B.MAX_HEADS)
+    head_dim: int | None = Field(default=None, ge=1, le=B.MAX_WIDTH, description="default hidden / heads")
+    ffn: int = Field(ge=1, le=B.MAX_WIDTH, description="MLP intermediate size (dense layers)")
+    vocab: int = Field(ge=1, le=B.MAX_VOCAB)
     gated_mlp: bool = Field(default=True, description="SwiGLU (3 matrices) vs GELU MLP (2)")
     tie_embeddings: bool = False
-    experts: int = Field(default=0, ge=0, description="routed experts; 0 for a dense model")
-    active_experts: int = Field(default=0, ge=0, description="routed experts per token")
-    shared_experts: int = Field(default=0, ge=0)
-    moe_ffn: int | None = Field(default=None, ge=1, description="expert intermediate size")
-    dense_layers: int = Field(default=0, ge=0, description="leading layers with a dense MLP")
+    experts: int = Field(default=0, ge=0, le=B.MAX_EXPERTS, description="routed experts; 0 for a dense model")
+    active_experts: int = Field(default=0, ge=0, le=B.MAX_EXPERTS, description="routed experts per token")
+    shared_experts: int = Field(default=0, ge=0, le=B.MAX_EXPERTS)
+    moe_ffn: int | None = Field(default=None, ge=1, le=B.MAX_WIDTH, description="expert intermediate size")
+    dense_layers: int = Field(default=0, ge=0, le=B.MAX_LAYERS, description="leading layers with a dense MLP")
     mla: MlaSpec | None = None
 
     @model_validator(mode="after")

@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from advisor.core.model import bounds as B
 from advisor.core.model.presets import resolve_preset
 from advisor.core.model.transformer import ModelSpec
 
@@ -28,7 +29,7 @@ WEIGHT_BYTES: dict[str, float] = {
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class Workload(_Frozen):
@@ -36,14 +37,14 @@ class Workload(_Frozen):
 
     mode: Mode = "pretrain"
     model: ModelSpec
-    seq_lens: list[int] = Field(min_length=1, description="the sweep; the first is the primary")
-    micro_batch: int = Field(default=1, ge=1, description="sequences per GPU per micro-step")
+    seq_lens: list[int] = Field(min_length=1, max_length=B.MAX_SEQ_LENS, description="the sweep; the first is the primary")
+    micro_batch: int = Field(default=1, ge=1, le=B.MAX_MICRO_BATCH, description="sequences per GPU per micro-step")
     global_batch: int | None = Field(
-        default=None, ge=1,
+        default=None, ge=1, le=B.MAX_GLOBAL_BATCH,
         description="sequences per optimizer step; default one micro-batch per DP rank",
     )
     packed_doc_len: int | None = Field(
-        default=None, ge=1,
+        default=None, ge=1, le=B.MAX_SEQ_LEN,
         description="mean document length when sequences are packed with a doc mask",
     )
     precision: Precision = "bf16"
@@ -55,16 +56,16 @@ class Workload(_Frozen):
         default=False, description="fused norm/SwiGLU/RoPE and chunked cross-entropy (e.g. Liger)"
     )
     attention_kernel: AttentionKernel = "auto"
-    tp: int = Field(default=1, ge=1)
-    pp: int = Field(default=1, ge=1)
-    cp: int = Field(default=1, ge=1)
-    ep: int = Field(default=1, ge=1)
-    gpus: int = Field(default=8, ge=1)
-    nodes: int = Field(default=1, ge=1)
+    tp: int = Field(default=1, ge=1, le=B.MAX_GPUS)
+    pp: int = Field(default=1, ge=1, le=B.MAX_GPUS)
+    cp: int = Field(default=1, ge=1, le=B.MAX_GPUS)
+    ep: int = Field(default=1, ge=1, le=B.MAX_GPUS)
+    gpus: int = Field(default=8, ge=1, le=B.MAX_GPUS)
+    nodes: int = Field(default=1, ge=1, le=B.MAX_NODES)
     nic_gbit: float = Field(
-        default=400.0, gt=0, description="scale-out NIC line rate per GPU, Gbit/s"
+        default=400.0, gt=0, le=B.MAX_NIC_GBIT, description="scale-out NIC line rate per GPU, Gbit/s"
     )
-    token_budget: float | None = Field(default=None, gt=0, description="tokens to train or serve")
+    token_budget: float | None = Field(default=None, gt=0, le=B.MAX_TOKENS, description="tokens to train or serve")
 
     @model_validator(mode="before")
     @classmethod
@@ -75,8 +76,8 @@ class Workload(_Frozen):
 
     @model_validator(mode="after")
     def _layout(self) -> Workload:
-        if any(s < 1 for s in self.seq_lens):
-            raise ValueError("sequence lengths must be positive")
+        if any(not 1 <= s <= B.MAX_SEQ_LEN for s in self.seq_lens):
+            raise ValueError(f"sequence lengths must be 1 to {B.MAX_SEQ_LEN:,}")
         if len(set(self.seq_lens)) != len(self.seq_lens):
             raise ValueError("sequence lengths repeat")
         group = self.tp * self.pp * self.cp

@@ -67,9 +67,9 @@ def finite_data(data: Any, file: str) -> Any:
             raise InputError("must be a finite number", file=file, field=_path(path),
                              value=node)
         if isinstance(node, dict):
-            stack.extend((path + (k,), v) for k, v in node.items())
+            stack.extend(((*path, k), v) for k, v in node.items())
         elif isinstance(node, list):
-            stack.extend((path + (i,), v) for i, v in enumerate(node))
+            stack.extend(((*path, i), v) for i, v in enumerate(node))
     return data
 
 
@@ -86,9 +86,9 @@ def assert_finite(data: Any, what: str) -> None:
             raise NonFiniteError(f"{what}: {_path(path)} is {node}; every input is finite, "
                                  "so this is a bug in advisor")
         if isinstance(node, Mapping):
-            stack.extend((path + (k,), v) for k, v in node.items())
+            stack.extend(((*path, k), v) for k, v in node.items())
         elif isinstance(node, list | tuple):
-            stack.extend((path + (i,), v) for i, v in enumerate(node))
+            stack.extend(((*path, i), v) for i, v in enumerate(node))
 
 
 def parse_toml(text: str, file: str) -> dict[str, Any]:

@@ -24,8 +24,10 @@ DEFAULT_ELECTRICITY_USD_PER_KWH = 0.12
 class Answers(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
-    current: str = Field(min_length=1, max_length=B.MAX_NAME_CHARS, description="catalog id of the GPU the workload runs on now")
-    targets: list[str] = Field(min_length=1, max_length=B.MAX_TARGETS, description="catalog ids to compare against")
+    current: str = Field(min_length=1, max_length=B.MAX_NAME_CHARS,
+                         description="catalog id of the GPU the workload runs on now")
+    targets: list[str] = Field(min_length=1, max_length=B.MAX_TARGETS,
+                               description="catalog ids to compare against")
     workload: Workload
     prices: dict[str, float] = Field(
         default_factory=dict, description="quoted $/GPU-hour by catalog id; others use defaults"

@@ -22,7 +22,8 @@ class ConfigOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     counts: list[int] | None = Field(
-        default=None, max_length=B.MAX_SWEEP_COUNTS, description="GPU counts to sweep; default 1, 2, 4, ... up to max_gpus")
+        default=None, max_length=B.MAX_SWEEP_COUNTS,
+        description="GPU counts to sweep; default 1, 2, 4, ... up to max_gpus")
     max_gpus: int = Field(default=16, ge=1, le=B.MAX_SWEEP_GPUS)
     gpus_per_node: int = Field(default=8, ge=1, le=72)  # NVL72
     deadline_days: float | None = Field(default=None, gt=0, le=B.MAX_DEADLINE_DAYS)
@@ -62,7 +63,8 @@ class StageSpec(BaseModel):
 
     name: str = Field(min_length=1, max_length=B.MAX_NAME_CHARS)
     gpu: str = Field(min_length=1, max_length=B.MAX_NAME_CHARS, description="catalog id")
-    gpus: int = Field(ge=1, le=B.MAX_GPUS, description="GPUs the stage has now (a measured rate's count)")
+    gpus: int = Field(ge=1, le=B.MAX_GPUS,
+                      description="GPUs the stage has now (a measured rate's count)")
     measured_units_per_s: float | None = Field(
         default=None, gt=0, le=B.MAX_TOKENS_PER_S,
         description="the whole stage's measured rate, work units/s")
@@ -72,9 +74,11 @@ class StageSpec(BaseModel):
     flops_per_token: float | None = Field(default=None, gt=0, le=B.MAX_FLOPS_PER_TOKEN)
     mfu: float | None = Field(default=None, gt=0, le=1)
     peak_tflops: float | None = Field(
-        default=None, gt=0, le=B.MAX_TFLOPS, description="the peak the MFU is read against; default catalog dense")
+        default=None, gt=0, le=B.MAX_TFLOPS,
+        description="the peak the MFU is read against; default catalog dense")
     hop_s_per_unit: float = Field(
-        default=0.0, ge=0, le=B.MAX_HOP_S, description="serial time per work unit the projection leaves out "
+        default=0.0, ge=0, le=B.MAX_HOP_S,
+        description="serial time per work unit the projection leaves out "
                                        "(e.g. a GPU->CPU copy); measured rates include it")
     active_w: float | None = Field(default=None, gt=0, le=B.MAX_BOARD_W,
                                    description="a busy GPU's draw")
@@ -112,9 +116,11 @@ class PipelineSpec(BaseModel):
     stages: list[StageSpec] = Field(min_length=2, max_length=B.MAX_PIPELINE_STAGES)
     unit: str = Field(default="batch", min_length=1, max_length=B.MAX_NAME_CHARS)
     tokens_per_unit: float | None = Field(
-        default=None, gt=0, le=B.MAX_TOKENS, description="needed for rates in units/s and for per-unit hops")
+        default=None, gt=0, le=B.MAX_TOKENS,
+        description="needed for rates in units/s and for per-unit hops")
     token_budget: float | None = Field(default=None, gt=0, le=B.MAX_TOKENS)
-    box_gpus: int | None = Field(default=None, ge=2, le=B.MAX_GPUS, description="default: the stages' sum")
+    box_gpus: int | None = Field(default=None, ge=2, le=B.MAX_GPUS,
+                                 description="default: the stages' sum")
     vary: str | None = Field(default=None, description="stage the neighbour table walks; "
                                                        "default the first")
     span: int = Field(default=2, ge=1, le=16)

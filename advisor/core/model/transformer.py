@@ -37,16 +37,21 @@ class ModelSpec(_Frozen):
     hidden: int = Field(ge=1, le=B.MAX_WIDTH)
     heads: int = Field(ge=1, le=B.MAX_HEADS)
     kv_heads: int = Field(ge=1, le=B.MAX_HEADS)
-    head_dim: int | None = Field(default=None, ge=1, le=B.MAX_WIDTH, description="default hidden / heads")
+    head_dim: int | None = Field(default=None, ge=1, le=B.MAX_WIDTH,
+                                 description="default hidden / heads")
     ffn: int = Field(ge=1, le=B.MAX_WIDTH, description="MLP intermediate size (dense layers)")
     vocab: int = Field(ge=1, le=B.MAX_VOCAB)
     gated_mlp: bool = Field(default=True, description="SwiGLU (3 matrices) vs GELU MLP (2)")
     tie_embeddings: bool = False
-    experts: int = Field(default=0, ge=0, le=B.MAX_EXPERTS, description="routed experts; 0 for a dense model")
-    active_experts: int = Field(default=0, ge=0, le=B.MAX_EXPERTS, description="routed experts per token")
+    experts: int = Field(default=0, ge=0, le=B.MAX_EXPERTS,
+                         description="routed experts; 0 for a dense model")
+    active_experts: int = Field(default=0, ge=0, le=B.MAX_EXPERTS,
+                                description="routed experts per token")
     shared_experts: int = Field(default=0, ge=0, le=B.MAX_EXPERTS)
-    moe_ffn: int | None = Field(default=None, ge=1, le=B.MAX_WIDTH, description="expert intermediate size")
-    dense_layers: int = Field(default=0, ge=0, le=B.MAX_LAYERS, description="leading layers with a dense MLP")
+    moe_ffn: int | None = Field(default=None, ge=1, le=B.MAX_WIDTH,
+                                description="expert intermediate size")
+    dense_layers: int = Field(default=0, ge=0, le=B.MAX_LAYERS,
+                              description="leading layers with a dense MLP")
     mla: MlaSpec | None = None
 
     @model_validator(mode="after")

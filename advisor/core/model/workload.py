@@ -37,8 +37,10 @@ class Workload(_Frozen):
 
     mode: Mode = "pretrain"
     model: ModelSpec
-    seq_lens: list[int] = Field(min_length=1, max_length=B.MAX_SEQ_LENS, description="the sweep; the first is the primary")
-    micro_batch: int = Field(default=1, ge=1, le=B.MAX_MICRO_BATCH, description="sequences per GPU per micro-step")
+    seq_lens: list[int] = Field(min_length=1, max_length=B.MAX_SEQ_LENS,
+                                description="the sweep; the first is the primary")
+    micro_batch: int = Field(default=1, ge=1, le=B.MAX_MICRO_BATCH,
+                             description="sequences per GPU per micro-step")
     global_batch: int | None = Field(
         default=None, ge=1, le=B.MAX_GLOBAL_BATCH,
         description="sequences per optimizer step; default one micro-batch per DP rank",
@@ -63,9 +65,11 @@ class Workload(_Frozen):
     gpus: int = Field(default=8, ge=1, le=B.MAX_GPUS)
     nodes: int = Field(default=1, ge=1, le=B.MAX_NODES)
     nic_gbit: float = Field(
-        default=400.0, gt=0, le=B.MAX_NIC_GBIT, description="scale-out NIC line rate per GPU, Gbit/s"
+        default=400.0, gt=0, le=B.MAX_NIC_GBIT,
+        description="scale-out NIC line rate per GPU, Gbit/s"
     )
-    token_budget: float | None = Field(default=None, gt=0, le=B.MAX_TOKENS, description="tokens to train or serve")
+    token_budget: float | None = Field(default=None, gt=0, le=B.MAX_TOKENS,
+                                       description="tokens to train or serve")
 
     @model_validator(mode="before")
     @classmethod

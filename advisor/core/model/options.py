@@ -79,7 +79,7 @@ class StageSpec(BaseModel):
     hop_s_per_unit: float = Field(
         default=0.0, ge=0, le=B.MAX_HOP_S,
         description="serial time per work unit the projection leaves out "
-                                       "(e.g. a GPU->CPU copy); measured rates include it")
+                    "(e.g. a GPU->CPU copy); measured rates include it")
     active_w: float | None = Field(default=None, gt=0, le=B.MAX_BOARD_W,
                                    description="a busy GPU's draw")
     idle_w: float | None = Field(default=None, ge=0, le=B.MAX_IDLE_W)

@@ -87,3 +87,47 @@ class TestBuyBack:
         s = self._scaling(catalog, global_batch=8)
         b = buy_back(s, s.per_gpu(8, 1) * 8 * 1.7, None, None)
         assert b.gpus is None and "global batch of 8" in b.note
+
+
+# --- buy-back layouts: generated, not scanned -----------------------------------------------
+
+from hypothesis import example, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from advisor.core.economics.cost import BUY_BACK_MAX_FACTOR  # noqa: E402
+
+
+def _scanned_layouts(w: Workload, fixed: bool, start: int) -> list[tuple[int, int]]:
+    """The definition: every data-parallel size from the start up to 64x, filtered."""
+    group, per_node, batch = w.tp * w.pp * w.cp, w.gpus_per_node, w.sequences_per_step
+    out = []
+    for dp in range(max(w.dp, -(-start // group)), w.dp * BUY_BACK_MAX_FACTOR + 1):
+        n = dp * group
+        if (fixed and batch % (w.micro_batch * dp)) or dp % w.ep:
+            continue
+        if n <= per_node:
+            out.append((n, 1))
+        elif n % per_node == 0:
+            out.append((n, n // per_node))
+    return out
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(tp=st.sampled_from([1, 2, 4]), pp=st.sampled_from([1, 2, 3]), dp=st.integers(1, 12),
+       ep=st.sampled_from([1, 2, 4]), per_node=st.sampled_from([1, 2, 4, 8, 6]),
+       micro=st.sampled_from([1, 2, 3]), acc=st.sampled_from([None, 1, 2, 6, 12]),
+       start=st.integers(0, 200))
+@example(tp=1, pp=1, dp=2, ep=2, per_node=1, micro=1, acc=6, start=0)  # odd divisors of the batch
+@example(tp=2, pp=3, dp=4, ep=1, per_node=4, micro=1, acc=None, start=0)  # group > node
+def test_layouts_are_those_a_scan_would_find(tp, pp, dp, ep, per_node, micro, acc, start):
+    gpus = tp * pp * dp
+    if dp % ep or gpus % per_node and gpus > per_node:
+        return
+    model = {"layers": 2, "hidden": 256, "heads": 2, "kv_heads": 2, "ffn": 512, "vocab": 1000}
+    if ep > 1:
+        model |= {"experts": 8, "active_experts": 2}
+    w = Workload(model=model, seq_lens=[1024], tp=tp, pp=pp, ep=ep, gpus=gpus,
+                 nodes=max(1, gpus // per_node), micro_batch=micro,
+                 global_batch=micro * dp * acc if acc else None)
+    scaling = CurrentScaling(w, None, 1024)  # type: ignore[arg-type]  # layouts need no rates
+    assert list(scaling.layouts(start)) == _scanned_layouts(w, scaling.fixed_batch, start)

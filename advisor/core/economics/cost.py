@@ -8,6 +8,7 @@ communication penalty that the larger data-parallel group pays.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from typing import Literal
 
@@ -21,6 +22,7 @@ from advisor.core.projection.roofline import simulate
 
 PriceSource = Literal["user", "default"]
 BUY_BACK_MAX_FACTOR = 64  # search at most this many times the current GPU count
+BUY_BACK_MAX_LAYOUTS = 256  # and simulate at most this many layouts, whatever the GPU count
 
 
 class PriceQuote(BaseModel):
@@ -146,17 +148,32 @@ class CurrentScaling:
         return self._memo[key]
 
     def layouts(self, start: int) -> Iterator[tuple[int, int]]:
-        """(gpus, nodes) at or above `start` GPUs that keep the batch and the node size."""
+        """(gpus, nodes) at or above `start` GPUs that keep the batch and the node size,
+        fewest first. Generated, not scanned for: a data-parallel size qualifies when ep
+        divides it, it divides the fixed batch, and its GPUs fill whole nodes (or fit one),
+        so a GPU count of 10^5 costs no more than one of 8."""
         w = self.workload
-        group, per_node, batch = w.tp * w.pp * w.cp, w.gpus_per_node, w.sequences_per_step
-        for dp in range(max(w.dp, -(-start // group)), w.dp * BUY_BACK_MAX_FACTOR + 1):
+        group, per_node = w.tp * w.pp * w.cp, w.gpus_per_node
+        lo, hi = max(w.dp, -(-start // group)), w.dp * BUY_BACK_MAX_FACTOR
+        for dp in self._dp_sizes(lo, hi, group, per_node):
             n = dp * group
-            if (self.fixed_batch and batch % (w.micro_batch * dp)) or dp % w.ep:
-                continue
-            if n <= per_node:
-                yield n, 1
-            elif n % per_node == 0:
-                yield n, n // per_node
+            yield (n, 1) if n <= per_node else (n, n // per_node)
+
+    def _dp_sizes(self, lo: int, hi: int, group: int, per_node: int) -> Iterator[int]:
+        w = self.workload
+        if self.fixed_batch:  # the divisors of batch / micro-batch in [lo, hi]
+            q = w.sequences_per_step // w.micro_batch
+            small = [d for d in range(1, math.isqrt(q) + 1) if q % d == 0]
+            divisors = sorted({*small, *(q // d for d in small)})
+            yield from (d for d in divisors if lo <= d <= hi and d % w.ep == 0
+                        and (d * group <= per_node or d * group % per_node == 0))
+            return
+        one_node = per_node // group  # the largest dp whose GPUs fit in one node
+        first = -(-lo // w.ep) * w.ep
+        yield from range(first, min(hi, one_node) + 1, w.ep)
+        step = math.lcm(w.ep, per_node // math.gcd(group, per_node))  # dp filling whole nodes
+        low = max(lo, one_node + 1)
+        yield from range(-(-low // step) * step, hi + 1, step)
 
 
 def buy_back(
@@ -173,7 +190,11 @@ def buy_back(
     w = scaling.workload
     base_rate = scaling.per_gpu(w.gpus, w.nodes)
     start = int(target_cluster_tokens_per_s / base_rate) if base_rate > 0 else w.gpus
-    for gpus, nodes in scaling.layouts(start):
+    searched = 0
+    for gpus, nodes in scaling.layouts(min(start, w.gpus * BUY_BACK_MAX_FACTOR + 1)):
+        searched += 1
+        if searched > BUY_BACK_MAX_LAYOUTS:
+            break
         rate = scaling.per_gpu(gpus, nodes)
         if rate * gpus >= target_cluster_tokens_per_s:
             return BuyBack(
@@ -191,5 +212,6 @@ def buy_back(
         note="more of the current GPU cannot match it"
              + (f": a global batch of {w.sequences_per_step} sequences caps data parallelism"
                 if scaling.fixed_batch else "")
-             + f" (searched up to {BUY_BACK_MAX_FACTOR}x the GPU count)",
+             + f" (searched up to {BUY_BACK_MAX_FACTOR}x the GPU count, at most "
+               f"{BUY_BACK_MAX_LAYOUTS} layouts)",
     )

@@ -121,7 +121,7 @@ def _scanned_layouts(w: Workload, fixed: bool, start: int) -> list[tuple[int, in
 @example(tp=2, pp=3, dp=4, ep=1, per_node=4, micro=1, acc=None, start=0)  # group > node
 def test_layouts_are_those_a_scan_would_find(tp, pp, dp, ep, per_node, micro, acc, start):
     gpus = tp * pp * dp
-    if dp % ep or gpus % per_node and gpus > per_node:
+    if dp % ep or (gpus % per_node and gpus > per_node):
         return
     model = {"layers": 2, "hidden": 256, "heads": 2, "kv_heads": 2, "ffn": 512, "vocab": 1000}
     if ep > 1:

@@ -8,6 +8,7 @@ communication penalty that the larger data-parallel group pays.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Iterator
 from typing import Literal
@@ -190,11 +191,8 @@ def buy_back(
     w = scaling.workload
     base_rate = scaling.per_gpu(w.gpus, w.nodes)
     start = int(target_cluster_tokens_per_s / base_rate) if base_rate > 0 else w.gpus
-    searched = 0
-    for gpus, nodes in scaling.layouts(min(start, w.gpus * BUY_BACK_MAX_FACTOR + 1)):
-        searched += 1
-        if searched > BUY_BACK_MAX_LAYOUTS:
-            break
+    layouts = scaling.layouts(min(start, w.gpus * BUY_BACK_MAX_FACTOR + 1))
+    for gpus, nodes in itertools.islice(layouts, BUY_BACK_MAX_LAYOUTS):
         rate = scaling.per_gpu(gpus, nodes)
         if rate * gpus >= target_cluster_tokens_per_s:
             return BuyBack(

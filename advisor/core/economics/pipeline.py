@@ -238,7 +238,7 @@ def _ranked_splits(p: Pipeline, total: int, top: int) -> list[tuple[int, ...]]:
             if sum(counts) - sum(base) >= spare:
                 continue
             for i in range(k):
-                more = counts[:i] + (counts[i] + 1,) + counts[i + 1:]
+                more = (*counts[:i], counts[i] + 1, *counts[i + 1:])
                 if more in seen or all(more[b] > base[b] for b in binding):
                     continue  # seen, or every binding stage lifted: a higher rate, not this one
                 seen.add(more)

@@ -34,7 +34,7 @@ class Answers(BaseModel):
     )
     electricity_usd_per_kwh: float = Field(default=DEFAULT_ELECTRICITY_USD_PER_KWH, ge=0,
                                            le=B.MAX_USD_PER_KWH)
-    power_cap_kw: float | None = Field(default=None, gt=0, le=B.MAX_POWER_CAP_KW,
+    power_cap_kw: float | None = Field(default=None, ge=B.MIN_POWER_CAP_KW, le=B.MAX_POWER_CAP_KW,
                                        description="rack power budget")
     stack: Stack | None = None
     time_premium: float = Field(

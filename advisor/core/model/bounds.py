@@ -33,9 +33,12 @@ MAX_GPUS = 2**18
 MAX_NODES = MAX_GPUS
 # A scale-up domain: 8 per HGX node, 72 in an NVL72 rack, 576 in NVL576.
 MAX_GPUS_PER_NODE = 1024
-# Scale-out NIC per GPU: 400-800 Gbit/s today; 100 Tbit/s is far past any roadmap.
+# Scale-out NIC per GPU: 400-800 Gbit/s today; 100 Tbit/s is far past any roadmap, and
+# 1 Gbit/s (plain gigabit Ethernet) is the slowest link a GPU job is run over.
+MIN_NIC_GBIT = 1.0
 MAX_NIC_GBIT = 100_000.0
-# A rack-row or data-hall power budget; the largest sites are ~1-2 GW.
+# A power budget: from one card (10 W) to a data hall (the largest sites are ~1-2 GW).
+MIN_POWER_CAP_KW = 0.01
 MAX_POWER_CAP_KW = 10_000_000.0
 # One GPU's board power: 1-1.4 kW today (B300); an idle GPU draws 30-150 W.
 MAX_BOARD_W = 3000.0
@@ -48,7 +51,8 @@ MAX_SEQ_LEN = 2**26
 MAX_SEQ_LENS = 64  # points in one sweep
 MAX_MICRO_BATCH = 2**16
 MAX_GLOBAL_BATCH = 2**30  # sequences per optimizer step
-# Tokens to train or serve: the largest runs are ~4e13 tokens.
+# Tokens to train or serve: the largest runs are ~4e13 tokens; at least one.
+MIN_TOKENS = 1.0
 MAX_TOKENS = 1e18
 # Model dimensions: 10x past the largest published models (e.g. 128 layers, hidden 18k,
 # 256 routed experts, vocab 256k).
@@ -67,18 +71,29 @@ MAX_USD_PER_GPU_HOUR = 1000.0
 # Electricity, $/kWh: ~0.03-0.40 in practice.
 MAX_USD_PER_KWH = 5.0
 MAX_TIME_PREMIUM = 10.0  # +1000% $/token still worth paying to finish sooner
+MIN_DEADLINE_DAYS = 1e-5  # about a second
 MAX_DEADLINE_DAYS = 36_500.0  # a century
 
 # --- rates (probe records, pipeline stages) ------------------------------------------
 
-# One device's matmul or attention rate: B200 dense fp4 is ~9,000 TFLOPS.
+# Lower bounds matter as much as upper ones: a rate of 1e-320 is "positive", and the time
+# it gives overflows to inf. Each floor is far below anything measurable on real hardware.
+# One device's matmul or attention rate: B200 dense fp4 is ~9,000 TFLOPS; a toy CPU run
+# measures ~0.01.
+MIN_TFLOPS = 1e-6
 MAX_TFLOPS = 100_000.0
 # One device's memory, link or network bandwidth, GB/s: HBM3e is ~8,000.
+MIN_GBPS = 1e-6
 MAX_GBPS = 100_000.0
-# A whole stage's throughput: 1e12 tokens/s is ~1,000x a large serving fleet.
+# A whole stage's throughput, tokens or work units per second: 1e12 is ~1,000x a large
+# serving fleet; 1e-9 is one unit every 30 years.
+MIN_RATE_PER_S = 1e-9
 MAX_TOKENS_PER_S = 1e12
+MIN_MFU = 1e-4  # 0.01% of peak
 # FLOPs per token: 6N for a 10T-parameter model is 6e13.
+MIN_FLOPS_PER_TOKEN = 1.0
 MAX_FLOPS_PER_TOKEN = 1e17
+MIN_TOKENS_PER_UNIT = 1.0  # a work unit carries at least one token
 MAX_HOP_S = 3600.0  # a serial copy per work unit
 MAX_SECONDS = 1e7  # a probe run or measurement: ~4 months
 MAX_DEVICES = 4096  # GPUs one probe run sees on one box

@@ -26,7 +26,8 @@ class ConfigOptions(BaseModel):
         description="GPU counts to sweep; default 1, 2, 4, ... up to max_gpus")
     max_gpus: int = Field(default=16, ge=1, le=B.MAX_SWEEP_GPUS)
     gpus_per_node: int = Field(default=8, ge=1, le=72)  # NVL72
-    deadline_days: float | None = Field(default=None, gt=0, le=B.MAX_DEADLINE_DAYS)
+    deadline_days: float | None = Field(default=None, ge=B.MIN_DEADLINE_DAYS,
+                                        le=B.MAX_DEADLINE_DAYS)
     objective: Objective = Field(
         default="cost", description="what `best` minimises among configurations that qualify")
     count_idle_slots: bool = Field(
@@ -66,15 +67,17 @@ class StageSpec(BaseModel):
     gpus: int = Field(ge=1, le=B.MAX_GPUS,
                       description="GPUs the stage has now (a measured rate's count)")
     measured_units_per_s: float | None = Field(
-        default=None, gt=0, le=B.MAX_TOKENS_PER_S,
+        default=None, ge=B.MIN_RATE_PER_S, le=B.MAX_TOKENS_PER_S,
         description="the whole stage's measured rate, work units/s")
-    measured_tokens_per_s: float | None = Field(default=None, gt=0, le=B.MAX_TOKENS_PER_S)
+    measured_tokens_per_s: float | None = Field(default=None, ge=B.MIN_RATE_PER_S,
+                                                 le=B.MAX_TOKENS_PER_S)
     workload: Workload | None = Field(
         default=None, description="projected by the engine; its gpus are the stage's")
-    flops_per_token: float | None = Field(default=None, gt=0, le=B.MAX_FLOPS_PER_TOKEN)
-    mfu: float | None = Field(default=None, gt=0, le=1)
+    flops_per_token: float | None = Field(default=None, ge=B.MIN_FLOPS_PER_TOKEN,
+                                           le=B.MAX_FLOPS_PER_TOKEN)
+    mfu: float | None = Field(default=None, ge=B.MIN_MFU, le=1)
     peak_tflops: float | None = Field(
-        default=None, gt=0, le=B.MAX_TFLOPS,
+        default=None, ge=B.MIN_TFLOPS, le=B.MAX_TFLOPS,
         description="the peak the MFU is read against; default catalog dense")
     hop_s_per_unit: float = Field(
         default=0.0, ge=0, le=B.MAX_HOP_S,
@@ -116,9 +119,9 @@ class PipelineSpec(BaseModel):
     stages: list[StageSpec] = Field(min_length=2, max_length=B.MAX_PIPELINE_STAGES)
     unit: str = Field(default="batch", min_length=1, max_length=B.MAX_NAME_CHARS)
     tokens_per_unit: float | None = Field(
-        default=None, gt=0, le=B.MAX_TOKENS,
+        default=None, ge=B.MIN_TOKENS_PER_UNIT, le=B.MAX_TOKENS,
         description="needed for rates in units/s and for per-unit hops")
-    token_budget: float | None = Field(default=None, gt=0, le=B.MAX_TOKENS)
+    token_budget: float | None = Field(default=None, ge=B.MIN_TOKENS, le=B.MAX_TOKENS)
     box_gpus: int | None = Field(default=None, ge=2, le=B.MAX_GPUS,
                                  description="default: the stages' sum")
     vary: str | None = Field(default=None, description="stage the neighbour table walks; "

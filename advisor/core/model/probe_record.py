@@ -25,8 +25,8 @@ Direction = Literal["fwd", "fwd_bwd"]
 
 # Measured figures. The engine divides by them and takes their logs, so a record that
 # passes these is one it can compute with: strictly positive, finite, physical.
-Tflops = Annotated[float, Field(gt=0, le=B.MAX_TFLOPS)]
-Gbps = Annotated[float, Field(gt=0, le=B.MAX_GBPS)]
+Tflops = Annotated[float, Field(ge=B.MIN_TFLOPS, le=B.MAX_TFLOPS)]
+Gbps = Annotated[float, Field(ge=B.MIN_GBPS, le=B.MAX_GBPS)]
 Share = Annotated[float, Field(ge=0, le=100)]  # efficiency, fraction, spread: ~0-1, some > 1
 Seconds = Annotated[float, Field(ge=0, le=B.MAX_SECONDS)]
 Count = Annotated[int, Field(ge=0, le=2**40)]

@@ -65,10 +65,10 @@ class Workload(_Frozen):
     gpus: int = Field(default=8, ge=1, le=B.MAX_GPUS)
     nodes: int = Field(default=1, ge=1, le=B.MAX_NODES)
     nic_gbit: float = Field(
-        default=400.0, gt=0, le=B.MAX_NIC_GBIT,
+        default=400.0, ge=B.MIN_NIC_GBIT, le=B.MAX_NIC_GBIT,
         description="scale-out NIC line rate per GPU, Gbit/s"
     )
-    token_budget: float | None = Field(default=None, gt=0, le=B.MAX_TOKENS,
+    token_budget: float | None = Field(default=None, ge=B.MIN_TOKENS, le=B.MAX_TOKENS,
                                        description="tokens to train or serve")
 
     @model_validator(mode="before")

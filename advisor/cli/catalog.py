@@ -10,6 +10,7 @@ from typing import Any
 from advisor.cli.prices import PULL_HELP, add_pull_options, run_pull
 from advisor.core.errors import InputError
 from advisor.core.model.catalog import Catalog, Gpu, Sourced
+from advisor.core.text import clean_block
 from advisor.textfmt import fmt_num, render_table
 
 CATALOG_PULL_HELP = """\
@@ -184,5 +185,5 @@ def cmd_show(args: argparse.Namespace) -> int:
         out: Any = [g.model_dump(mode="json") for g in gpus]
         print(json.dumps(out[0] if len(out) == 1 else out, indent=2))
         return 0
-    print("\n\n".join(describe(g, catalog) for g in gpus))
+    print(clean_block("\n\n".join(describe(g, catalog) for g in gpus)))
     return 0

@@ -13,11 +13,13 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from advisor.core.errors import InputError
+from advisor.core.text import clean_block
 from advisor.textfmt import fmt_num, render_table
 
 if TYPE_CHECKING:
     from advisor.core.decide import Decision, GpuResult, SweepPoint
     from advisor.core.model.catalog import Catalog
+    from advisor.core.projection.rates import Evidence
 
 DIMENSIONS = ("layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "experts", "active_experts")
 SHORT = {"dense": "dense", "attention": "attn", "elementwise": "elem", "optimizer": "opt",
@@ -142,7 +144,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary(decision), indent=2))
     else:
-        print(render(decision))
+        print(clean_block(render(decision)))
     return 0
 
 
@@ -240,15 +242,18 @@ def _evidence(d: Decision) -> str:
             rows.append([r.gpu, "-", "-", "-", "-", "-", r.problem or r.dtype_gate.reason])
             continue
         ev = {e.quantity: e for e in a.evidence}
-        mat = next(e for q, e in ev.items() if q.startswith("matmul"))
-        att, hbm = ev["attention"], ev["HBM bandwidth"]
+        mat = next((e for q, e in ev.items() if q.startswith("matmul")), None)
+        att, hbm = ev.get("attention"), ev.get("HBM bandwidth")  # a report may lack one
+
+        def cell(e: Evidence | None) -> str:
+            return f"{fmt_num(e.value)} {e.source}" if e else "-"
+
         price = f"${a.price.usd_per_hour:.2f} {a.price.source}" if a.price else "none"
         mfu = a.achieved_mfu * 100 if a.achieved_mfu is not None else None
         assumed = "; ".join(e.detail for e in a.evidence
                             if e.source in ("transferred-efficiency", "generic-kernel-ratio"))
-        rows.append([r.gpu, f"{fmt_num(mat.value)} {mat.source}",
-                     f"{a.attention_kernel} {fmt_num(att.value)} {att.source}",
-                     f"{fmt_num(hbm.value)} {hbm.source}", fmt_num(mfu, 0), price, assumed])
+        rows.append([r.gpu, cell(mat), f"{a.attention_kernel} {cell(att)}", cell(hbm),
+                     fmt_num(mfu, 0), price, assumed])
     table = render_table(
         ["GPU", f"matmul TFLOPS ({d.answers.workload.precision})", "attention TFLOPS (max)",
          "HBM GB/s", "MFU %", "price $/h", "assumed"], rows)

@@ -14,6 +14,7 @@ import textwrap
 from typing import TYPE_CHECKING, Any
 
 from advisor.core.errors import InputError
+from advisor.core.text import clean_block
 from advisor.textfmt import fmt_num, render_table
 
 if TYPE_CHECKING:
@@ -169,7 +170,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     probes = probes_for([answers.current, *answers.targets], catalog, args.probe)
     result = sweep_configs(answers, catalog, probes)
     print(json.dumps(result.model_dump(mode="json"), indent=2) if args.json
-          else render_sweep(result, answers))
+          else clean_block(render_sweep(result, answers)))
     return 0
 
 
@@ -245,7 +246,7 @@ def cmd_pipeline(args: argparse.Namespace) -> int:
         spec = load_model(PipelineSpec, {**spec.model_dump(), "vary": args.vary}, "--vary")
     report = analyse_pipeline(spec, effective_catalog(), gpus=args.gpus)
     print(json.dumps(report.model_dump(mode="json"), indent=2) if args.json
-          else render_pipeline(report))
+          else clean_block(render_pipeline(report)))
     return 0
 
 

@@ -42,6 +42,7 @@ def cmd_decide(args: argparse.Namespace) -> int:
     from advisor.core.economics.configs import sweep_configs
     from advisor.core.economics.stages import analyse_pipeline
     from advisor.core.report.document import build_report, report_to_toml
+    from advisor.core.text import clean_block
     from advisor.io.atomic import write_atomic
     from advisor.io.catalog_store import effective_catalog, provenance
     from advisor.io.documents import load_answers
@@ -59,7 +60,7 @@ def cmd_decide(args: argparse.Namespace) -> int:
     drift = stack_drift(probes)
     warnings = [f"stack drift: {d.line()}" for d in drift] + ([DRIFT_NOTE] if drift else [])
     if drift:
-        print(drift_warning(drift), file=sys.stderr)
+        print(clean_block(drift_warning(drift)), file=sys.stderr)
     if args.json:
         out = summary(decision)
         if configs is not None:
@@ -68,11 +69,11 @@ def cmd_decide(args: argparse.Namespace) -> int:
             out["pipeline"] = pipeline.model_dump(mode="json")
         print(json.dumps(out, indent=2))
     else:
-        print(render(decision))
+        print(clean_block(render(decision)))
         if configs is not None:
-            print("\n" + render_sweep(configs, answers))
+            print("\n" + clean_block(render_sweep(configs, answers)))
         if pipeline is not None:
-            print("\n" + render_pipeline(pipeline))
+            print("\n" + clean_block(render_pipeline(pipeline)))
     if args.out:
         report = build_report(decision, catalog, probes, provenance(), warnings,
                               configs=configs, pipeline=pipeline)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from advisor.core.errors import InputError
 from advisor.core.formats import FORMATS
+from advisor.core.text import clean_block
 
 if TYPE_CHECKING:
     from advisor.io.catalog_store import PullKind
@@ -65,7 +66,7 @@ def run_pull(kind: PullKind, args: argparse.Namespace) -> int:
     except FetchError as exc:
         print(f"advisor: error: {exc.one_line()}; previous data kept", file=sys.stderr)
         return EXIT_FETCH_FAILED
-    print(outcome.summary())
+    print(clean_block(outcome.summary()))
     return 0
 
 

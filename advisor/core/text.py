@@ -41,3 +41,11 @@ def clean(text: str) -> str:
 def clean_block(text: str) -> str:
     """A multi-line block: as `clean`, but newlines and tabs are kept as layout."""
     return text.translate(_BLOCK)
+
+
+def first_control(text: str) -> str | None:
+    """The escape of the first character `clean_block` would change, or None if there is none."""
+    for ch in text:
+        if ord(ch) in _BLOCK:
+            return _BLOCK[ord(ch)]
+    return None

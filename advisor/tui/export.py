@@ -24,6 +24,7 @@ from advisor.core.report.document import (
     parse_report,
     report_to_toml,
 )
+from advisor.core.text import clean
 from advisor.io.atomic import write_atomic
 from advisor.io.files import read_text
 from advisor.tui.forms import form_from_workload
@@ -77,7 +78,8 @@ def state_from_report(report: Report) -> WizardState:
         else None,
         power_cap_kw=a.power_cap_kw, stack=a.stack,
         probe_source="import" if record else "catalog", probe_record=record,
-        probe_note=f"from the report: {record.stamp.device.name}, {record.stamp.date}" if record
+        probe_note=f"from the report: {clean(record.stamp.device.name)}, {clean(record.stamp.date)}"
+        if record
         else "the report used catalog figures",
         decision=d, configs=a.configs, sweep=report.configs, pipeline=a.pipeline, loaded=a,
         reached=len(STEPS) - 1)

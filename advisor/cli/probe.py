@@ -8,6 +8,12 @@ torch and the probes themselves load only when the command runs.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import copy
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 
 DESCRIPTION = """\
@@ -45,16 +51,69 @@ def cmd_import(args: argparse.Namespace) -> int:
     return import_command(args.file, args.gpu)
 
 
+EXIT_INTERRUPTED = 130
+
+
+@contextlib.contextmanager
+def _sigint_held() -> Iterator[None]:
+    """Hold Ctrl-C for the few milliseconds of a record write; it is delivered right after.
+
+    The write is atomic anyway; holding it keeps the record on disk and what we say about
+    it in step (no "written" for a write that a second Ctrl-C cut short)."""
+    main = threading.current_thread() is threading.main_thread()
+    if main:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        if main:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def cmd_probe(args: argparse.Namespace) -> int:
+    """Run the suite. Ctrl-C is exit 130 with no traceback at every moment: during a
+    measurement the suite stops after it and keeps the partial record (probes.runner); at
+    any other moment (torch loading, the last write, the summary) we land here and say
+    honestly what is on disk, rewriting the last checkpoint as interrupted if need be."""
     from advisor.core.model.probe_record import parse_probe_record
     from advisor.io.atomic import write_atomic
     from probes.cli import run_command
     from probes.record import to_json
 
+    written: dict[str, Any] = {}  # the last record on disk, and the one the suite returned
+
     def write(record: dict[str, Any], path: str) -> None:
-        write_atomic(path, to_json(record))
+        with _sigint_held():
+            write_atomic(path, to_json(record))
+            written["record"] = copy.deepcopy(record)
 
     def check(record: dict[str, Any]) -> None:
+        written["final"] = record
         parse_probe_record(record, args.out or "probe run")  # the mirror must accept our own record
 
-    return run_command(args, write, check, prog="advisor")
+    try:
+        return run_command(args, write, check, prog="advisor")
+    except KeyboardInterrupt:
+        return _interrupted(args.out, written, write)
+
+
+def _interrupted(out: str | None, written: dict[str, Any],
+                 write: Callable[[dict[str, Any], str], None]) -> int:
+    final, last = written.get("final"), written.get("record")
+    if final is not None:  # the suite had finished and the record was written
+        state = "complete" if final.get("complete") else "partial (the run was interrupted)"
+        where = f"; the record in {out} is {state}" if out else ""
+        print(f"advisor: interrupted after the probes finished{where}", file=sys.stderr)
+    elif last is not None and out:  # a checkpoint is on disk: say that it is partial
+        done = {**last, "complete": False, "interrupted": True}
+        notes = [*done.get("notes", []), "interrupted (Ctrl-C) between measurements"]
+        done["notes"] = notes
+        write(done, out)
+        counts = ", ".join(f"{len(done.get(k) or [])} {k}" for k in
+                           ("matmul", "attention", "bandwidth") if done.get(k))
+        print(f"advisor: interrupted; partial record ({counts or 'no results yet'}) written to "
+              f"{out}", file=sys.stderr)
+    else:
+        print("advisor: interrupted before any measurement; nothing was written",
+              file=sys.stderr)
+    return EXIT_INTERRUPTED

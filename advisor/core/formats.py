@@ -101,7 +101,7 @@ def parse_toml(text: str, file: str) -> dict[str, Any]:
         raise InputError("not valid TOML (nested too deeply)", file=file) from None
     except ValueError as exc:  # an integer past Python's digit limit
         raise InputError(f"not valid TOML ({str(exc).split(':')[0]})", file=file) from None
-    return finite_data(data, file)  # type: ignore[no-any-return]
+    return finite_data(data, file)
 
 
 def parse_json(text: str, file: str) -> Any:

@@ -177,7 +177,7 @@ def answers_data(draw: st.DrawFn, sections: bool = True) -> dict[str, Any]:
 def seed_texts() -> dict[str, list[bytes]]:
     """Valid documents of each kind, to mutate: what a user or a server would send."""
     answers = (EXAMPLES / "answers.toml").read_bytes()
-    pipeline = (EXAMPLES / "configs_pipeline.toml").read_bytes()
+    pipeline = answers + b"\n" + (EXAMPLES / "configs_pipeline.toml").read_bytes()
     record = json.dumps(probe_record()).encode()
     return {
         "answers": [answers, pipeline],
@@ -266,3 +266,45 @@ def number_swap(seed: bytes) -> st.SearchStrategy[bytes]:
         return st.just(seed)
     return st.tuples(st.sampled_from(spans), st.sampled_from(edges)).map(
         lambda t: seed[:t[0][0]] + t[1] + seed[t[0][1]:])
+
+
+@st.composite
+def price_rows(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """Price-sheet rows a team might send: real and loose GPU names, prices in and just out
+    of bounds, labels and citations with any text (control characters included)."""
+    ids = [*gpu_ids(), "H100 SXM", "h100", "B200", "nope", ""]
+    rows = []
+    for gpu in draw(st.lists(st.sampled_from(ids), min_size=1, max_size=6)):
+        row: dict[str, Any] = {"gpu": gpu, "usd_per_hour": draw(st.one_of(
+            st.floats(0.01, 200), st.sampled_from([0.0, -1.0, 0.009, 200.01, 1e308]),
+            st.floats(allow_nan=False, allow_infinity=False)))}
+        if draw(st.booleans()):
+            row["label"] = draw(st.text(max_size=30))
+        if draw(st.booleans()):
+            row["source"] = draw(st.text(max_size=40))
+        if draw(st.booleans()):
+            row["retrieved"] = draw(st.sampled_from(["2026-01-15", "2026-13-01", "yesterday",
+                                                     "1999-12-31"]))
+        rows.append(row)
+    return rows
+
+
+def sheet_csv(rows: list[dict[str, Any]]) -> bytes:
+    import csv
+    import io
+
+    out = io.StringIO()
+    w = csv.DictWriter(out, ["gpu", "usd_per_hour", "label", "source", "retrieved"])
+    w.writeheader()
+    w.writerows(rows)
+    return out.getvalue().encode("utf-8", "surrogatepass")
+
+
+def sheet_json(rows: list[dict[str, Any]]) -> bytes:
+    return json.dumps({"price": rows}).encode("utf-8", "surrogatepass")
+
+
+def sheet_toml(rows: list[dict[str, Any]]) -> bytes:
+    import tomlkit
+
+    return tomlkit.dumps({"price": rows}).encode("utf-8", "surrogatepass")

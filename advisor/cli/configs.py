@@ -13,7 +13,8 @@ import json
 import textwrap
 from typing import TYPE_CHECKING, Any
 
-from advisor.core.errors import InputError
+from advisor.core.errors import InputError, in_file
+from advisor.core.model.bounds import MAX_GPUS
 from advisor.core.text import clean_block
 from advisor.textfmt import fmt_num, render_table
 
@@ -145,7 +146,7 @@ def _sweep_answers(args: argparse.Namespace, catalog: Catalog) -> Answers:
     if args.answers:
         if flags:
             raise InputError("give --answers or workload flags, not both", field=flags[0])
-        answers = load_answers(args.answers)
+        answers = load_answers(args.answers, catalog)
     else:
         missing = [f for f, v in (("--current", args.current), ("--seq-len", args.seq_len),
                                   ("--model or --params", args.model or args.params)) if not v]
@@ -168,7 +169,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     catalog = effective_catalog()
     answers = _sweep_answers(args, catalog)
     probes = probes_for([answers.current, *answers.targets], catalog, args.probe)
-    result = sweep_configs(answers, catalog, probes)
+    with in_file(args.answers or "command line"):
+        result = sweep_configs(answers, catalog, probes)
     print(json.dumps(result.model_dump(mode="json"), indent=2) if args.json
           else clean_block(render_sweep(result, answers)))
     return 0
@@ -241,10 +243,13 @@ def cmd_pipeline(args: argparse.Namespace) -> int:
     from advisor.core.model.options import PipelineSpec
     from advisor.io.catalog_store import effective_catalog
 
+    if args.gpus is not None and not 1 <= args.gpus <= MAX_GPUS:
+        raise InputError(f"must be 1 to {MAX_GPUS:,} GPUs", field="--gpus", value=args.gpus)
     spec = load_pipeline(args.file)
     if args.vary:
         spec = load_model(PipelineSpec, {**spec.model_dump(), "vary": args.vary}, "--vary")
-    report = analyse_pipeline(spec, effective_catalog(), gpus=args.gpus)
+    with in_file(args.file):
+        report = analyse_pipeline(spec, effective_catalog(), gpus=args.gpus)
     print(json.dumps(report.model_dump(mode="json"), indent=2) if args.json
           else clean_block(render_pipeline(report)))
     return 0

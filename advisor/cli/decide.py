@@ -41,6 +41,7 @@ def cmd_decide(args: argparse.Namespace) -> int:
     from advisor.core.decide import decide
     from advisor.core.economics.configs import sweep_configs
     from advisor.core.economics.stages import analyse_pipeline
+    from advisor.core.errors import in_file
     from advisor.core.report.document import build_report, report_to_toml
     from advisor.core.text import clean_block
     from advisor.io.atomic import write_atomic
@@ -49,13 +50,14 @@ def cmd_decide(args: argparse.Namespace) -> int:
     from advisor.io.probe_store import DRIFT_NOTE, drift_warning, probes_for, stack_drift
 
     catalog = effective_catalog()
-    answers = load_answers(args.answers)
+    answers = load_answers(args.answers, catalog)
     ids = [catalog.gpu(g).id for g in (answers.current, *answers.targets)]
     probes = probes_for(ids, catalog, args.probe, stored=not args.no_stored_probes)
-    decision = decide(answers, catalog, probes)
-    configs = sweep_configs(answers, catalog, probes) if answers.configs else None
-    pipeline = analyse_pipeline(answers.pipeline, catalog, probes=probes) \
-        if answers.pipeline else None
+    with in_file(args.answers):  # what decide refuses is in the answers
+        decision = decide(answers, catalog, probes)
+        configs = sweep_configs(answers, catalog, probes) if answers.configs else None
+        pipeline = analyse_pipeline(answers.pipeline, catalog, probes=probes) \
+            if answers.pipeline else None
 
     drift = stack_drift(probes)
     warnings = [f"stack drift: {d.line()}" for d in drift] + ([DRIFT_NOTE] if drift else [])

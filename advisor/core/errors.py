@@ -6,6 +6,8 @@ value, and the CLI exits with code 2. Tracebacks are kept for real bugs.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from advisor.core.text import clean
@@ -73,3 +75,14 @@ def not_ours(what: str, expected: str, found: Any, file: str) -> InputError:
         return InputError(f"this is {KNOWN_SCHEMAS[found]}, not {what}", file=file,
                           field="schema", value=found)
     return InputError(f"not {what} (expected schema {expected!r})", file=file, field="schema")
+
+
+@contextmanager
+def in_file(file: str) -> Iterator[None]:
+    """Errors raised inside are about `file` when they name none: e.g. `decide` refusing
+    an answers file's GPU, so the line says which file to fix."""
+    try:
+        yield
+    except InputError as exc:
+        exc.file = exc.file or file
+        raise

@@ -9,16 +9,21 @@ from __future__ import annotations
 from pathlib import Path
 
 from advisor.core.formats import decode_text, parse_json
-from advisor.core.model.answers import Answers
+from advisor.core.model.answers import Answers, check_gpu_ids
 from advisor.core.model.bounds import MAX_JSON_BYTES
+from advisor.core.model.catalog import Catalog
 from advisor.core.model.probe_record import ProbeRecord, parse_probe_record
 from advisor.core.report.answers_toml import parse_answers_toml
 from advisor.core.report.document import Report, parse_report
 from advisor.io.files import read_bytes, read_text
 
 
-def load_answers(path: str | Path) -> Answers:
-    return parse_answers_toml(read_text(path), str(path))
+def load_answers(path: str | Path, catalog: Catalog | None = None) -> Answers:
+    """An answers file; with a catalog, every GPU it names is checked against it too."""
+    answers = parse_answers_toml(read_text(path), str(path))
+    if catalog is not None:
+        check_gpu_ids(answers, catalog, str(path))
+    return answers
 
 
 def load_report(path: str | Path) -> Report:

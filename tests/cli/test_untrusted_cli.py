@@ -88,7 +88,7 @@ def test_gpus_past_the_bound_on_the_command_line(advisor_cli, tmp_path) -> None:
     path = tmp_path / "pipe.toml"
     path.write_text(PIPELINE)
     r = advisor_cli("configs", "pipeline", str(path), "--gpus", str(10**30))
-    one_line_exit_2(r, "gpus", "262,144")
+    one_line_exit_2(r, "--gpus", "262,144")
 
 
 # --- probe records: decide --probe on bad bytes, and poisoned imports -----------------------

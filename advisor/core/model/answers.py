@@ -8,15 +8,19 @@ the decision marks them as defaults.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from advisor.core.errors import InputError
 from advisor.core.formats import validation_error
 from advisor.core.model import bounds as B
 from advisor.core.model.options import ConfigOptions, PipelineSpec
 from advisor.core.model.stack import Stack
 from advisor.core.model.workload import Workload
+
+if TYPE_CHECKING:
+    from advisor.core.model.catalog import Catalog
 
 DEFAULT_ELECTRICITY_USD_PER_KWH = 0.12
 
@@ -66,3 +70,17 @@ def parse_answers(data: Any, file: str = "answers") -> Answers:
         return Answers.model_validate(data)
     except ValidationError as exc:
         raise validation_error(exc, file) from None
+
+
+def check_gpu_ids(answers: Answers, catalog: Catalog, file: str = "answers") -> None:
+    """Every catalog id the answers name resolves, or one line naming the file and field."""
+    named = [("current", answers.current),
+             *((f"targets.{i}", t) for i, t in enumerate(answers.targets))]
+    if answers.pipeline is not None:
+        named += [(f"pipeline.stages.{i}.gpu", s.gpu)
+                  for i, s in enumerate(answers.pipeline.stages)]
+    for field, gpu in named:
+        try:
+            catalog.gpu(gpu)
+        except InputError as exc:
+            raise InputError(exc.message, file=file, field=field, value=gpu) from None

@@ -320,9 +320,9 @@ def cmd_scenario(args: argparse.Namespace) -> int:
     )
     from advisor.io.catalog_store import effective_catalog
 
-    if len(args.split) != 2:
-        raise InputError("--split takes TARGETS,DRAFTERS, e.g. 3,1", field="--split",
-                         value=args.split)
+    if len(args.split) != 2 or max(args.split) > MAX_GPUS:
+        raise InputError(f"--split takes TARGETS,DRAFTERS of at most {MAX_GPUS:,} GPUs each, "
+                         "e.g. 3,1", field="--split", value=args.split)
     catalog = effective_catalog()
     inputs = with_overrides(published_inputs(catalog), dict(args.set))
     split = (args.split[0], args.split[1])

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from advisor.core.economics.pipeline import Pipeline, Stage, balance
+from advisor.core.model import bounds as B
 
 if TYPE_CHECKING:
     from advisor.core.model.catalog import Catalog
@@ -36,36 +37,47 @@ Verdict = Literal["faster and cheaper", "faster but dearer", "slower"]
 class ScenarioInputs(BaseModel):
     """Every figure of the projection, each labelled with where it comes from."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
-    tokens: float = Field(default=6 * 1.866e9, gt=0,
+    tokens: float = Field(default=6 * 1.866e9, ge=B.MIN_TOKENS, le=B.MAX_TOKENS,
                           description="published: 6 epochs of 1.866B tokens")
     current_tokens_per_s: float = Field(
-        default=14_800, gt=0, description="measured: 4x RTX PRO 6000, 3 targets + 1 drafter")
-    current_split: tuple[int, int] = Field(default=(3, 1),
+        default=14_800, ge=B.MIN_RATE_PER_S, le=B.MAX_TOKENS_PER_S,
+        description="measured: 4x RTX PRO 6000, 3 targets + 1 drafter")
+    current_split: tuple[Annotated[int, Field(ge=1, le=B.MAX_GPUS)],
+                         Annotated[int, Field(ge=1, le=B.MAX_GPUS)]] = Field(default=(3, 1),
                                            description="measured: targets + drafters")
     drafter_tokens_per_s: float = Field(
-        default=34_700, gt=0,
+        default=34_700, ge=B.MIN_RATE_PER_S, le=B.MAX_TOKENS_PER_S,
         description="measured: one RTX drafter keeps up with 7 targets (queue empty)")
     tokens_per_batch: float = Field(
-        default=34_700 / 0.74, gt=0, description="measured: 34.7 Ktok/s at 0.74 batches/s")
-    flops_per_token: float = Field(default=54e9, gt=0,
+        default=34_700 / 0.74, ge=B.MIN_TOKENS_PER_UNIT, le=B.MAX_TOKENS,
+        description="measured: 34.7 Ktok/s at 0.74 batches/s")
+    flops_per_token: float = Field(default=54e9, ge=B.MIN_FLOPS_PER_TOKEN,
+                                   le=B.MAX_FLOPS_PER_TOKEN,
                                    description="published assumption: target forward pass")
-    current_mfu: float = Field(default=0.27, gt=0, le=1, description="measured on RTX PRO 6000")
-    target_mfu: float = Field(default=0.45, gt=0, le=1,
+    current_mfu: float = Field(default=0.27, ge=B.MIN_MFU, le=1,
+                               description="measured on RTX PRO 6000")
+    target_mfu: float = Field(default=0.45, ge=B.MIN_MFU, le=1,
                               description="published assumption: 40-50% on B200")
     current_peak_tflops: float = Field(
-        default=1000.0, gt=0, description="published: '1 PFLOP/s (as quoted)', sparse-style")
+        default=1000.0, ge=B.MIN_TFLOPS, le=B.MAX_TFLOPS,
+        description="published: '1 PFLOP/s (as quoted)', sparse-style")
     target_peak_tflops: float = Field(
-        default=4500.0, gt=0, description="published: HGX B200 36 PFLOP/s sparse / 8")
-    current_dense_tflops: float = Field(gt=0, description="catalog: dense bf16 peak")
-    target_dense_tflops: float = Field(gt=0, description="catalog: dense bf16 peak")
-    target_tdp_w: float = Field(gt=0, description="catalog")
-    target_idle_w: float = Field(ge=0, description="catalog, else 10% of TDP (assumption)")
-    hop_s: float = Field(default=0.0, ge=0,
+        default=4500.0, ge=B.MIN_TFLOPS, le=B.MAX_TFLOPS,
+        description="published: HGX B200 36 PFLOP/s sparse / 8")
+    current_dense_tflops: float = Field(ge=B.MIN_TFLOPS, le=B.MAX_TFLOPS,
+                                        description="catalog: dense bf16 peak")
+    target_dense_tflops: float = Field(ge=B.MIN_TFLOPS, le=B.MAX_TFLOPS,
+                                       description="catalog: dense bf16 peak")
+    target_tdp_w: float = Field(gt=0, le=B.MAX_BOARD_W, description="catalog")
+    target_idle_w: float = Field(ge=0, le=B.MAX_IDLE_W,
+                                 description="catalog, else 10% of TDP (assumption)")
+    hop_s: float = Field(default=0.0, ge=0, le=B.MAX_HOP_S,
                          description="GPU->CPU hop per batch left on B200: 0 when NVLink "
                                      "removes it, 0.060 s measured on RTX PRO 6000")
-    price_ratio: float = Field(default=3.4, gt=0, description="published: B200 $/GPU over RTX")
+    price_ratio: float = Field(default=3.4, ge=1e-3, le=1e3,
+                               description="published: B200 $/GPU over RTX")
 
 
 def published_inputs(catalog: Catalog) -> ScenarioInputs:

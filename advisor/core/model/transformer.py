@@ -9,8 +9,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from advisor.core.formats import validation_error
 from advisor.core.model import bounds as B
 
 
@@ -164,6 +165,14 @@ class ModelSpec(_Frozen):
         128, GQA with 8 KV heads, SwiGLU width 3.5 x hidden, vocab 128256. The
         layer count is then solved so the total matches `params`.
         """
+        try:
+            return cls._from_params(params, **dims)
+        except ValidationError as exc:  # e.g. 1e30 parameters: a hidden size past its bound
+            raise validation_error(exc, "command line",
+                                   entry=f"a model of {params:.3g} parameters") from None
+
+    @classmethod
+    def _from_params(cls, params: float, **dims: Any) -> ModelSpec:
         vocab = int(dims.get("vocab") or 128256)
         guess = round((params * 128 / 12) ** (1 / 3) / 128) * 128  # 12 L h^2 with h = 128 L
         hidden = int(dims.get("hidden") or max(256, guess))

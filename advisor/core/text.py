@@ -49,3 +49,15 @@ def first_control(text: str) -> str | None:
         if ord(ch) in _BLOCK:
             return _BLOCK[ord(ch)]
     return None
+
+
+def refuse_control(value: object, what: str = "text") -> None:
+    """Raise ValueError if a string in `value` (a str, or the strs of a list, tuple or dict,
+    keys included) holds a control character other than newline and tab. For the models
+    whose text is shown everywhere: refusing it at load keeps it off every terminal."""
+    items = value.items() if isinstance(value, dict) else None
+    texts = [t for kv in items for t in kv] if items is not None else (
+        list(value) if isinstance(value, list | tuple) else [value])
+    for text in texts:
+        if isinstance(text, str) and (bad := first_control(text)) is not None:
+            raise ValueError(f"control character {bad} is not allowed in {what}")

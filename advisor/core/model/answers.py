@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from advisor.core.errors import InputError
 from advisor.core.formats import validation_error
@@ -18,6 +18,7 @@ from advisor.core.model import bounds as B
 from advisor.core.model.options import ConfigOptions, PipelineSpec
 from advisor.core.model.stack import Stack
 from advisor.core.model.workload import Workload
+from advisor.core.text import refuse_control
 
 if TYPE_CHECKING:
     from advisor.core.model.catalog import Catalog
@@ -49,6 +50,12 @@ class Answers(BaseModel):
         default=None, description="GPU-count sweep options for `advisor configs sweep`")
     pipeline: PipelineSpec | None = Field(
         default=None, description="a staged workload for `advisor configs pipeline`")
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _printable(cls, v: Any) -> Any:
+        refuse_control(v, "answers")  # names shown in tables, reports and the wizard
+        return v
 
     @model_validator(mode="after")
     def _prices_positive(self) -> Answers:

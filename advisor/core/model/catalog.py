@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from advisor.core.errors import InputError
 from advisor.core.formats import parse_toml, validation_error
-from advisor.core.text import first_control
+from advisor.core.text import refuse_control
 
 PeakDtype = Literal["fp32", "tf32", "bf16", "fp16", "fp8", "fp6", "fp4", "nvfp4", "int8"]
 PEAK_DTYPES: tuple[str, ...] = get_args(PeakDtype)
@@ -61,9 +61,7 @@ class _Strict(BaseModel):
     def _no_control_characters(cls, v: Any) -> Any:
         """Catalog text is shown everywhere (tables, the wizard, reports): a pulled GPU name
         holding an escape sequence is refused here, before it is cached."""
-        for text in v if isinstance(v, list) else (v,):
-            if isinstance(text, str) and (bad := first_control(text)) is not None:
-                raise ValueError(f"control character {bad} is not allowed in catalog text")
+        refuse_control(v, "catalog text")
         return v
 
 

@@ -6,12 +6,13 @@ package computes with them.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from advisor.core.model import bounds as B
 from advisor.core.model.workload import Workload
+from advisor.core.text import refuse_control
 
 Objective = Literal["cost", "time"]
 
@@ -87,6 +88,12 @@ class StageSpec(BaseModel):
                                    description="a busy GPU's draw")
     idle_w: float | None = Field(default=None, ge=0, le=B.MAX_IDLE_W)
 
+    @field_validator("*", mode="after")
+    @classmethod
+    def _printable(cls, v: Any) -> Any:
+        refuse_control(v, "answers")  # names shown in tables, reports and the wizard
+        return v
+
     @model_validator(mode="after")
     def _one_source(self) -> StageSpec:
         sources = [self.measured_units_per_s is not None or self.measured_tokens_per_s is not None,
@@ -128,6 +135,12 @@ class PipelineSpec(BaseModel):
                                                        "default the first")
     span: int = Field(default=2, ge=1, le=16)
     source: str = ""
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _printable(cls, v: Any) -> Any:
+        refuse_control(v, "answers")  # names shown in tables, reports and the wizard
+        return v
 
     @model_validator(mode="after")
     def _consistent(self) -> PipelineSpec:

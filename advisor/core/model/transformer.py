@@ -9,10 +9,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from advisor.core.formats import validation_error
 from advisor.core.model import bounds as B
+from advisor.core.text import refuse_control
 
 
 class _Frozen(BaseModel):
@@ -54,6 +55,12 @@ class ModelSpec(_Frozen):
     dense_layers: int = Field(default=0, ge=0, le=B.MAX_LAYERS,
                               description="leading layers with a dense MLP")
     mla: MlaSpec | None = None
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _printable(cls, v: Any) -> Any:
+        refuse_control(v, "answers")  # names shown in tables, reports and the wizard
+        return v
 
     @model_validator(mode="after")
     def _consistent(self) -> ModelSpec:

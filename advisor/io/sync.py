@@ -573,5 +573,10 @@ def _pull_locked(kind: PullKind, url: str, policy: FetchPolicy, fmt: Format | No
 
 
 def _store(kind: PullKind, cache: PulledCache, changed: bool) -> PullOutcome:
-    write_atomic(cache_path(kind), cache.to_json())
+    text = cache.to_json()
+    if len(text.encode()) > B.MAX_JSON_BYTES:  # it would be refused when read back
+        raise InputError(f"too large to cache: {len(text.encode()):,} bytes once stored, over "
+                         f"the {B.MAX_JSON_BYTES:,} byte cap on what advisor reads",
+                         file=cache.url)
+    write_atomic(cache_path(kind), text)
     return PullOutcome(kind, changed, cache)

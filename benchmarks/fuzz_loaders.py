@@ -149,6 +149,7 @@ class Harness:
         from advisor.core.report.diff import diff_reports
         from advisor.io.documents import load_report
         from advisor.tui.export import state_from_report
+        from advisor.tui.screens.verdict import card
 
         report = load_report(path)
         parts = [header(report), render(report.decision)]  # what `report show` prints
@@ -159,6 +160,9 @@ class Harness:
         json.dumps(report.model_dump(mode="json", by_alias=True))  # `report show --json`
         render_changes(diff_reports(self.good_report, report))  # `report diff`
         state_from_report(report)  # what `advisor --resume` builds before Textual starts
+        for t in report.decision.targets:  # and the verdict cards it then shows
+            if t.verdict is not None:
+                card(report.decision, t, packing=False)
 
     def _probe(self, path: Path) -> None:
         from advisor.core.decide import decide

@@ -274,7 +274,7 @@ def _primary(d: Decision) -> str:
         p = r.point(d.primary_seq_len)
         band = (f"{_x(p.speedup)} ({p.speedup_low:.2f}-{p.speedup_high:.2f})"
                 if p.speedup is not None and p.speedup_low and p.speedup_high else "-")
-        buckets = " ".join(f"{SHORT[b]} {v:.2f}" for b, v in p.bucket_speedup.items()) or "-"
+        buckets = " ".join(f"{SHORT.get(b, b)} {v:.2f}" for b, v in p.bucket_speedup.items()) or "-"
         rows.append([r.gpu, fmt_num(p.tokens_per_s_per_gpu, 0), band, buckets,
                      p.binding or "-", "yes" if p.fits else "no",
                      fmt_num(r.memory.max_seq_len, 0), fmt_num(p.usd_per_mtok, 3),

@@ -175,10 +175,16 @@ def test_resume_on_a_broken_report_fails_before_the_wizard_starts(report, tmp_pa
         run_app(resume=bad)  # raises while loading, before Textual takes the screen
 
 
-def test_report_with_a_renamed_evidence_quantity_still_shows(advisor_cli, report,
-                                                             tmp_path) -> None:
+@pytest.mark.parametrize(("old", "new"), [
+    ('quantity = "attention"', 'quantity = "attn"'),  # was KeyError: 'attention'
+    ("bucket_speedup = {dense = ", "bucket_speedup = {nse = "),  # found by the fuzz: KeyError
+], ids=["evidence", "bucket"])
+def test_report_with_a_renamed_key_still_shows(advisor_cli, report, tmp_path, old,
+                                               new) -> None:
     renamed = tmp_path / "renamed.toml"
-    renamed.write_text(report.read_text().replace('quantity = "attention"', 'quantity = "attn"'))
+    text = report.read_text()
+    assert old in text
+    renamed.write_text(text.replace(old, new))
     r = advisor_cli("report", "show", str(renamed))
     assert r.returncode == 0, r.stderr
     assert "Rates and where they come from" in r.stdout

@@ -121,10 +121,12 @@ class FetchPolicy:
                              value=self.backoff_s)
         if not 0 <= self.retries <= B.MAX_RETRIES:
             raise InputError(f"must be 0 to {B.MAX_RETRIES}", field="retries", value=self.retries)
-        if not 0 < self.max_bytes <= 64 * 2**20:
-            raise InputError("must be 1 byte to 64 MiB", field="max_bytes", value=self.max_bytes)
-        if not 0 <= self.max_redirects <= 20:
-            raise InputError("must be 0 to 20", field="max_redirects", value=self.max_redirects)
+        if not 0 < self.max_bytes <= B.MAX_DOWNLOAD_BYTES:
+            raise InputError(f"must be 1 to {B.MAX_DOWNLOAD_BYTES:,} bytes", field="max_bytes",
+                             value=self.max_bytes)
+        if not 0 <= self.max_redirects <= B.MAX_REDIRECTS:
+            raise InputError(f"must be 0 to {B.MAX_REDIRECTS}", field="max_redirects",
+                             value=self.max_redirects)
 
     def wait_before(self, attempt: int) -> float:
         """The backoff before attempt n (1-based retries), capped so no N waits 0.5 x 2^N s."""

@@ -76,7 +76,7 @@ class ScenarioInputs(BaseModel):
     hop_s: float = Field(default=0.0, ge=0, le=B.MAX_HOP_S,
                          description="GPU->CPU hop per batch left on B200: 0 when NVLink "
                                      "removes it, 0.060 s measured on RTX PRO 6000")
-    price_ratio: float = Field(default=3.4, ge=1e-3, le=1e3,
+    price_ratio: float = Field(default=3.4, ge=1 / B.MAX_PRICE_RATIO, le=B.MAX_PRICE_RATIO,
                                description="published: B200 $/GPU over RTX")
 
 

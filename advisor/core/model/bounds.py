@@ -31,8 +31,8 @@ MAX_DEPTH = 64
 # The largest published training clusters are ~100k-200k GPUs.
 MAX_GPUS = 2**18
 MAX_NODES = MAX_GPUS
-# A scale-up domain: 8 per HGX node, 72 in an NVL72 rack, 576 in NVL576.
-MAX_GPUS_PER_NODE = 1024
+# GPUs per node of a sweep: 8 per HGX node, 72 in an NVL72 rack (the largest shipped).
+MAX_GPUS_PER_NODE = 72
 # Scale-out NIC per GPU: 400-800 Gbit/s today; 100 Tbit/s is far past any roadmap, and
 # 1 Gbit/s (plain gigabit Ethernet) is the slowest link a GPU job is run over.
 MIN_NIC_GBIT = 1.0
@@ -97,6 +97,9 @@ MIN_TOKENS_PER_UNIT = 1.0  # a work unit carries at least one token
 MAX_HOP_S = 3600.0  # a serial copy per work unit
 MAX_SECONDS = 1e7  # a probe run or measurement: ~4 months
 MAX_DEVICES = 4096  # GPUs one probe run sees on one box
+MAX_DEVICE_GIB = 1e6  # one device's memory as torch reports it: 288 GB on B300
+MAX_SHARE = 100.0  # an efficiency or fraction of a catalog figure: ~0-1, a few above 1
+MAX_COUNT = 2**40  # bytes moved or shapes tried in one measurement
 MAX_PIPELINE_STAGES = 64
 
 # --- the GPU-count sweep -------------------------------------------------------------
@@ -111,3 +114,6 @@ MAX_TIMEOUT_S = 600.0  # one attempt, connect to last byte
 MAX_RETRIES = 10
 MAX_BACKOFF_S = 8.0  # the longest wait between two attempts
 MAX_PULL_S = 900.0  # every attempt and wait of one pull together
+MAX_DOWNLOAD_BYTES = 64 * 2**20  # the largest body cap a pull may set (default 8 MiB)
+MAX_REDIRECTS = 20
+MAX_PRICE_RATIO = 1000.0  # target over current $/GPU-hour in the published scenario

@@ -26,7 +26,7 @@ class ConfigOptions(BaseModel):
         default=None, max_length=B.MAX_SWEEP_COUNTS,
         description="GPU counts to sweep; default 1, 2, 4, ... up to max_gpus")
     max_gpus: int = Field(default=16, ge=1, le=B.MAX_SWEEP_GPUS)
-    gpus_per_node: int = Field(default=8, ge=1, le=72)  # NVL72
+    gpus_per_node: int = Field(default=8, ge=1, le=B.MAX_GPUS_PER_NODE)
     deadline_days: float | None = Field(default=None, ge=B.MIN_DEADLINE_DAYS,
                                         le=B.MAX_DEADLINE_DAYS)
     objective: Objective = Field(

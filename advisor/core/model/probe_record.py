@@ -27,9 +27,9 @@ Direction = Literal["fwd", "fwd_bwd"]
 # passes these is one it can compute with: strictly positive, finite, physical.
 Tflops = Annotated[float, Field(ge=B.MIN_TFLOPS, le=B.MAX_TFLOPS)]
 Gbps = Annotated[float, Field(ge=B.MIN_GBPS, le=B.MAX_GBPS)]
-Share = Annotated[float, Field(ge=0, le=100)]  # efficiency, fraction, spread: ~0-1, some > 1
+Share = Annotated[float, Field(ge=0, le=B.MAX_SHARE)]  # efficiency, fraction, spread
 Seconds = Annotated[float, Field(ge=0, le=B.MAX_SECONDS)]
-Count = Annotated[int, Field(ge=0, le=2**40)]
+Count = Annotated[int, Field(ge=0, le=B.MAX_COUNT)]
 Dim = Annotated[int, Field(ge=1, le=B.MAX_SEQ_LEN)]
 
 
@@ -45,7 +45,7 @@ class Device(_Model):
     uuids: list[str] = Field(default_factory=list)
     capability: str | None = None
     gcn_arch: str | None = None
-    memory_gib: float | None = Field(default=None, ge=0, le=1e6,
+    memory_gib: float | None = Field(default=None, ge=0, le=B.MAX_DEVICE_GIB,
                                      description="as torch reports it (GiB)")
     catalog_id: str | None = None
     catalog_note: str | None = Field(

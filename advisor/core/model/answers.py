@@ -8,9 +8,9 @@ the decision marks them as defaults.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from advisor.core.errors import InputError
 from advisor.core.formats import validation_error
@@ -34,7 +34,8 @@ class Answers(BaseModel):
     targets: list[str] = Field(min_length=1, max_length=B.MAX_TARGETS,
                                description="catalog ids to compare against")
     workload: Workload
-    prices: dict[str, float] = Field(
+    prices: dict[str, Annotated[float, Field(ge=B.MIN_USD_PER_GPU_HOUR,
+                                             le=B.MAX_USD_PER_GPU_HOUR)]] = Field(
         default_factory=dict, description="quoted $/GPU-hour by catalog id; others use defaults"
     )
     electricity_usd_per_kwh: float = Field(default=DEFAULT_ELECTRICITY_USD_PER_KWH, ge=0,
@@ -56,15 +57,6 @@ class Answers(BaseModel):
     def _printable(cls, v: Any) -> Any:
         refuse_control(v, "answers")  # names shown in tables, reports and the wizard
         return v
-
-    @model_validator(mode="after")
-    def _prices_positive(self) -> Answers:
-        lo, hi = B.MIN_USD_PER_GPU_HOUR, B.MAX_USD_PER_GPU_HOUR
-        for gpu, usd in self.prices.items():
-            if not lo <= usd <= hi:
-                raise ValueError(f"price for {gpu} must be ${lo:g} to ${hi:g} per GPU-hour, "
-                                 f"got {usd}")
-        return self
 
     @property
     def electricity_is_default(self) -> bool:

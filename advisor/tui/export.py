@@ -11,6 +11,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from advisor import __version__
+from advisor.core import clean
 from advisor.core.decide import Decision
 from advisor.core.economics.configs import ConfigSweep, sweep_configs
 from advisor.core.economics.stages import analyse_pipeline
@@ -77,7 +78,8 @@ def state_from_report(report: Report) -> WizardState:
         else None,
         power_cap_kw=a.power_cap_kw, stack=a.stack,
         probe_source="import" if record else "catalog", probe_record=record,
-        probe_note=f"from the report: {record.stamp.device.name}, {record.stamp.date}" if record
+        probe_note=f"from the report: {clean(record.stamp.device.name)}, {clean(record.stamp.date)}"
+        if record
         else "the report used catalog figures",
         decision=d, configs=a.configs, sweep=report.configs, pipeline=a.pipeline, loaded=a,
         reached=len(STEPS) - 1)

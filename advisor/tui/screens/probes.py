@@ -12,17 +12,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+from rich.markup import escape
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.markup import escape
 from textual.message import Message
 from textual.widgets import DataTable, Input, Label, ProgressBar, RadioButton, RadioSet, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from advisor.core.errors import InputError
 from advisor.core.model.probe_record import ProbeRecord
+from advisor.core.text import clean
 from advisor.io.documents import load_probe_record
 from advisor.textfmt import fmt_num
 from advisor.tui.runner import ProbeMode, ProbeProgress, ProbeRow, rows_of
@@ -132,11 +133,12 @@ class ProbesScreen(StepScreen):
         try:
             record = load_probe_record(path)
         except InputError as exc:
-            self.query_one("#probe-message", Label).update(f"[$error]{exc.one_line()}[/]")
+            self.query_one("#probe-message", Label).update(f"[$error]{escape(exc.one_line())}[/]")
             return
         self._fill_results(record)
         dev = record.stamp.device
-        self._use(record, "import", f"imported {path.name}: {dev.count} × {dev.name}"
+        name = escape(clean(dev.name))  # someone else's text, shown as markup
+        self._use(record, "import", f"imported {escape(path.name)}: {dev.count} × {name}"
                   + (" (interrupted run)" if record.interrupted else ""))
         self.refresh_nav()
 

@@ -13,6 +13,7 @@ from textual.containers import VerticalScroll
 from textual.markup import escape
 from textual.widgets import Static
 
+from advisor.core.text import clean_block
 from advisor.textfmt import fmt_num, render_table
 from advisor.tui.screens.base import DecisionScreen
 
@@ -107,7 +108,7 @@ def card(decision: Decision, t: GpuResult, packing: bool) -> str:
     if warnings:
         out.append("[b $warning]warnings[/]")
         out += [f"  ! {escape(w)}" for w in warnings]
-    return "\n".join(out)
+    return clean_block("\n".join(out))  # a resumed report's text is someone else's
 
 
 class VerdictScreen(DecisionScreen):

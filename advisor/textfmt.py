@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from advisor.core.text import clean
+
 
 def fmt_num(value: float | int | None, digits: int | None = None) -> str:
     """A figure for humans; `-` for unknown rather than a made-up zero."""
@@ -15,7 +17,12 @@ def fmt_num(value: float | int | None, digits: int | None = None) -> str:
 
 
 def render_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """Left-align text, right-align numbers, one space-padded column each."""
+    """Left-align text, right-align numbers, one space-padded column each.
+
+    Cells are sanitised: a GPU name or a label from a pulled file cannot reach the
+    terminal as an escape sequence, nor break the table with a newline."""
+    headers = [clean(str(h)) for h in headers]
+    rows = [[clean(str(c)) for c in r] for r in rows]
     cols = list(zip(headers, *rows, strict=False)) if rows else [(h,) for h in headers]
     widths = [max(len(str(c)) for c in col) for col in cols]
 

@@ -8,7 +8,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from advisor.cli.prices import PULL_HELP, add_pull_options, run_pull
-from advisor.core import InputError
+from advisor.core import InputError, clean_block
 from advisor.textfmt import fmt_num, render_table
 
 if TYPE_CHECKING:  # pydantic models: loaded when a command runs, not for `advisor --help`
@@ -186,5 +186,5 @@ def cmd_show(args: argparse.Namespace) -> int:
         out: Any = [g.model_dump(mode="json") for g in gpus]
         print(json.dumps(out[0] if len(out) == 1 else out, indent=2))
         return 0
-    print("\n\n".join(describe(g, catalog) for g in gpus))
+    print(clean_block("\n\n".join(describe(g, catalog) for g in gpus)))
     return 0

@@ -12,11 +12,19 @@ import json
 import re
 from typing import TYPE_CHECKING, Any
 
-from advisor.core import InputError
+from advisor.core import InputError, clean_block
 from advisor.textfmt import fmt_num, render_table
 
 if TYPE_CHECKING:
-    from advisor.core import Answers, Catalog, Decision, GpuResult, Report, SweepPoint
+    from advisor.core import (
+        Answers,
+        Catalog,
+        Decision,
+        Evidence,
+        GpuResult,
+        Report,
+        SweepPoint,
+    )
 
 DIMENSIONS = ("layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "experts", "active_experts")
 SHORT = {"dense": "dense", "attention": "attn", "elementwise": "elem", "optimizer": "opt",
@@ -210,7 +218,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
     answers = answers_from_args(args, catalog)
     ids = [s.gpu for s in answers.compared(catalog)]
     report = run(answers, catalog, probes_for(ids, catalog, args.probe), provenance())
-    print(json.dumps(summary(report), indent=2) if args.json else render(report.decision))
+    if args.json:
+        print(json.dumps(summary(report), indent=2))
+    else:
+        print(clean_block(render(report.decision)))
     return 0
 
 
@@ -328,14 +339,17 @@ def _evidence(d: Decision) -> str:
             rows.append([r.gpu, "-", "-", "-", "-", r.problem or r.dtype_gate.reason])
             continue
         ev = {e.quantity: e for e in a.evidence}
-        mat = next(e for q, e in ev.items() if q.startswith("matmul"))
-        att, hbm = ev["attention"], ev["HBM bandwidth"]
+        mat = next((e for q, e in ev.items() if q.startswith("matmul")), None)
+        att, hbm = ev.get("attention"), ev.get("HBM bandwidth")  # a report may lack one
+
+        def cell(e: Evidence | None) -> str:
+            return f"{fmt_num(e.value)} {e.source}" if e else "-"
+
         price = f"${a.price.usd_per_hour:.2f} {a.price.source}" if a.price else "none"
         assumed = "; ".join(e.detail for e in a.evidence
                             if e.source in ("transferred-efficiency", "generic-kernel-ratio"))
-        rows.append([r.gpu, f"{fmt_num(mat.value)} {mat.source}",
-                     f"{a.attention_kernel} {fmt_num(att.value)} {att.source}",
-                     f"{fmt_num(hbm.value)} {hbm.source}", price, assumed or "-"])
+        rows.append([r.gpu, cell(mat), f"{a.attention_kernel} {cell(att)}", cell(hbm), price,
+                     assumed or "-"])
     table = render_table(
         ["GPU", f"matmul TFLOPS ({d.answers.workload.precision}, sustained)",
          "attention TFLOPS (max)", "HBM GB/s", "price $/h", "assumed"], rows)
@@ -374,7 +388,7 @@ def _primary(d: Decision) -> str:
             continue
         band = (f"{_x(p.speedup)} ({p.speedup_low:.2f}-{p.speedup_high:.2f})"
                 if p.speedup is not None and p.speedup_low and p.speedup_high else "-")
-        buckets = " ".join(f"{SHORT[b]} {v:.2f}" for b, v in p.bucket_speedup.items()) or "-"
+        buckets = " ".join(f"{SHORT.get(b, b)} {v:.2f}" for b, v in p.bucket_speedup.items()) or "-"
         rows.append([r.label, fmt_num(p.tokens_per_s_per_gpu, 0), band, buckets,
                      p.binding or "-", "yes" if p.fits else "no",
                      fmt_num(r.memory.max_seq_len, 0), fmt_num(p.usd_per_mtok, 3),

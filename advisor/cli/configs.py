@@ -13,7 +13,7 @@ import json
 import textwrap
 from typing import TYPE_CHECKING, Any
 
-from advisor.core import InputError
+from advisor.core import MAX_GPUS, InputError, clean_block, in_file
 from advisor.textfmt import fmt_num, render_table
 
 if TYPE_CHECKING:
@@ -112,7 +112,7 @@ def _sweep_answers(args: argparse.Namespace, catalog: Catalog) -> Answers:
     if args.answers:
         if flags:
             raise InputError("give --answers or workload flags, not both", field=flags[0])
-        answers = load_answers(args.answers)
+        answers = load_answers(args.answers, catalog)
     else:
         missing = [f for f, v in (("--current", args.current), ("--seq-len", args.seq_len),
                                   ("--model or --params", args.model or args.params)) if not v]
@@ -134,10 +134,11 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
     catalog = effective_catalog()
     answers = _sweep_answers(args, catalog)
-    ids = [s.gpu for s in answers.compared(catalog, alone=True)]
-    result = sweep_configs(answers, catalog, probes_for(ids, catalog, args.probe))
+    with in_file(args.answers or "command line"):
+        ids = [s.gpu for s in answers.compared(catalog, alone=True)]
+        result = sweep_configs(answers, catalog, probes_for(ids, catalog, args.probe))
     print(json.dumps(result.model_dump(mode="json"), indent=2) if args.json
-          else render_sweep(result, answers))
+          else clean_block(render_sweep(result, answers)))
     return 0
 
 
@@ -205,12 +206,15 @@ def cmd_pipeline(args: argparse.Namespace) -> int:
     from advisor.core import PipelineSpec, analyse_pipeline, load_model
     from advisor.io.catalog_store import effective_catalog
 
+    if args.gpus is not None and not 1 <= args.gpus <= MAX_GPUS:
+        raise InputError(f"must be 1 to {MAX_GPUS:,} GPUs", field="--gpus", value=args.gpus)
     spec = load_pipeline(args.file)
     if args.vary:
         spec = load_model(PipelineSpec, {**spec.model_dump(), "vary": args.vary}, "--vary")
-    report = analyse_pipeline(spec, effective_catalog(), gpus=args.gpus)
+    with in_file(args.file):
+        report = analyse_pipeline(spec, effective_catalog(), gpus=args.gpus)
     print(json.dumps(report.model_dump(mode="json"), indent=2) if args.json
-          else render_pipeline(report))
+          else clean_block(render_pipeline(report)))
     return 0
 
 

@@ -39,7 +39,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def cmd_decide(args: argparse.Namespace) -> int:
     from advisor.cli.compare import render, summary
     from advisor.cli.configs import render_pipeline, render_sweep
-    from advisor.core import drift_warning, report_to_toml, run, stack_drift
+    from advisor.core import clean_block, drift_warning, in_file, report_to_toml, run, stack_drift
     from advisor.io.atomic import check_output_path, write_output
     from advisor.io.catalog_store import effective_catalog, provenance
     from advisor.io.documents import load_answers
@@ -48,23 +48,24 @@ def cmd_decide(args: argparse.Namespace) -> int:
     if args.out:
         check_output_path(args.out)  # a bad --out fails now, not after the work
     catalog = effective_catalog()
-    answers = load_answers(args.answers)
-    ids = [s.gpu for s in answers.compared(catalog)]
-    probes = probes_for(ids, catalog, args.probe, stored=not args.no_stored_probes)
-    report = run(answers, catalog, probes, provenance())
+    answers = load_answers(args.answers, catalog)
+    with in_file(args.answers):  # what the engine refuses is in the answers
+        ids = [s.gpu for s in answers.compared(catalog)]
+        probes = probes_for(ids, catalog, args.probe, stored=not args.no_stored_probes)
+        report = run(answers, catalog, probes, provenance())
     if args.out:  # written before the summary, so a closed stdout cannot lose it
         write_output(args.out, report_to_toml(report))
     drift = stack_drift(report.probes)
     if drift:
-        print(drift_warning(drift), file=sys.stderr)
+        print(clean_block(drift_warning(drift)), file=sys.stderr)
     if args.json:
         print(json.dumps(summary(report), indent=2))
     else:
-        print(render(report.decision))
+        print(clean_block(render(report.decision)))
         if report.configs is not None:
-            print("\n" + render_sweep(report.configs, answers))
+            print("\n" + clean_block(render_sweep(report.configs, answers)))
         if report.pipeline is not None:
-            print("\n" + render_pipeline(report.pipeline))
+            print("\n" + clean_block(render_pipeline(report.pipeline)))
     if args.out:
         print(f"report written to {args.out}", file=sys.stderr if args.json else sys.stdout)
     return 0

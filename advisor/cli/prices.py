@@ -10,7 +10,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
-from advisor.core import InputError
+from advisor.core import MAX_RETRIES, MAX_TIMEOUT_S, InputError, clean_block
 
 if TYPE_CHECKING:
     from advisor.io.catalog_store import PullKind
@@ -33,7 +33,9 @@ quotes in answers.toml still win.
 
 PULL_HELP = """\
 The document is fetched over https (plain http only with --allow-http), with
-timeouts, retries with backoff and a size cap. It is merged over the shipped
+timeouts, retries with capped backoff and a size cap. A URL with user:password in
+it is refused; query values whose keys look like secrets (token, key, sig, auth,
+...) are redacted from everything printed, cached or cited. It is merged over the shipped
 catalog and validated before the cache in the advisor data folder
 ($ADVISOR_HOME, else the platform's: ~/.local/share/advisor or $XDG_DATA_HOME/advisor
 on Linux, ~/Library/Application Support/advisor on macOS) is replaced; a failed or
@@ -50,27 +52,30 @@ def add_pull_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--format", choices=FORMATS,
                    help="document format (default: from the URL suffix or Content-Type)")
     p.add_argument("--timeout", type=float, default=10.0, metavar="S",
-                   help="connect/read timeout per attempt in seconds (default 10)")
+                   help="the longest one attempt may take, connect to last byte, in seconds "
+                        f"(default 10, at most {MAX_TIMEOUT_S:g})")
     p.add_argument("--retries", type=int, default=2, metavar="N",
-                   help="extra attempts after a timeout, dropped connection or 5xx (default 2)")
+                   help="extra attempts after a timeout, dropped connection or 5xx "
+                        f"(default 2, at most {MAX_RETRIES}; waits between them are capped)")
 
 
 def run_pull(kind: PullKind, args: argparse.Namespace) -> int:
     from advisor.io.sync import FetchError, FetchPolicy, pull
 
-    if not args.timeout > 0:
-        raise InputError("must be a positive number of seconds", field="--timeout",
-                         value=args.timeout)
-    if args.retries < 0:
-        raise InputError("must be 0 or more", field="--retries", value=args.retries)
-    policy = FetchPolicy(timeout_s=args.timeout, retries=args.retries,
+    if not 0 < args.timeout <= MAX_TIMEOUT_S:  # refuses nan and inf too
+        raise InputError(f"must be a number of seconds above 0 and at most {MAX_TIMEOUT_S:g}",
+                         field="--timeout", value=args.timeout)
+    if not 0 <= args.retries <= MAX_RETRIES:
+        raise InputError(f"must be 0 to {MAX_RETRIES}", field="--retries", value=args.retries)
+    # --timeout bounds the whole attempt, so a server trickling bytes cannot stretch it
+    policy = FetchPolicy(timeout_s=args.timeout, total_s=args.timeout, retries=args.retries,
                          allow_http=args.allow_http)
     try:
         outcome = pull(kind, args.url, policy, args.format)
     except FetchError as exc:
         print(f"advisor: error: {exc.one_line()}; previous data kept", file=sys.stderr)
         return EXIT_FETCH_FAILED
-    print(outcome.summary())
+    print(clean_block(outcome.summary()))
     return 0
 
 

@@ -8,8 +8,13 @@ torch and the probes themselves load only when the command runs.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import copy
 import os
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +55,30 @@ def cmd_import(args: argparse.Namespace) -> int:
     return import_command(args.file, args.gpu)
 
 
+EXIT_INTERRUPTED = 130
+
+
+@contextlib.contextmanager
+def _sigint_held() -> Iterator[None]:
+    """Hold Ctrl-C for the few milliseconds of a record write; it is delivered right after.
+
+    The write is atomic anyway; holding it keeps the record on disk and what we say about
+    it in step (no "written" for a write that a second Ctrl-C cut short)."""
+    main = threading.current_thread() is threading.main_thread()
+    if main:
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        if main:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def cmd_probe(args: argparse.Namespace) -> int:
+    """Run the suite. Ctrl-C is exit 130 with no traceback at every moment: during a
+    measurement the suite stops after it and keeps the partial record (probes.runner); at
+    any other moment (torch loading, the last write, the summary) we land here and say
+    honestly what is on disk, rewriting the last checkpoint as interrupted if need be."""
     from advisor.io.measure import torch_missing
 
     missing = torch_missing()
@@ -65,9 +93,13 @@ def cmd_probe(args: argparse.Namespace) -> int:
     write = RecordWriter(stream=bool(args.out) and is_stream(args.out))
 
     def check(record: dict[str, Any]) -> None:
+        write.final = record
         parse_probe_record(record, args.out or "probe run")  # the mirror must accept our own record
 
-    return run_command(args, write, check, prog="advisor")
+    try:
+        return run_command(args, write, check, prog="advisor")
+    except KeyboardInterrupt:
+        return _interrupted(args.out, write)
 
 
 class RecordWriter:
@@ -76,21 +108,29 @@ class RecordWriter:
     A device, FIFO or descriptor gets only the final record (one document). When --out
     cannot be written after all (the disk filled, the folder went), the record goes on to
     a fallback file in the advisor data folder, and the final write fails with one line
-    that says where the record is.
+    that says where the record is. It remembers the last record on disk and the one the
+    suite returned, so a Ctrl-C between them can be described honestly.
     """
 
     def __init__(self, stream: bool = False) -> None:
         self.stream = stream
         self.fallback: Path | None = None
         self.failure: InputError | None = None
+        self.last: dict[str, Any] | None = None  # the last record on disk
+        self.final: dict[str, Any] | None = None  # the record the suite returned
 
     def __call__(self, record: dict[str, Any], path: str) -> None:
-        from advisor.io.atomic import write_output
-        from advisor.probes.record import to_json
-
         final = bool(record.get("complete") or record.get("interrupted"))
         if self.stream and not final:
             return
+        with _sigint_held():
+            self._write(record, path, final)
+            self.last = copy.deepcopy(record)
+
+    def _write(self, record: dict[str, Any], path: str, final: bool) -> None:
+        from advisor.io.atomic import write_output
+        from advisor.probes.record import to_json
+
         text = to_json(record)
         if self.fallback is None:
             try:
@@ -106,6 +146,9 @@ class RecordWriter:
             raise InputError(f"{self.failure.message}; the record is saved in {self.fallback}",
                              file=self.failure.file)
 
+    def where(self, out: str) -> str:
+        return str(self.fallback or out)
+
 
 def _fallback_path() -> Path:
     from datetime import datetime
@@ -114,3 +157,23 @@ def _fallback_path() -> Path:
 
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     return data_dir() / "unsaved" / f"probe-{stamp}-{os.getpid()}.json"
+
+
+def _interrupted(out: str | None, writer: RecordWriter) -> int:
+    final, last = writer.final, writer.last
+    if final is not None:  # the suite had finished and the record was written
+        state = "complete" if final.get("complete") else "partial (the run was interrupted)"
+        where = f"; the record in {writer.where(out)} is {state}" if out else ""
+        print(f"advisor: interrupted after the probes finished{where}", file=sys.stderr)
+    elif last is not None and out:  # a checkpoint is on disk: say that it is partial
+        done = {**last, "complete": False, "interrupted": True}
+        done["notes"] = [*done.get("notes", []), "interrupted (Ctrl-C) between measurements"]
+        writer(done, out)
+        counts = ", ".join(f"{len(done.get(k) or [])} {k}" for k in
+                           ("matmul", "attention", "bandwidth") if done.get(k))
+        print(f"advisor: interrupted; partial record ({counts or 'no results yet'}) written to "
+              f"{writer.where(out)}", file=sys.stderr)
+    else:
+        print("advisor: interrupted before any measurement; nothing was written",
+              file=sys.stderr)
+    return EXIT_INTERRUPTED

@@ -10,6 +10,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING
 
+from advisor.core.text import clean, clean_block
 from advisor.textfmt import fmt_num, render_table
 
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ def header(r: Report) -> str:
     p = r.provenance
     lines = [f"Report of {p.created:%Y-%m-%d %H:%M} UTC by advisor {p.advisor_version}, "
              f"shipped catalog {p.catalog_version}"]
-    lines += [f"  with pulled {s.kind}: {s.url} (fetched {s.fetched_at:%Y-%m-%d})"
+    lines += [f"  with pulled {clean(s.kind)}: {clean(s.url)} (fetched {s.fetched_at:%Y-%m-%d})"
               for s in p.pulled]
     rows = [[q.gpu, fmt_num(q.usd_per_hour, 2), q.source, q.label,
              "; ".join(q.cited) + (f" ({q.retrieved})" if q.retrieved else "")]
@@ -55,7 +56,7 @@ def header(r: Report) -> str:
     else:
         lines += ["", "Probe records used: none (catalog figures only)"]
     if r.warnings:
-        lines += ["", "Warnings", *(f"  ! {w}" for w in r.warnings)]
+        lines += ["", "Warnings", *(f"  ! {clean(w)}" for w in r.warnings)]
     return "\n".join(lines)
 
 
@@ -73,7 +74,7 @@ def cmd_show(args: argparse.Namespace) -> int:
         parts.append(render_sweep(report.configs, report.decision.answers))
     if report.pipeline is not None:
         parts.append(render_pipeline(report.pipeline))
-    print("\n\n".join(parts))
+    print(clean_block("\n\n".join(parts)))
     return 0
 
 
@@ -99,5 +100,5 @@ def cmd_diff(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([asdict(c) | {"delta": c.delta} for c in changes], indent=2))
         return 0
-    print(render_changes(changes))
+    print(clean_block(render_changes(changes)))
     return 0

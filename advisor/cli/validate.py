@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -53,7 +54,7 @@ def _accuracy_line(label: str, a: Accuracy) -> str:
 
 def cmd_validate(args: argparse.Namespace) -> int:
     from advisor.core import refit, validate
-    from advisor.io.cases import CASES_DIR, load_cases
+    from advisor.io.cases import CASES_DIR, left_out, load_cases
     from advisor.io.catalog_store import load_catalog
 
     catalog = load_catalog()  # the shipped figures the cases were written against
@@ -93,6 +94,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
         f"fitted to them), {len(summary.results) - held - fitted} pass-through (catalog figures "
         "or a write-up's arithmetic, left out of the accuracy figures)",
     ]
+    skipped = left_out(args.cases or CASES_DIR)
+    if skipped:
+        reasons = Counter(reason for _, reason in skipped)
+        lines += [f"{len(skipped)} published cases not scored at all:"]
+        lines += [f"  {n} {reason}" for reason, n in reasons.most_common()]
     if rows:
         lines += ["", "Refit from the cases (shipped constant vs solved again):", render_table(
             ["constant", "shipped", "refit", "drift", "fitted to"],

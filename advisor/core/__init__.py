@@ -61,6 +61,7 @@ _PUBLIC: dict[str, str] = {
     "sweep_configs": "advisor.core.economics.configs",
     "PipelineBalance": "advisor.core.economics.pipeline",
     "kw_saved": "advisor.core.economics.pipeline",
+    "Evidence": "advisor.core.projection.rates",
     "SoftwareGate": "advisor.core.gates.software",
     "DtypeGate": "advisor.core.gates.dtype",
     # validation against the published cases
@@ -71,10 +72,17 @@ _PUBLIC: dict[str, str] = {
     "PipelineAlternative": "advisor.core.model.options",
     # text codecs and errors
     "InputError": "advisor.core.errors",
+    "in_file": "advisor.core.errors",
     "EXIT_INPUT_ERROR": "advisor.core.errors",
     "FORMATS": "advisor.core.formats",
     "load_model": "advisor.core.formats",
     "parse_toml": "advisor.core.formats",
+    # terminal-safe text and the bounds a front end states
+    "clean": "advisor.core.text",
+    "clean_block": "advisor.core.text",
+    "MAX_GPUS": "advisor.core.model.bounds",
+    "MAX_RETRIES": "advisor.core.model.bounds",
+    "MAX_TIMEOUT_S": "advisor.core.model.bounds",
 }
 
 __all__ = sorted(_PUBLIC)
@@ -101,7 +109,7 @@ if TYPE_CHECKING:  # the names above, for type checkers
     from advisor.core.economics.pipeline import PipelineBalance, kw_saved
     from advisor.core.economics.stages import PipelineReport, analyse_pipeline
     from advisor.core.entry import run
-    from advisor.core.errors import EXIT_INPUT_ERROR, InputError
+    from advisor.core.errors import EXIT_INPUT_ERROR, InputError, in_file
     from advisor.core.formats import FORMATS, load_model, parse_toml
     from advisor.core.gates.dtype import DtypeGate
     from advisor.core.gates.software import SoftwareGate
@@ -111,6 +119,7 @@ if TYPE_CHECKING:  # the names above, for type checkers
         parse_answers,
         split_count,
     )
+    from advisor.core.model.bounds import MAX_GPUS, MAX_RETRIES, MAX_TIMEOUT_S
     from advisor.core.model.catalog import Catalog, Gpu, Sourced
     from advisor.core.model.drift import drift_warning, stack_drift
     from advisor.core.model.layout import LayoutChoice, LayoutOverride
@@ -125,6 +134,7 @@ if TYPE_CHECKING:  # the names above, for type checkers
     from advisor.core.model.stack import ATTENTION_KERNELS, Stack
     from advisor.core.model.transformer import ModelSpec
     from advisor.core.model.workload import SERVING_MODES, TRAINING_MODES, Precision, Workload
+    from advisor.core.projection.rates import Evidence
     from advisor.core.report.answers_toml import answers_to_toml, parse_answers_toml
     from advisor.core.report.diff import Change, diff_reports
     from advisor.core.report.document import (
@@ -134,4 +144,5 @@ if TYPE_CHECKING:  # the names above, for type checkers
         parse_report,
         report_to_toml,
     )
+    from advisor.core.text import clean, clean_block
     from advisor.core.validation import Accuracy, CaseSpec, refit, validate

@@ -6,7 +6,11 @@ value, and the CLI exits with code 2. Tracebacks are kept for real bugs.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
+
+from advisor.core.text import clean
 
 EXIT_INPUT_ERROR = 2
 
@@ -47,7 +51,38 @@ class InputError(Exception):
             parts.append(f"value {shown}")
         where = ": ".join([", ".join(parts)]) if parts else ""
         text = f"{where}: {self.message}" if where else self.message
-        return " ".join(text.split())
+        return clean(" ".join(text.split()))  # file names and messages may carry anyone's text
 
     def __str__(self) -> str:
         return self.one_line()
+
+
+# The schemas advisor writes, so a file of the wrong kind can be named for what it is.
+KNOWN_SCHEMAS = {
+    "advisor.probe-record": "a probe record",
+    "advisor.decision-report": "a decision report",
+    "advisor.pulled": "a pulled-data cache",
+}
+
+
+def not_ours(what: str, expected: str, found: Any, file: str) -> InputError:
+    """The error for a document whose schema is not the one expected.
+
+    Its schema value is shown only when it is one of ours: the file may be anything, and
+    an error must not quote what is in someone's unrelated file.
+    """
+    if isinstance(found, str) and found in KNOWN_SCHEMAS:
+        return InputError(f"this is {KNOWN_SCHEMAS[found]}, not {what}", file=file,
+                          field="schema", value=found)
+    return InputError(f"not {what} (expected schema {expected!r})", file=file, field="schema")
+
+
+@contextmanager
+def in_file(file: str) -> Iterator[None]:
+    """Errors raised inside are about `file` when they name none: e.g. `decide` refusing
+    an answers file's GPU, so the line says which file to fix."""
+    try:
+        yield
+    except InputError as exc:
+        exc.file = exc.file or file
+        raise

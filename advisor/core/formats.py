@@ -17,6 +17,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import re
 import tomllib
 import types
@@ -28,18 +29,16 @@ from pydantic import BaseModel, ValidationError
 from tomlkit.items import AoT, Array, Item, Table
 
 from advisor.core.errors import InputError
+from advisor.core.model.bounds import MAX_DEPTH
 
 Format = Literal["toml", "json", "csv"]
 FORMATS: tuple[Format, ...] = ("toml", "json", "csv")
 
-_TOML_POS = re.compile(r"\(at line (\d+), column (\d+)\)")
 # `{`, or `[` then `{`, `"` or end of line: JSON; a TOML header is `[name]` or `[[name]]`.
 _JSON_START = re.compile(r'^(\{|\[\s*(\{|"|$))')
 
-
-def _line_of(text: str, lineno: int) -> str | None:
-    lines = text.splitlines()
-    return lines[lineno - 1].strip() if 0 < lineno <= len(lines) else None
+# Errors about a document that did not parse as ours name the file and the position, never
+# its content: the file may be anything (`advisor probe import /etc/shadow`).
 
 
 def decode_text(data: bytes, file: str) -> str:
@@ -47,38 +46,76 @@ def decode_text(data: bytes, file: str) -> str:
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise InputError(
-            f"not UTF-8 text (byte {exc.start})", file=file, value=data[exc.start : exc.start + 8]
-        ) from None
+        raise InputError(f"not UTF-8 text (invalid byte at offset {exc.start})",
+                         file=file) from None
+
+
+def _path(path: tuple[Any, ...]) -> str:
+    return ".".join(str(p) for p in path) or "(top level)"
+
+
+def finite_data(data: Any, file: str) -> Any:
+    """Decoded data, checked: nested at most MAX_DEPTH levels and every float finite (TOML
+    and Python's JSON both read nan and inf). Iterative, so no depth overflows the stack."""
+    stack: list[tuple[tuple[Any, ...], Any]] = [((), data)]
+    while stack:
+        path, node = stack.pop()
+        if len(path) > MAX_DEPTH:
+            raise InputError(f"nested deeper than {MAX_DEPTH} levels", file=file,
+                             field=_path(path[:8]) + ".…")
+        if isinstance(node, float) and not math.isfinite(node):
+            raise InputError("must be a finite number", file=file, field=_path(path),
+                             value=node)
+        if isinstance(node, dict):
+            stack.extend(((*path, k), v) for k, v in node.items())
+        elif isinstance(node, list):
+            stack.extend(((*path, i), v) for i, v in enumerate(node))
+    return data
+
+
+class NonFiniteError(RuntimeError):
+    """A NaN or infinity reached an output: a bug, since every input is finite at load."""
+
+
+def assert_finite(data: Any, what: str) -> None:
+    """Raise NonFiniteError naming the first non-finite float in `data` (a bug, not bad input)."""
+    stack: list[tuple[tuple[Any, ...], Any]] = [((), data)]
+    while stack:
+        path, node = stack.pop()
+        if isinstance(node, float) and not math.isfinite(node):
+            raise NonFiniteError(f"{what}: {_path(path)} is {node}; every input is finite, "
+                                 "so this is a bug in advisor")
+        if isinstance(node, Mapping):
+            stack.extend(((*path, k), v) for k, v in node.items())
+        elif isinstance(node, list | tuple):
+            stack.extend(((*path, i), v) for i, v in enumerate(node))
 
 
 def parse_toml(text: str, file: str) -> dict[str, Any]:
-    """TOML to a dict; the error names the line and shows it."""
+    """TOML to a dict; the error names the line and column, not what is there."""
     try:
-        return tomllib.loads(text)
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        msg = str(exc)
-        pos = _TOML_POS.search(msg)
-        line = _line_of(text, int(pos.group(1))) if pos else None
-        raise InputError(
-            f"not valid TOML ({msg})", file=file, value=line, has_value=line is not None
-        ) from None
+        raise InputError(f"not valid TOML ({exc})", file=file) from None
     except RecursionError:
         raise InputError("not valid TOML (nested too deeply)", file=file) from None
+    except ValueError as exc:  # an integer past Python's digit limit
+        raise InputError(f"not valid TOML ({str(exc).split(':')[0]})", file=file) from None
+    return finite_data(data, file)
 
 
 def parse_json(text: str, file: str) -> Any:
-    """JSON to Python; the error names the line and column and shows the line."""
+    """JSON to Python; the error names the line and column, not what is there."""
     try:
-        return json.loads(text)
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
-        line = _line_of(text, exc.lineno)
-        raise InputError(
-            f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})",
-            file=file, value=line, has_value=line is not None,
-        ) from None
+        raise InputError(f"not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})",
+                         file=file) from None
     except RecursionError:
         raise InputError("not valid JSON (nested too deeply)", file=file) from None
+    except ValueError as exc:  # an integer past Python's digit limit
+        raise InputError(f"not valid JSON ({str(exc).split(':')[0]})", file=file) from None
+    return finite_data(data, file)
 
 
 def parse_csv(
@@ -114,7 +151,7 @@ def parse_csv(
             if len(cells) != len(header):
                 raise InputError(
                     f"expected {len(header)} cells, found {len(cells)}",
-                    file=file, entry=f"line {reader.line_num}", value=",".join(cells),
+                    file=file, entry=f"line {reader.line_num}",
                 )
             row = {h: c.strip() for h, c in zip(header, cells, strict=True) if c.strip()}
             rows.append((reader.line_num, row))
@@ -145,8 +182,8 @@ def validation_error(exc: ValidationError, file: str, entry: str | None = None) 
     err = exc.errors()[0]
     loc = ".".join(str(p) for p in err["loc"])
     value = err.get("input")
-    if isinstance(value, dict | list):
-        value = None
+    if isinstance(value, dict | list) or err["type"] == "extra_forbidden":
+        value = None  # a key that is not ours: its value may be anything, so it is not shown
     return InputError(
         err["msg"].removeprefix("Value error, "),
         file=file, entry=entry, field=loc or None, value=value, has_value=value is not None,

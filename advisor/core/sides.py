@@ -99,9 +99,10 @@ def gated_rates(answers: Answers, catalog: Catalog, probes: Mapping[str, ProbeRe
     key = next((k for k in PEAK_KEYS[answers.workload.precision]
                 if current.peak_tflops.get(k)), "bf16")
     donor = transfer_efficiency(current, by_id.get(current.id), key)
+    caps = {catalog.gpu(k).id: v for k, v in answers.power_limits_w.items()}
     out = [one_side(spec, side_workload(answers, spec, catalog), catalog, cal,
                     probe=by_id.get(spec.gpu), donor=None if i == 0 else donor,
-                    stack=answers.stack, power_cap_w=answers.power_limits_w.get(spec.gpu))
+                    stack=answers.stack, power_cap_w=caps.get(spec.gpu))
            for i, spec in enumerate(specs)]
     if out[0].rates is None and out[0].dtype.passed:
         raise InputError(f"cannot project the current GPU: {out[0].problem}", entry=current.id)

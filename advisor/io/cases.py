@@ -15,6 +15,21 @@ from advisor.io.documents import load_answers
 CASES_DIR = Path(str(resources.files("advisor") / "published_cases"))
 
 
+def left_out(directory: Path = CASES_DIR) -> list[tuple[str, str]]:
+    """(id, reason) of each published case kept out of the score, as the case files list
+    them, so `validate` can say how many and why rather than drop them silently."""
+    out: list[tuple[str, str]] = []
+    for path in sorted(directory.glob("*.toml")) if directory.is_dir() else []:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+        for entry in doc.get("left_out", []):
+            if not isinstance(entry, dict) or not isinstance(entry.get("id"), str) \
+                    or not isinstance(entry.get("reason"), str):
+                raise InputError("a [[left_out]] entry needs an id and a reason", file=str(path),
+                                 field="left_out", value=entry)
+            out.append((entry["id"], entry["reason"]))
+    return out
+
+
 def load_cases(directory: Path = CASES_DIR) -> list[CaseSpec]:
     """Every [[case]] in the directory's TOML files, with its named workload resolved."""
     files = sorted(directory.glob("*.toml")) if directory.is_dir() else []

@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from advisor.core.errors import InputError
 from advisor.core.formats import parse_json, validation_error, without_nulls
+from advisor.core.model.bounds import MAX_JSON_BYTES
 from advisor.core.model.catalog import CATALOG_FILES, Catalog, build_catalog, parse_toml
 from advisor.io.files import read_text
 from advisor.io.paths import pulled_dir
@@ -117,7 +118,7 @@ def read_pulled(kind: PullKind) -> PulledCache | None:
         return None
     file = str(path)
     try:
-        cache = PulledCache.model_validate(parse_json(read_text(path), file))
+        cache = PulledCache.model_validate(parse_json(read_text(path, MAX_JSON_BYTES), file))
     except ValidationError as exc:
         raise validation_error(exc, file) from None
     if cache.kind != kind:

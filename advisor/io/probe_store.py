@@ -10,17 +10,18 @@ the new record's stack with the records already stored, and says so loudly when 
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from advisor.core.errors import InputError
-from advisor.core.formats import decode_text, parse_json
+from advisor.core.model.bounds import MAX_JSON_BYTES
 from advisor.core.model.catalog import Catalog
 from advisor.core.model.drift import Drift, drift_warning, stack_drift
-from advisor.core.model.probe_record import ProbeRecord, parse_probe_record
+from advisor.core.model.probe_record import ProbeRecord
+from advisor.core.text import clean, clean_block
 from advisor.io.atomic import write_output
-from advisor.io.documents import load_probe_record
+from advisor.io.documents import load_probe_record, probe_record_from_bytes
 from advisor.io.files import read_bytes
 from advisor.io.paths import probes_dir
 
@@ -29,12 +30,29 @@ def stored_path(gpu_id: str) -> Path:
     return probes_dir() / f"{gpu_id}.json"
 
 
-def stored_probes() -> dict[str, ProbeRecord]:
-    """Every imported record, by catalog id; a damaged file is an InputError naming it."""
+def warn_skipped(line: str) -> None:
+    print(f"advisor: warning: {clean(line)}", file=sys.stderr)
+
+
+def stored_probes(on_skip: Callable[[str], None] | None = warn_skipped) -> dict[str, ProbeRecord]:
+    """Every imported record, by catalog id.
+
+    An entry that no longer loads (edited by hand, written by another version, damaged) is
+    skipped with one line naming it, through `on_skip`: one bad file must not stop every
+    decision, and the others are still used.
+    """
     folder = probes_dir()
     if not folder.is_dir():
         return {}
-    return {p.stem: load_probe_record(p) for p in sorted(folder.glob("*.json"))}
+    out = {}
+    for path in sorted(folder.glob("*.json")):
+        try:
+            out[path.stem] = load_probe_record(path)
+        except InputError as exc:
+            if on_skip is not None:
+                on_skip(f"{exc.one_line()}; skipped this stored probe record "
+                        "(re-import it or delete the file)")
+    return out
 
 
 def probes_for(gpu_ids: Iterable[str], catalog: Catalog, files: Sequence[str] = (),
@@ -82,8 +100,8 @@ class Imported:
 
 def import_probe(file: str | Path, catalog: Catalog, gpu: str | None = None) -> Imported:
     """Validate a record from another box, file it under its catalog id, check stack drift."""
-    data = read_bytes(file)
-    record = parse_probe_record(parse_json(decode_text(data, str(file)), str(file)), str(file))
+    data = read_bytes(file, MAX_JSON_BYTES)
+    record = probe_record_from_bytes(data, str(file))  # the store's own reader, on these bytes
     device = record.stamp.device
     notes = []
     if device.kind == "cpu":
@@ -108,7 +126,7 @@ def import_probe(file: str | Path, catalog: Catalog, gpu: str | None = None) -> 
         notes.append("the record is incomplete (the probe run was interrupted); "
                      "missing figures fall back to the catalog")
 
-    others = stored_probes()
+    others = stored_probes(on_skip=None)  # a damaged entry is not compared with
     replaced = others.pop(gpu_id, None)
     compared = {f"new {gpu_id}": record}
     if replaced is not None:
@@ -126,7 +144,7 @@ def import_command(file: str, gpu: str | None) -> int:
     from advisor.io.catalog_store import effective_catalog
 
     done = import_probe(file, effective_catalog(), gpu)
-    print(done.summary())
+    print(clean_block(done.summary()))
     if done.drift:
-        print(drift_warning(done.drift), file=sys.stderr)
+        print(clean_block(drift_warning(done.drift)), file=sys.stderr)
     return 0

@@ -73,4 +73,6 @@ def summary_markdown(report: Report, catalog: Catalog | None = None) -> str:
     p = report.provenance
     lines.append(f"_advisor {p.advisor_version}, catalog {p.catalog_version}, "
                  f"{p.created.isoformat()}_")
-    return "\n".join(lines) + "\n"
+    from advisor.core import clean_block
+
+    return clean_block("\n".join(lines)) + "\n"  # it is pasted into terminals too

@@ -90,3 +90,17 @@ def test_stored_probes_are_used_and_drift_is_loud(run: Run, tmp_path: Path) -> N
 def test_without_a_terminal_advisor_points_to_headless_mode(run: Run) -> None:
     r = run()
     assert r.returncode == 2 and "advisor decide --answers" in r.stderr
+
+
+def test_counted_ids_and_per_gpu_keys_are_checked_against_the_catalog(run: Run,
+                                                                       tmp_path: Path) -> None:
+    answers = tmp_path / "answers.toml"
+    body = ('current = "h100-sxm@64"\ntargets = ["b200-sxm@32"]\n{extra}'
+            '[workload]\nmodel = "llama-3.1-8b"\nseq_lens = [8192]\n')
+    answers.write_text(body.format(extra='power_limits_w = { "h100-sxm" = 500.0 }\n'))
+    ok = run("decide", "--answers", str(answers), "--json")
+    assert ok.returncode == 0, ok.stderr
+    answers.write_text(body.format(extra='power_limits_w = { "h100-sxmm" = 500.0 }\n'))
+    bad = run("decide", "--answers", str(answers))
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1
+    assert "field 'power_limits_w.h100-sxmm'" in bad.stderr and str(answers) in bad.stderr

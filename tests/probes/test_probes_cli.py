@@ -142,7 +142,7 @@ def test_record_accessors_pick_the_best_ok_entry():
     [
         ("{not json", "r.json: not valid JSON"),
         ("[]", "r.json: a probe record must be a JSON object"),
-        ('{"schema": "other", "version": 1}', "r.json, field 'schema', value 'other'"),
+        ('{"schema": "other", "version": 1}', "r.json, field 'schema': not a probe record"),
         ('{"schema": "advisor.probe-record", "version": 3}', "field 'version', value 3"),
     ],
 )

@@ -109,10 +109,14 @@ def test_answers_round_trip(a: Answers) -> None:
 
 
 @pytest.mark.parametrize(("edit", "needles"), [
-    (("[workload]", "[workload"), ["line 20", "not valid TOML", "'[workload'"]),
+    (("[workload]", "[workload"), ["line 20", "not valid TOML"]),
     (("gpus = 8", "gpus = 8\ncolour = 'red'"), ["workload.colour", "Extra inputs"]),
     (("gpus = 8", "gpus = -8"), ["workload.gpus", "-8"]),
-    (("h200-sxm = 3.50", "h200-sxm = -1"), ["price for h200-sxm must be positive"]),
+    (("h200-sxm = 3.50", "h200-sxm = -1"), ["prices.h200-sxm", "-1",
+                                             "greater than or equal to 0.001"]),
+    (("h200-sxm = 3.50", "h200-sxm = inf"), ["prices.h200-sxm", "must be a finite number"]),
+    (("gpus = 8", "gpus = 1000000000000000000000000000000"), ["workload.gpus",
+                                                             "less than or equal to 262144"]),
     (('model = "llama-3.1-8b"', 'model = "llama-9"'), ["workload.model", "unknown model preset",
                                                        "'llama-9'"]),
     (('seq_lens = [4096, 8192, 16384]', 'seq_lens = ["x"]'), ["workload.seq_lens.0", "'x'"]),
@@ -126,6 +130,15 @@ def test_bad_answers_name_the_place(edit: tuple[str, str], needles: list[str]) -
     assert line.startswith("answers.toml") and "\n" not in line
     for needle in needles:
         assert needle in line, (needle, line)
+
+
+def test_a_file_that_is_not_toml_is_not_quoted() -> None:
+    secret = "root:$6$s3cr3t-hash:19000:0:99999:7:::"
+    with pytest.raises(InputError) as exc:
+        parse_answers_toml(f"{secret}\n", "/etc/shadow")
+    line = exc.value.one_line()
+    assert line.startswith("/etc/shadow: not valid TOML") and "line 1" in line
+    assert "s3cr3t" not in line and "root" not in line
 
 
 def test_missing_file_is_one_line(tmp_path: Path) -> None:

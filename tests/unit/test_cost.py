@@ -90,3 +90,4 @@ class TestBuyBack:
         w, r, layout, base = self._setup(catalog, global_batch=8)
         b = buy_back(w, r, layout, 8192, base * 8 * 1.7, None, None)
         assert b.gpus is None and "global batch of 8" in b.note
+

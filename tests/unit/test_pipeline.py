@@ -105,3 +105,56 @@ def test_kw_saved_is_an_ordered_band():
     lo, hi = kw_saved(base, balance(dflash().with_split((5, 1))))
     assert lo <= hi
     assert lo == pytest.approx(1.06, abs=0.01) and hi == pytest.approx(1.21, abs=0.01)
+
+
+# --- best splits without enumerating them --------------------------------------------------
+
+from itertools import product  # noqa: E402
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from advisor.core.economics.pipeline import _ranked_splits  # noqa: E402
+
+
+def _brute_force(p: Pipeline, total: int, top: int) -> list[tuple[int, ...]]:
+    """Every split, ranked by the documented key: what `_ranked_splits` must agree with."""
+    floor = min(s.idle_w for s in p.stages)
+    per_unit = sum((s.active_w - s.idle_w) / s.rate_per_gpu for s in p.stages)
+    ranked = []
+    for counts in product(range(1, total + 1), repeat=len(p.stages)):
+        if sum(counts) > total:
+            continue
+        rate = balance(p.with_split(counts, total)).units_per_s
+        watts = (sum(n * s.idle_w for n, s in zip(counts, p.stages, strict=True))
+                 + rate * per_unit + (total - sum(counts)) * floor)
+        ranked.append(((-round(rate, 9), round(watts, 6), sum(counts), counts), counts))
+    return [c for _, c in sorted(ranked)[:top]]
+
+
+stage = st.builds(
+    lambda rate, idle, extra: Stage(name="s", gpus=1, rate_per_gpu=rate, idle_w=idle,
+                                    active_w=idle + extra),
+    st.sampled_from([0.1, 0.25, 0.5, 0.74, 1.0, 1.5, 3.0]),  # shared rates make ties
+    st.sampled_from([0.0, 50.0, 60.0, 60.0, 90.0]),
+    st.sampled_from([1.0, 400.0, 527.5]),
+)
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(stages=st.lists(stage, min_size=2, max_size=3), total=st.integers(3, 9),
+       top=st.integers(1, 8))
+def test_ranked_splits_agree_with_every_split_enumerated(stages, total, top):
+    stages = [s.model_copy(update={"name": f"s{i}"}) for i, s in enumerate(stages)]
+    if total < len(stages):
+        return
+    p = Pipeline(stages=stages, tokens_per_unit=1.0)
+    assert _ranked_splits(p, total, top) == _brute_force(p, total, top)
+
+
+def test_best_splits_of_a_huge_box_are_found_without_enumerating_it():
+    # 2**18 GPUs over two stages is ~3.4e10 splits; the search looks at a few dozen.
+    ranked = best_splits(dflash(), total_gpus=2**18, top=3)
+    # 7 producers per drafter, as in the 7+1 box, scaled to 2**18 = 8 x 32768 GPUs
+    assert [r.split for r in ranked] == [(229376, 32768), (229375, 32768), (229375, 32769)]
+    assert ranked[0].balanced and ranked[1].idle_gpus == 1  # a tie goes to the lower draw

@@ -137,12 +137,15 @@ def test_catalog_id_override_and_refusals(tmp_path, home, catalog) -> None:
                                                                     "h100-sxm.json"]
 
 
-def test_damaged_store_names_the_file(home) -> None:
-    (home / "probes").mkdir(parents=True)
+def test_damaged_store_entry_is_skipped_with_a_line_naming_it(tmp_path, home, catalog) -> None:
+    import_probe(write(tmp_path, "ok.json", record("h200-sxm")), catalog)
     (home / "probes" / "l4.json").write_text("{")
-    with pytest.raises(InputError) as exc:
-        stored_probes()
-    assert "l4.json" in exc.value.one_line() and "not valid JSON" in exc.value.one_line()
+    skipped: list[str] = []
+    stored = stored_probes(on_skip=skipped.append)
+    assert list(stored) == ["h200-sxm"]  # the sound entry is still used
+    [line] = skipped
+    assert "l4.json" in line and "not valid JSON" in line and "skipped" in line
+    assert "\n" not in line
 
 
 @settings(max_examples=80, deadline=None,
@@ -301,3 +304,105 @@ def test_version_1_records_are_not_blamed_for_fields_they_never_wrote() -> None:
     assert drift["probe code"].line() == (
         "probe code: version 1 probe (old), 2.0.0 (0123456789abcdef) (new)"
     )
+
+
+# --- a store that cannot be poisoned --------------------------------------------------------
+
+from advisor.core.decide import decide  # noqa: E402
+from advisor.core.model.answers import parse_answers  # noqa: E402
+from advisor.io.probe_store import probes_for  # noqa: E402
+
+
+def _full_record(gpu: str = "h200-sxm", **figures: float) -> dict:
+    r = record(gpu)
+    r["matmul"][0]["mamf_tflops"] = figures.get("mamf", 700.0)
+    r["attention"] = [{"status": "ok", "backend": "sdpa", "seq_len": 8192, "head_dim": 128,
+                       "heads": 32, "kv_heads": 8, "batch": 1, "causal": True,
+                       "direction": "fwd_bwd", "tflops_median": figures.get("attn", 400.0)}]
+    r["bandwidth"] = [{"status": "ok", "kind": "d2d", "bytes": 1 << 30,
+                       "gbps_median": figures.get("d2d", 4000.0)},
+                      {"status": "ok", "kind": "h2d", "bytes": 1 << 28,
+                       "gbps_median": figures.get("h2d", 50.0)}]
+    r["collectives"] = [{"status": "ok", "backend": "nccl", "world_size": 8, "bytes": 1 << 28,
+                         "busbw_gbps": figures.get("busbw", 350.0)}]
+    return r
+
+
+def _decide_with_the_store(catalog) -> None:
+    answers = parse_answers({"current": "h200-sxm", "targets": ["b200-sxm", "h100-sxm"],
+                             "workload": {"model": "llama-3.1-8b", "seq_lens": [8192],
+                                          "token_budget": 1e10},
+                             "prices": {"h200-sxm": 3.5}})
+    probes = probes_for(["h200-sxm", "b200-sxm", "h100-sxm"], catalog)
+    decision = decide(answers, catalog, probes)
+    assert decision.targets and all(t.verdict for t in decision.targets)
+
+
+POISON = {
+    # the audit's records: each was accepted and then broke every later `decide`
+    **{f"{fig}={v}": (fig, v) for fig in ("mamf", "attn", "d2d", "h2d", "busbw")
+       for v in (-5.0, 0.0, float("nan"), float("inf"), 1e308)},
+}
+
+
+@pytest.mark.parametrize("case", sorted(POISON))
+def test_a_poisoned_figure_is_refused_at_import_and_decide_still_works(
+        case: str, tmp_path, home, catalog) -> None:
+    fig, value = POISON[case]
+    path = tmp_path / "poison.json"
+    path.write_text(json.dumps(_full_record(**{fig: value})))  # NaN/inf as JSON's NaN/Infinity
+    with pytest.raises(InputError) as exc:
+        import_probe(path, catalog)
+    line = exc.value.one_line()
+    assert line.startswith(str(path)) and "\n" not in line
+    assert not (home / "probes" / "h200-sxm.json").exists()
+    _decide_with_the_store(catalog)
+
+
+@pytest.mark.parametrize("bytes_of", ["bom", "crlf"], ids=["utf8-bom", "crlf"])
+def test_harmless_encodings_import_and_read_back_the_same(bytes_of, tmp_path, home,
+                                                          catalog) -> None:
+    text = json.dumps(_full_record(), indent=1)
+    data = (b"\xef\xbb\xbf" + text.encode()) if bytes_of == "bom" else text.replace(
+        "\n", "\r\n").encode()
+    path = tmp_path / "r.json"
+    path.write_bytes(data)
+    done = import_probe(path, catalog)
+    assert done.path.read_bytes() == data  # stored as measured...
+    assert stored_probes(on_skip=pytest.fail)["h200-sxm"] == done.record  # ...read back equal
+    _decide_with_the_store(catalog)
+
+
+def test_a_non_utf8_record_is_refused_without_quoting_it(tmp_path, home, catalog) -> None:
+    path = tmp_path / "r.json"
+    path.write_bytes(json.dumps(_full_record()).replace("box-", "b\u00ffx-").encode("latin-1"))
+    with pytest.raises(InputError, match=r"not UTF-8 text \(invalid byte at offset \d+\)"):
+        import_probe(path, catalog)
+    _decide_with_the_store(catalog)
+
+
+def test_a_file_that_is_not_a_record_is_named_not_quoted(tmp_path, home, catalog) -> None:
+    shadow = tmp_path / "shadow"
+    shadow.write_text("root:$6$s3cr3t:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\n")
+    with pytest.raises(InputError) as exc:
+        import_probe(shadow, catalog)
+    line = exc.value.one_line()
+    assert str(shadow) in line and "not valid JSON" in line and "line 1" in line
+    assert "root" not in line.replace(str(shadow), "") and "s3cr3t" not in line
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"schema": "hunter2", "password": "hunter2"}))
+    with pytest.raises(InputError) as exc:
+        import_probe(other, catalog)
+    assert "hunter2" not in exc.value.one_line() and "not a probe record" in exc.value.one_line()
+
+
+@pytest.mark.parametrize("damage", [b"\xef\xbb\xbf{", b"{\"schema\": 1", b"\xff\xfe", b"",
+                                    b"[" * 5000, json.dumps(_full_record(mamf=-5.0)).encode()])
+def test_a_store_entry_damaged_after_import_is_skipped_and_decide_still_works(
+        damage: bytes, tmp_path, home, catalog, capsys) -> None:
+    import_probe(write(tmp_path, "b200.json", _full_record("b200-sxm")), catalog)
+    (home / "probes" / "h200-sxm.json").write_bytes(damage)  # edited by hand, or worse
+    _decide_with_the_store(catalog)
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "h200-sxm.json" in err[0] and "skipped" in err[0]
+    assert set(stored_probes(on_skip=None)) == {"b200-sxm"}

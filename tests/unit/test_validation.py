@@ -86,3 +86,12 @@ def test_every_constant_has_a_provenance_note() -> None:
     names = {f.name for f in fields(Calibration)} - {"attention"}
     assert names == set(CAL.notes())
     assert all(n.source for n in CAL.notes().values())
+
+
+def test_cases_left_out_of_the_score_are_listed_with_a_reason() -> None:
+    from advisor.io.cases import left_out, load_cases
+
+    skipped = left_out()
+    scored = {c.id for c in load_cases()}
+    assert len(skipped) == 22 and all(reason for _, reason in skipped)
+    assert not scored & {i for i, _ in skipped}  # a case is scored or left out, never both

@@ -10,11 +10,13 @@ utilisation, high when it stays at full draw.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import heapq
+import math
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from advisor.core.errors import InputError
+from advisor.core.model.bounds import MAX_GPUS
 
 BALANCE_TOLERANCE = 0.05  # stages within 5% of each other count as balanced
 
@@ -144,25 +146,118 @@ def _queue_story(loads: list[StageLoad], slowest: int, balanced: bool) -> str:
     return "; ".join(parts)
 
 
-def _splits(n_stages: int, total: int) -> Iterator[tuple[int, ...]]:
-    """Every way to give each stage at least one GPU, using at most `total`."""
-    if n_stages == 1:
-        for n in range(1, total + 1):
-            yield (n,)
-        return
-    for first in range(1, total - n_stages + 2):
-        for rest in _splits(n_stages - 1, total - first):
-            yield (first, *rest)
+BEST_SPLITS_TOP = 20  # how many of the best splits `best_splits` ranks
 
 
-def best_splits(p: Pipeline, total_gpus: int | None = None) -> list[PipelineBalance]:
-    """All splits of the box, fastest first; ties go to the one that draws less."""
+def _min_gpus(rate: float, per_gpu: float, cap: int) -> int:
+    """The fewest GPUs whose capacity (n x per_gpu, as `balance` computes it) reaches `rate`;
+    `cap + 1` when that is more than `cap` (so the float steps below stay exact integers)."""
+    if rate / per_gpu > cap:
+        return cap + 1
+    n = max(1, math.ceil(rate / per_gpu))
+    while n > 1 and (n - 1) * per_gpu >= rate:
+        n -= 1
+    while n * per_gpu < rate:
+        n += 1
+    return n
+
+
+def _ranked_splits(p: Pipeline, total: int, top: int) -> list[tuple[int, ...]]:
+    """The `top` best splits of `total` GPUs, without enumerating the others.
+
+    A split's rate is min(n_i x r_i), so every achievable rate is n x r_j for some stage j;
+    a rate R needs at least m_i(R) = ceil(R / r_i) GPUs on each stage, and R is reachable iff
+    those fit. So the rates are walked from the highest reachable one down (a binary search
+    per stage, then a merge), and at each rate the splits are the minimal one plus extra GPUs
+    on stages, cheapest first: an extra GPU adds idle_i - min(idle) W to the low end of the
+    power band and nothing to the rate (unless it lifts every binding stage, which is another
+    rate). Every rate level holds at least one split, so `top` levels hold the `top` best.
+    Work: O(stages x log total + top^2 x stages), whatever the box size.
+
+    Ranked by rate (to 1e-9 units/s), then the low end of the power band (to 1 uW), then
+    fewer GPUs in use, then the counts themselves, so the order is total and reproducible.
+    """
+    rates = [s.rate_per_gpu for s in p.stages]
+    idle = [s.idle_w for s in p.stages]
+    floor_w = min(idle)
+    per_unit = sum((s.active_w - s.idle_w) / s.rate_per_gpu for s in p.stages)
+    k = len(rates)
+
+    def need(rate: float) -> list[int]:
+        return [_min_gpus(rate, r, total) for r in rates]
+
+    def watts(counts: tuple[int, ...], rate: float) -> float:
+        used = sum(counts)
+        return (sum(n * w for n, w in zip(counts, idle, strict=True)) + rate * per_unit
+                + (total - used) * floor_w)
+
+    # The highest reachable multiple of each stage's per-GPU rate, then all rates descending.
+    heap: list[tuple[float, int, int]] = []
+    for j, r in enumerate(rates):
+        lo, hi = 0, total
+        while lo < hi:  # the largest n with n x r reachable; 0 if not even 1 x r is
+            mid = (lo + hi + 1) // 2
+            if sum(need(mid * r)) <= total:
+                lo = mid
+            else:
+                hi = mid - 1
+        if lo:
+            heapq.heappush(heap, (-(lo * r), j, lo))
+
+    found: list[tuple[tuple[float, float, int, tuple[int, ...]], tuple[int, ...]]] = []
+    levels: list[float] = []
+    last = None
+    while heap:
+        neg, j, n = heapq.heappop(heap)
+        if n > 1:
+            heapq.heappush(heap, (-((n - 1) * rates[j]), j, n - 1))
+        rate = -neg
+        if rate == last:
+            continue
+        last = rate
+        level = round(rate, 9)
+        if not levels or levels[-1] != level:
+            if len(levels) >= top:
+                break
+            levels.append(level)
+        base = tuple(need(rate))
+        binding = [i for i in range(k) if base[i] * rates[i] == rate]
+        spare = total - sum(base)
+
+        # Best-first over extra GPUs: the cheapest `top` splits at exactly this rate.
+        def prio(c: tuple[int, ...], rate: float = rate) -> tuple[float, int, tuple[int, ...]]:
+            return (round(watts(c, rate), 6), sum(c), c)
+
+        queue = [(prio(base), base)]
+        seen = {base}
+        taken = 0
+        while queue and taken < top:
+            pr, counts = heapq.heappop(queue)
+            found.append(((-level, *pr), counts))
+            taken += 1
+            if sum(counts) - sum(base) >= spare:
+                continue
+            for i in range(k):
+                more = (*counts[:i], counts[i] + 1, *counts[i + 1:])
+                if more in seen or all(more[b] > base[b] for b in binding):
+                    continue  # seen, or every binding stage lifted: a higher rate, not this one
+                seen.add(more)
+                heapq.heappush(queue, (prio(more), more))
+    found.sort()
+    return [counts for _, counts in found[:top]]
+
+
+def best_splits(p: Pipeline, total_gpus: int | None = None,
+                top: int = BEST_SPLITS_TOP) -> list[PipelineBalance]:
+    """The `top` best splits of the box, fastest first; ties go to the one that draws less."""
     total = total_gpus if total_gpus is not None else p.total_gpus
     if total < len(p.stages):
         raise InputError(f"{len(p.stages)} stages need at least {len(p.stages)} GPUs",
                          field="gpus", value=total)
-    results = [balance(p.with_split(c, total)) for c in _splits(len(p.stages), total)]
-    return sorted(results, key=lambda b: (-round(b.units_per_s, 9), b.power_kw_low))
+    if total > MAX_GPUS:
+        raise InputError(f"more GPUs than the {MAX_GPUS:,} advisor models", field="gpus",
+                         value=total)
+    return [balance(p.with_split(c, total)) for c in _ranked_splits(p, total, top)]
 
 
 def neighbours(p: Pipeline, stage: str, span: int = 2) -> list[PipelineBalance]:

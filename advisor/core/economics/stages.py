@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from advisor.core.economics.pipeline import (
     Pipeline,
@@ -28,6 +28,7 @@ from advisor.core.economics.pipeline import (
     neighbours,
 )
 from advisor.core.errors import InputError
+from advisor.core.formats import validation_error
 from advisor.core.model.options import (
     PipelineAlternative,
     PipelineSpec,
@@ -204,11 +205,20 @@ def build_pipeline(spec: PipelineSpec, rates: list[StageRate]) -> Pipeline:
     """The balance model's Pipeline, in the spec's work units (tokens when it has none)."""
     tpu = spec.tokens_per_unit or 1.0
     box = max(spec.box_gpus or 0, sum(r.gpus for r in rates))
+    stages = []
+    for r in rates:
+        try:  # e.g. an idle draw from the catalog above the active_w given for the stage
+            stages.append(Stage(name=r.name, gpus=r.gpus, rate_per_gpu=r.tokens_per_s_per_gpu / tpu,
+                                active_w=r.active_w, idle_w=r.idle_w, rate_source=r.source))
+        except ValidationError as exc:
+            err = validation_error(exc, "pipeline", entry=r.name)
+            raise InputError(f"{err.message} ({r.power_source}; give active_w and idle_w)"
+                             if err.field in ("active_w", "idle_w", None) else err.message,
+                             field=f"pipeline.stages.{r.name}" + (f".{err.field}" if err.field
+                                                                 else ""),
+                             value=err.value, has_value=err.has_value) from None
     return Pipeline(
-        stages=[Stage(name=r.name, gpus=r.gpus, rate_per_gpu=r.tokens_per_s_per_gpu / tpu,
-                      active_w=r.active_w, idle_w=r.idle_w, rate_source=r.source)
-                for r in rates],
-        tokens_per_unit=tpu, token_budget=spec.token_budget,
+        stages=stages, tokens_per_unit=tpu, token_budget=spec.token_budget,
         spare_gpus=box - sum(r.gpus for r in rates),
     )
 
@@ -306,7 +316,7 @@ def analyse_pipeline(spec: PipelineSpec, catalog: Catalog, gpus: int | None = No
     return PipelineReport(
         unit=spec.unit if spec.tokens_per_unit else "token", tokens_per_unit=p.tokens_per_unit,
         box_gpus=p.total_gpus, stages=rates, current=now, best_gpus=total,
-        best=best_splits(p, total)[:top], vary=vary, neighbours=neighbours(p, vary, spec.span),
+        best=best_splits(p, total, top=top), vary=vary, neighbours=neighbours(p, vary, spec.span),
         assumptions=assumptions, source=spec.source,
         current_gpu_days=sum(s.gpus for s in spec.stages) * now.eta_days
         if now.eta_days is not None else None,

@@ -10,16 +10,21 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from advisor.core.errors import InputError
 from advisor.core.formats import validation_error
+from advisor.core.model import bounds as B
 from advisor.core.model.layout import LayoutOverride
 from advisor.core.model.options import ConfigOptions, PipelineSpec
 from advisor.core.model.stack import Stack
 from advisor.core.model.workload import Workload
+from advisor.core.text import refuse_control
+
+if TYPE_CHECKING:
+    from advisor.core.model.catalog import Catalog
 
 if TYPE_CHECKING:
     from advisor.core.model.catalog import Catalog
@@ -47,28 +52,34 @@ def split_count(text: str) -> tuple[str, int | None]:
 
 
 class Answers(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
-    current: str = Field(min_length=1, description="catalog id of the GPU the workload runs on now")
+    current: str = Field(min_length=1, max_length=B.MAX_NAME_CHARS,
+                         description="catalog id of the GPU the workload runs on now")
     targets: list[str] = Field(
-        min_length=1, description="catalog ids to compare against; 'id@N' for N GPUs of it")
+        min_length=1, max_length=B.MAX_TARGETS,
+        description="catalog ids to compare against; 'id@N' for N GPUs of it")
     workload: Workload
     layouts: dict[str, LayoutOverride] = Field(
-        default_factory=dict,
+        default_factory=dict, max_length=B.MAX_TARGETS + 1,
         description="per-GPU changes to the workload's layout, by catalog id (e.g. its count)")
-    power_limits_w: dict[str, float] = Field(
-        default_factory=dict, description="a per-GPU power cap below the part's limit, watts")
+    power_limits_w: dict[str, Annotated[float, Field(gt=0, le=B.MAX_BOARD_W)]] = Field(
+        default_factory=dict, max_length=B.MAX_TARGETS + 1,
+        description="a per-GPU power cap below the part's limit, watts")
     basis: Literal["retuned", "as_run"] = Field(
         default="retuned", description="what the verdict compares: each GPU re-tuned, or the "
                                        "layouts as run")
-    prices: dict[str, float] = Field(
+    prices: dict[str, Annotated[float, Field(ge=B.MIN_USD_PER_GPU_HOUR,
+                                             le=B.MAX_USD_PER_GPU_HOUR)]] = Field(
         default_factory=dict, description="quoted $/GPU-hour by catalog id; others use defaults"
     )
-    electricity_usd_per_kwh: float = Field(default=DEFAULT_ELECTRICITY_USD_PER_KWH, ge=0, le=5)
-    power_cap_kw: float | None = Field(default=None, gt=0, description="rack power budget")
+    electricity_usd_per_kwh: float = Field(default=DEFAULT_ELECTRICITY_USD_PER_KWH, ge=0,
+                                           le=B.MAX_USD_PER_KWH)
+    power_cap_kw: float | None = Field(default=None, ge=B.MIN_POWER_CAP_KW, le=B.MAX_POWER_CAP_KW,
+                                       description="rack power budget")
     stack: Stack | None = None
     time_premium: float = Field(
-        default=0.10, ge=0, le=10,
+        default=0.10, ge=0, le=B.MAX_TIME_PREMIUM,
         description="extra $/token still worth paying to finish sooner (0.10 = 10%)",
     )
     configs: ConfigOptions | None = Field(
@@ -76,12 +87,11 @@ class Answers(BaseModel):
     pipeline: PipelineSpec | None = Field(
         default=None, description="a staged workload for `advisor configs pipeline`")
 
-    @model_validator(mode="after")
-    def _prices_positive(self) -> Answers:
-        for gpu, usd in self.prices.items():
-            if not usd > 0:
-                raise ValueError(f"price for {gpu} must be positive, got {usd}")
-        return self
+    @field_validator("*", mode="after")
+    @classmethod
+    def _printable(cls, v: Any) -> Any:
+        refuse_control(v, "answers")  # names shown in tables, reports and the wizard
+        return v
 
     def compared(self, catalog: Catalog, alone: bool = False) -> list[GpuSpec]:
         """The current GPU, then each distinct target, with catalog ids resolved; `alone`
@@ -113,3 +123,19 @@ def parse_answers(data: Any, file: str = "answers") -> Answers:
         return Answers.model_validate(data)
     except ValidationError as exc:
         raise validation_error(exc, file) from None
+
+
+def check_gpu_ids(answers: Answers, catalog: Catalog, file: str = "answers") -> None:
+    """Every catalog id the answers name resolves, or one line naming the file and field."""
+    named = [("current", answers.current),
+             *((f"targets.{i}", t) for i, t in enumerate(answers.targets))]
+    if answers.pipeline is not None:
+        named += [(f"pipeline.stages.{i}.gpu", s.gpu)
+                  for i, s in enumerate(answers.pipeline.stages)]
+    named += [(f"layouts.{k}", k) for k in answers.layouts]
+    named += [(f"power_limits_w.{k}", k) for k in answers.power_limits_w]
+    for field, gpu in named:
+        try:
+            catalog.gpu(split_count(gpu)[0])  # "id@N" names N GPUs of id
+        except InputError as exc:
+            raise InputError(exc.message, file=file, field=field, value=gpu) from None

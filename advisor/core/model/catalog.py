@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from advisor.core.errors import InputError
 from advisor.core.formats import parse_toml, validation_error
+from advisor.core.text import refuse_control
 
 PeakDtype = Literal["fp32", "tf32", "bf16", "fp16", "fp8", "fp6", "fp4", "nvfp4", "int8"]
 PEAK_DTYPES: tuple[str, ...] = get_args(PeakDtype)
@@ -53,7 +54,15 @@ CATALOG_FILES = ("gpus.toml", "archs.toml", "software.toml", "prices.toml")
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _no_control_characters(cls, v: Any) -> Any:
+        """Catalog text is shown everywhere (tables, the wizard, reports): a pulled GPU name
+        holding an escape sequence is refused here, before it is cached."""
+        refuse_control(v, "catalog text")
+        return v
 
 
 class Sourced(_Strict):

@@ -6,11 +6,13 @@ package computes with them.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from advisor.core.model import bounds as B
 from advisor.core.model.workload import Workload
+from advisor.core.text import refuse_control
 
 Objective = Literal["cost", "time"]
 
@@ -18,13 +20,15 @@ Objective = Literal["cost", "time"]
 class ConfigOptions(BaseModel):
     """The [configs] section of answers.toml: which counts to sweep and what to optimise."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     counts: list[int] | None = Field(
-        default=None, description="GPU counts to sweep; default 1, 2, 4, ... up to max_gpus")
-    max_gpus: int = Field(default=16, ge=1, le=4096)
-    gpus_per_node: int = Field(default=8, ge=1, le=72)
-    deadline_days: float | None = Field(default=None, gt=0)
+        default=None, max_length=B.MAX_SWEEP_COUNTS,
+        description="GPU counts to sweep; default 1, 2, 4, ... up to max_gpus")
+    max_gpus: int = Field(default=16, ge=1, le=B.MAX_SWEEP_GPUS)
+    gpus_per_node: int = Field(default=8, ge=1, le=B.MAX_GPUS_PER_NODE)
+    deadline_days: float | None = Field(default=None, ge=B.MIN_DEADLINE_DAYS,
+                                        le=B.MAX_DEADLINE_DAYS)
     objective: Objective = Field(
         default="cost", description="what `best` minimises among configurations that qualify")
     count_idle_slots: bool = Field(
@@ -37,6 +41,8 @@ class ConfigOptions(BaseModel):
     def _positive_unique(cls, v: list[int] | None) -> list[int] | None:
         if v is not None and (not v or min(v) < 1 or len(set(v)) != len(v)):
             raise ValueError("counts must be distinct positive GPU counts")
+        if v is not None and max(v) > B.MAX_SWEEP_GPUS:
+            raise ValueError(f"counts must be at most {B.MAX_SWEEP_GPUS:,} GPUs")
         return sorted(v) if v is not None else None
 
     def gpu_counts(self) -> list[int]:
@@ -55,25 +61,38 @@ RateSource = Literal["measured", "projected", "assumed"]
 class StageSpec(BaseModel):
     """One stage and its rate: measured, or a workload to project, or FLOPs/token at an MFU."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
-    name: str = Field(min_length=1)
-    gpu: str = Field(min_length=1, description="catalog id")
-    gpus: int = Field(ge=1, description="GPUs the stage has now (a measured rate's count)")
+    name: str = Field(min_length=1, max_length=B.MAX_NAME_CHARS)
+    gpu: str = Field(min_length=1, max_length=B.MAX_NAME_CHARS, description="catalog id")
+    gpus: int = Field(ge=1, le=B.MAX_GPUS,
+                      description="GPUs the stage has now (a measured rate's count)")
     measured_units_per_s: float | None = Field(
-        default=None, gt=0, description="the whole stage's measured rate, work units/s")
-    measured_tokens_per_s: float | None = Field(default=None, gt=0)
+        default=None, ge=B.MIN_RATE_PER_S, le=B.MAX_TOKENS_PER_S,
+        description="the whole stage's measured rate, work units/s")
+    measured_tokens_per_s: float | None = Field(default=None, ge=B.MIN_RATE_PER_S,
+                                                 le=B.MAX_TOKENS_PER_S)
     workload: Workload | None = Field(
         default=None, description="projected by the engine; its gpus are the stage's")
-    flops_per_token: float | None = Field(default=None, gt=0)
-    mfu: float | None = Field(default=None, gt=0, le=1)
+    flops_per_token: float | None = Field(default=None, ge=B.MIN_FLOPS_PER_TOKEN,
+                                           le=B.MAX_FLOPS_PER_TOKEN)
+    mfu: float | None = Field(default=None, ge=B.MIN_MFU, le=1)
     peak_tflops: float | None = Field(
-        default=None, gt=0, description="the peak the MFU is read against; default catalog dense")
+        default=None, ge=B.MIN_TFLOPS, le=B.MAX_TFLOPS,
+        description="the peak the MFU is read against; default catalog dense")
     hop_s_per_unit: float = Field(
-        default=0.0, ge=0, description="serial time per work unit the projection leaves out "
-                                       "(e.g. a GPU->CPU copy); measured rates include it")
-    active_w: float | None = Field(default=None, gt=0, le=3000, description="a busy GPU's draw")
-    idle_w: float | None = Field(default=None, ge=0, le=500)
+        default=0.0, ge=0, le=B.MAX_HOP_S,
+        description="serial time per work unit the projection leaves out "
+                    "(e.g. a GPU->CPU copy); measured rates include it")
+    active_w: float | None = Field(default=None, gt=0, le=B.MAX_BOARD_W,
+                                   description="a busy GPU's draw")
+    idle_w: float | None = Field(default=None, ge=0, le=B.MAX_IDLE_W)
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _printable(cls, v: Any) -> Any:
+        refuse_control(v, "answers")  # names shown in tables, reports and the wizard
+        return v
 
     @model_validator(mode="after")
     def _one_source(self) -> StageSpec:
@@ -89,6 +108,8 @@ class StageSpec(BaseModel):
             raise ValueError("flops_per_token and mfu go together")
         if self.hop_s_per_unit and sources[0]:
             raise ValueError("a measured rate already includes its hops")
+        if self.active_w is not None and self.idle_w is not None and self.idle_w >= self.active_w:
+            raise ValueError(f"idle_w {self.idle_w:g} is not below active_w {self.active_w:g}")
         return self
 
     @property
@@ -139,20 +160,28 @@ class PipelineAlternative(BaseModel):
 class PipelineSpec(BaseModel):
     """The [pipeline] section: stages in flow order and what one work unit carries."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
-    stages: list[StageSpec] = Field(min_length=2)
-    unit: str = Field(default="batch", min_length=1)
+    stages: list[StageSpec] = Field(min_length=2, max_length=B.MAX_PIPELINE_STAGES)
+    unit: str = Field(default="batch", min_length=1, max_length=B.MAX_NAME_CHARS)
     tokens_per_unit: float | None = Field(
-        default=None, gt=0, description="needed for rates in units/s and for per-unit hops")
-    token_budget: float | None = Field(default=None, gt=0)
-    box_gpus: int | None = Field(default=None, ge=2, description="default: the stages' sum")
+        default=None, ge=B.MIN_TOKENS_PER_UNIT, le=B.MAX_TOKENS,
+        description="needed for rates in units/s and for per-unit hops")
+    token_budget: float | None = Field(default=None, ge=B.MIN_TOKENS, le=B.MAX_TOKENS)
+    box_gpus: int | None = Field(default=None, ge=2, le=B.MAX_GPUS,
+                                 description="default: the stages' sum")
     vary: str | None = Field(default=None, description="stage the neighbour table walks; "
                                                        "default the first")
     span: int = Field(default=2, ge=1, le=16)
     source: str = ""
     alternatives: list[PipelineAlternative] = Field(
         default_factory=list, description="the same pipeline on other GPUs, to compare")
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _printable(cls, v: Any) -> Any:
+        refuse_control(v, "answers")  # names shown in tables, reports and the wizard
+        return v
 
     @model_validator(mode="after")
     def _consistent(self) -> PipelineSpec:

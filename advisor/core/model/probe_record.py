@@ -8,12 +8,13 @@ and a malformed file gets one line naming the file, the field and the value.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from advisor.core.errors import InputError
+from advisor.core.errors import InputError, not_ours
 from advisor.core.formats import validation_error
+from advisor.core.model import bounds as B
 
 SCHEMA = "advisor.probe-record"
 VERSION = 2  # what `python -m probes` writes now
@@ -27,20 +28,30 @@ StageStatus = Literal["done", "stopped", "failed", "not run"]
 DeviceKind = Literal["cuda", "rocm", "mps", "cpu"]
 Direction = Literal["fwd", "fwd_bwd"]
 
+# Measured figures. The engine divides by them and takes their logs, so a record that
+# passes these is one it can compute with: strictly positive, finite, physical.
+Tflops = Annotated[float, Field(ge=B.MIN_TFLOPS, le=B.MAX_TFLOPS)]
+Gbps = Annotated[float, Field(ge=B.MIN_GBPS, le=B.MAX_GBPS)]
+Share = Annotated[float, Field(ge=0, le=B.MAX_SHARE)]  # efficiency, fraction, spread
+Seconds = Annotated[float, Field(ge=0, le=B.MAX_SECONDS)]
+Count = Annotated[int, Field(ge=0, le=B.MAX_COUNT)]
+Dim = Annotated[int, Field(ge=1, le=B.MAX_SEQ_LEN)]
+
 
 class _Model(BaseModel):
     # Extra keys are ignored: a version-1 writer may add fields without breaking readers.
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(extra="ignore", frozen=True, allow_inf_nan=False)
 
 
 class Device(_Model):
     kind: DeviceKind
     name: str
-    count: int = Field(ge=0)
+    count: int = Field(ge=0, le=B.MAX_DEVICES)
     uuids: list[str] = Field(default_factory=list)
     capability: str | None = None
     gcn_arch: str | None = None
-    memory_gib: float | None = Field(default=None, description="as torch reports it (GiB)")
+    memory_gib: float | None = Field(default=None, ge=0, le=B.MAX_DEVICE_GIB,
+                                     description="as torch reports it (GiB)")
     catalog_id: str | None = None
     catalog_note: str | None = Field(
         default=None, description="why catalog_id is null, or how it was chosen"
@@ -110,22 +121,22 @@ class MatmulResult(_Measurement):
     dtype: str
     torch_dtype: str | None = Field(default=None, description="fp8 only: float8_e4m3fn or ...fnuz")
     mode: Literal["quick", "exhaustive"]
-    mamf_tflops: float | None = Field(
+    mamf_tflops: Tflops | None = Field(
         default=None,
         description="version 2: burst MAMF, the median of the 5 fastest iterations after an "
         "idle gap; version 1: the fastest iteration at the best shape",
     )
-    median_tflops: float | None = Field(
+    median_tflops: Tflops | None = Field(
         default=None,
         description="version 2: the median iteration at the MSMF shape; version 1: the median "
         "at the best shape",
     )
     best_shape: list[int] | None = None
-    mamf_peak_tflops: float | None = Field(default=None, description="the single fastest burst")
+    mamf_peak_tflops: Tflops | None = Field(default=None, description="the single fastest burst")
     mamf_shape: list[int] | None = None
     mamf_clock_mhz: float | None = None
     mamf_power_w: float | None = None
-    msmf_tflops: float | None = Field(
+    msmf_tflops: Tflops | None = Field(
         default=None, description="sustained: trimmed median of saturated runs after a soak"
     )
     msmf_shape: list[int] | None = None
@@ -134,11 +145,11 @@ class MatmulResult(_Measurement):
         default=None, description="SM clock, power and clock-event reasons during the MSMF runs"
     )
     search: dict[str, Any] | None = None
-    shapes_tried: int = 0
-    seconds: float = 0.0
-    catalog_peak_tflops: float | None = None
-    efficiency: float | None = None
-    catalog_mamf_tflops: float | None = None
+    shapes_tried: Count = 0
+    seconds: Seconds = 0.0
+    catalog_peak_tflops: Tflops | None = None
+    efficiency: Share | None = None
+    catalog_mamf_tflops: Tflops | None = None
     verdict: str | None = None
 
 
@@ -151,16 +162,16 @@ class AttentionResult(_Measurement):
     kernel_version: str | None = None
     iterations: int | None = None
     dtype: str = "bf16"
-    seq_len: int
-    head_dim: int
-    heads: int
-    kv_heads: int
-    batch: int
+    seq_len: Dim
+    head_dim: Dim
+    heads: Dim
+    kv_heads: Dim
+    batch: Dim
     causal: bool
     direction: Direction
-    tflops_median: float | None = None
-    tflops_max: float | None = None
-    ms_median: float | None = None
+    tflops_median: Tflops | None = None
+    tflops_max: Tflops | None = None
+    ms_median: Annotated[float, Field(gt=0, le=B.MAX_SECONDS * 1000)] | None = None
 
     @property
     def kernel_name(self) -> str:
@@ -182,36 +193,36 @@ class AttentionPoint(_Model):
 
 class BandwidthResult(_Measurement):
     kind: Literal["d2d", "h2d", "d2h"]
-    bytes: int
-    buffer_bytes: int | None = None
-    gbps_median: float | None = None
-    gbps_max: float | None = None
-    catalog_gbps: float | None = None
-    fraction: float | None = None
+    bytes: Count
+    buffer_bytes: Count | None = None
+    gbps_median: Gbps | None = None
+    gbps_max: Gbps | None = None
+    catalog_gbps: Gbps | None = None
+    fraction: Share | None = None
     note: str | None = None
 
 
 class CollectiveResult(_Measurement):
     op: str = "all_reduce"
     backend: str
-    world_size: int
-    nodes: int = 1
+    world_size: Annotated[int, Field(ge=1, le=B.MAX_GPUS)]
+    nodes: Annotated[int, Field(ge=1, le=B.MAX_NODES)] = 1
     dtype: str = "fp32"
-    bytes: int
-    algbw_gbps: float | None = None
-    busbw_gbps: float | None = None
-    busbw_gbps_max: float | None = None
+    bytes: Count
+    algbw_gbps: Gbps | None = None
+    busbw_gbps: Gbps | None = None
+    busbw_gbps_max: Gbps | None = None
     rank_skew_pct: float | None = None
-    catalog_gbps: float | None = None
-    fraction: float | None = None
+    catalog_gbps: Gbps | None = None
+    fraction: Share | None = None
 
 
 class GpuHealth(_Measurement):
-    index: int
+    index: Annotated[int, Field(ge=0, le=B.MAX_DEVICES)]
     uuid: str | None = None
-    tflops_median: float | None = None
-    tflops_max: float | None = None
-    tflops_first_s: float | None = None
+    tflops_median: Tflops | None = None
+    tflops_max: Tflops | None = None
+    tflops_first_s: Seconds | None = None
 
 
 class GpuTelemetry(_Model):
@@ -232,9 +243,9 @@ class NodeHealth(_Measurement):
     dtype: str | None = None
     shape: list[int] | None = None
     gpus: list[GpuHealth] = Field(default_factory=list)
-    spread: float | None = Field(default=None, description="(fastest - slowest) / fastest")
+    spread: Share | None = Field(default=None, description="(fastest - slowest) / fastest")
     slowest_index: int | None = None
-    node_tflops: float | None = Field(default=None, description="the slowest GPU: the node's pace")
+    node_tflops: Tflops | None = Field(default=None, description="the slowest GPU: the node's pace")
     telemetry_source: str | None = None
     telemetry: list[GpuTelemetry] = Field(default_factory=list)
     throttling: bool | None = None
@@ -264,10 +275,10 @@ class ProbeRecord(_Model):
     bandwidth: list[BandwidthResult] = Field(default_factory=list)
     collectives: list[CollectiveResult] = Field(default_factory=list)
     node_health: NodeHealth | None = None
-    seconds_total: float = 0.0
+    seconds_total: Seconds = 0.0
     stages: list[StageResult] = Field(default_factory=list)
     stages_finished: list[str] = Field(default_factory=list)
-    estimate_s: float | None = None
+    estimate_s: Seconds | None = None
 
     def msmf(self, dtype: str) -> float | None:
         """Best sustained MSMF for a dtype (version 2 records), or None."""
@@ -375,16 +386,14 @@ def parse_probe_record(data: Any, file: str) -> ProbeRecord:
         raise InputError("a probe record must be a JSON object", file=file)
     schema = data.get("schema")
     if schema != SCHEMA:
-        raise InputError(
-            f"not a probe record (expected schema {SCHEMA!r})",
-            file=file, field="schema", value=schema, has_value=True,
-        )
+        raise not_ours("a probe record", SCHEMA, schema, file)
     version = data.get("version")
     if version not in SUPPORTED_VERSIONS or isinstance(version, bool):
         raise InputError(
             "unsupported probe record version (this advisor reads versions "
             f"{', '.join(map(str, SUPPORTED_VERSIONS))})",
-            file=file, field="version", value=version, has_value=True,
+            file=file, field="version", value=version if isinstance(version, int) else None,
+            has_value=isinstance(version, int),
         )
     try:
         return ProbeRecord.model_validate(data)

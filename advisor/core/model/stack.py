@@ -15,6 +15,8 @@ from typing import Any, Literal
 from packaging.version import InvalidVersion, Version
 from pydantic import BaseModel, ConfigDict, field_validator, model_validator
 
+from advisor.core.text import refuse_control
+
 # pip distributions of attention kernels: FA2, FA3 and FA4 are separate packages
 # (FA4 installs into the flash_attn namespace but has no FA2 API: transformers #44559).
 ATTENTION_KERNELS: tuple[str, ...] = ("flash-attn", "flash-attn-3", "flash-attn-4")
@@ -189,6 +191,12 @@ class Stack(BaseModel):
     hip: str | None = None
     driver: str | None = None
     needs: list[str] = []
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _printable(cls, v: Any) -> Any:
+        refuse_control(v, "answers")  # names shown in tables, reports and the wizard
+        return v
 
     @model_validator(mode="before")
     @classmethod

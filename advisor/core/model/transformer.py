@@ -9,45 +9,60 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from advisor.core.formats import validation_error
+from advisor.core.model import bounds as B
+from advisor.core.text import refuse_control
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class MlaSpec(_Frozen):
     """DeepSeek multi-head latent attention: low-rank Q and a compressed, cached KV latent."""
 
-    q_lora_rank: int = Field(ge=1)
-    kv_lora_rank: int = Field(ge=1)
-    qk_nope_head_dim: int = Field(ge=1)
-    qk_rope_head_dim: int = Field(ge=1)
-    v_head_dim: int = Field(ge=1)
+    q_lora_rank: int = Field(ge=1, le=B.MAX_WIDTH)
+    kv_lora_rank: int = Field(ge=1, le=B.MAX_WIDTH)
+    qk_nope_head_dim: int = Field(ge=1, le=B.MAX_WIDTH)
+    qk_rope_head_dim: int = Field(ge=1, le=B.MAX_WIDTH)
+    v_head_dim: int = Field(ge=1, le=B.MAX_WIDTH)
 
 
 class ModelSpec(_Frozen):
     """A decoder-only transformer, dense or mixture-of-experts."""
 
-    name: str = "custom"
+    name: str = Field(default="custom", max_length=B.MAX_NAME_CHARS)
     source: str = Field(default="", description="where the dimensions come from")
-    layers: int = Field(ge=1)
-    hidden: int = Field(ge=1)
-    heads: int = Field(ge=1)
-    kv_heads: int = Field(ge=1)
-    head_dim: int | None = Field(default=None, ge=1, description="default hidden / heads")
-    ffn: int = Field(ge=1, description="MLP intermediate size (dense layers)")
-    vocab: int = Field(ge=1)
+    layers: int = Field(ge=1, le=B.MAX_LAYERS)
+    hidden: int = Field(ge=1, le=B.MAX_WIDTH)
+    heads: int = Field(ge=1, le=B.MAX_HEADS)
+    kv_heads: int = Field(ge=1, le=B.MAX_HEADS)
+    head_dim: int | None = Field(default=None, ge=1, le=B.MAX_WIDTH,
+                                 description="default hidden / heads")
+    ffn: int = Field(ge=1, le=B.MAX_WIDTH, description="MLP intermediate size (dense layers)")
+    vocab: int = Field(ge=1, le=B.MAX_VOCAB)
     gated_mlp: bool = Field(default=True, description="SwiGLU (3 matrices) vs GELU MLP (2)")
     tie_embeddings: bool = False
-    experts: int = Field(default=0, ge=0, description="routed experts; 0 for a dense model")
-    active_experts: int = Field(default=0, ge=0, description="routed experts per token")
-    shared_experts: int = Field(default=0, ge=0)
-    moe_ffn: int | None = Field(default=None, ge=1, description="expert intermediate size")
-    dense_layers: int = Field(default=0, ge=0, description="leading layers with a dense MLP")
+    experts: int = Field(default=0, ge=0, le=B.MAX_EXPERTS,
+                         description="routed experts; 0 for a dense model")
+    active_experts: int = Field(default=0, ge=0, le=B.MAX_EXPERTS,
+                                description="routed experts per token")
+    shared_experts: int = Field(default=0, ge=0, le=B.MAX_EXPERTS)
+    moe_ffn: int | None = Field(default=None, ge=1, le=B.MAX_WIDTH,
+                                description="expert intermediate size")
+    dense_layers: int = Field(default=0, ge=0, le=B.MAX_LAYERS,
+                              description="leading layers with a dense MLP")
     mla: MlaSpec | None = None
     declared_params: float | None = Field(
         default=None, gt=0, description="the parameter count the user gave, for a shape check")
+
+    @field_validator("*", mode="after")
+    @classmethod
+    def _printable(cls, v: Any) -> Any:
+        refuse_control(v, "answers")  # names shown in tables, reports and the wizard
+        return v
 
     @model_validator(mode="after")
     def _consistent(self) -> ModelSpec:
@@ -172,6 +187,14 @@ class ModelSpec(_Frozen):
         matches `params`; when every dimension is given, the shape wins and
         `params_note` says how far it is from `params`.
         """
+        try:
+            return cls._from_params(params, **dims)
+        except ValidationError as exc:  # e.g. 1e30 parameters: a hidden size past its bound
+            raise validation_error(exc, "command line",
+                                   entry=f"a model of {params:.3g} parameters") from None
+
+    @classmethod
+    def _from_params(cls, params: float, **dims: Any) -> ModelSpec:
         vocab = int(dims.get("vocab") or 128256)
         guess = round((params * 128 / 12) ** (1 / 3) / 128) * 128  # 12 L h^2 with h = 128 L
         hidden = int(dims.get("hidden") or max(256, guess))

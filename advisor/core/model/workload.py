@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from advisor.core.model import bounds as B
 from advisor.core.model.presets import resolve_preset
 from advisor.core.model.transformer import ModelSpec
 
@@ -37,7 +38,7 @@ KV_BYTES: dict[str, float] = {"bf16": 2.0, "fp8": 1.0, "fp4": 0.5625}
 
 
 class _Frozen(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class Workload(_Frozen):
@@ -46,16 +47,18 @@ class Workload(_Frozen):
     mode: Mode = "pretrain"
     model: ModelSpec
     seq_lens: list[int] = Field(
-        min_length=1, description="the sweep; the first is the primary. For serve, the "
-                                  "input lengths (ISL) swept at the output length `osl`")
-    micro_batch: int = Field(default=1, ge=1, description="sequences per GPU per micro-step; "
-                                                          "for serving, requests in flight")
+        min_length=1, max_length=B.MAX_SEQ_LENS,
+        description="the sweep; the first is the primary. For serve, the input lengths (ISL) "
+                    "swept at the output length `osl`")
+    micro_batch: int = Field(default=1, ge=1, le=B.MAX_MICRO_BATCH,
+                             description="sequences per GPU per micro-step; for serving, "
+                                         "requests in flight")
     global_batch: int | None = Field(
-        default=None, ge=1,
+        default=None, ge=1, le=B.MAX_GLOBAL_BATCH,
         description="sequences per optimizer step; default one micro-batch per DP rank",
     )
     packed_doc_len: int | None = Field(
-        default=None, ge=1,
+        default=None, ge=1, le=B.MAX_SEQ_LEN,
         description="mean document length when sequences are packed with a doc mask",
     )
     precision: Precision = "bf16"
@@ -72,26 +75,30 @@ class Workload(_Frozen):
         default="auto", description="auto: the kernel the declared stack runs on each GPU")
     framework: Framework = Field(
         default="auto", description="sets the per-step host overhead; auto: from the stack")
-    tp: int = Field(default=1, ge=1)
-    pp: int = Field(default=1, ge=1)
-    cp: int = Field(default=1, ge=1)
-    ep: int = Field(default=1, ge=1)
-    vp: int = Field(default=1, ge=1, description="virtual pipeline stages per PP rank")
-    gpus: int = Field(default=8, ge=1)
-    nodes: int = Field(default=1, ge=1)
+    tp: int = Field(default=1, ge=1, le=B.MAX_GPUS)
+    pp: int = Field(default=1, ge=1, le=B.MAX_GPUS)
+    cp: int = Field(default=1, ge=1, le=B.MAX_GPUS)
+    ep: int = Field(default=1, ge=1, le=B.MAX_GPUS)
+    vp: int = Field(default=1, ge=1, le=B.MAX_LAYERS,
+                    description="virtual pipeline stages per PP rank")
+    gpus: int = Field(default=8, ge=1, le=B.MAX_GPUS)
+    nodes: int = Field(default=1, ge=1, le=B.MAX_NODES)
     nic_gbit: float = Field(
-        default=400.0, gt=0, description="scale-out NIC line rate per GPU, Gbit/s"
+        default=400.0, ge=B.MIN_NIC_GBIT, le=B.MAX_NIC_GBIT,
+        description="scale-out NIC line rate per GPU, Gbit/s"
     )
-    token_budget: float | None = Field(default=None, gt=0, description="tokens to train or serve")
+    token_budget: float | None = Field(default=None, ge=B.MIN_TOKENS, le=B.MAX_TOKENS,
+                                       description="tokens to train or serve")
     # serving
-    osl: int | None = Field(default=None, ge=1, description="serve: output tokens per request")
+    osl: int | None = Field(default=None, ge=1, le=B.MAX_SEQ_LEN,
+                            description="serve: output tokens per request")
     kv_dtype: KvDtype = Field(default="auto", description="auto: fp8 for low-precision recipes")
-    ttft_ms: float | None = Field(default=None, gt=0, description="serve: time-to-first-token "
-                                                                 "limit")
-    tpot_ms: float | None = Field(default=None, gt=0, description="serve/decode: time per "
-                                                                 "output token limit")
-    max_batch: int = Field(default=2048, ge=1, description="serving engine's batch cap "
-                                                           "(requests in flight)")
+    ttft_ms: float | None = Field(default=None, gt=0, le=B.MAX_SECONDS * 1000,
+                                  description="serve: time-to-first-token limit")
+    tpot_ms: float | None = Field(default=None, gt=0, le=B.MAX_SECONDS * 1000,
+                                  description="serve/decode: time per output token limit")
+    max_batch: int = Field(default=2048, ge=1, le=B.MAX_MICRO_BATCH,
+                           description="serving engine's batch cap (requests in flight)")
 
     @model_validator(mode="before")
     @classmethod
@@ -111,8 +118,8 @@ class Workload(_Frozen):
 
     @model_validator(mode="after")
     def _layout(self) -> Workload:
-        if any(s < 1 for s in self.seq_lens):
-            raise ValueError("sequence lengths must be positive")
+        if any(not 1 <= s <= B.MAX_SEQ_LEN for s in self.seq_lens):
+            raise ValueError(f"sequence lengths must be 1 to {B.MAX_SEQ_LEN:,}")
         if len(set(self.seq_lens)) != len(self.seq_lens):
             raise ValueError("sequence lengths repeat")
         group = self.tp * self.pp * self.cp

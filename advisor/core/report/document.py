@@ -19,8 +19,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from advisor.core.decision import Decision
 from advisor.core.economics.configs import ConfigSweep
 from advisor.core.economics.stages import PipelineReport
-from advisor.core.errors import InputError
+from advisor.core.errors import InputError, not_ours
 from advisor.core.formats import (
+    assert_finite,
     load_model,
     model_data,
     normalize,
@@ -148,8 +149,12 @@ def build_report(
     configs: ConfigSweep | None = None,
     pipeline: PipelineReport | None = None,
 ) -> Report:
-    """The report of a decision; probe records are kept as they will read back."""
-    return Report(
+    """The report of a decision; probe records are kept as they will read back.
+
+    Raises NonFiniteError (a bug) if any figure in it is NaN or infinite: every input is
+    finite and bounded at load, so one here means the engine divided by zero somewhere.
+    """
+    report = Report(
         schema_=SCHEMA, version=VERSION, provenance=provenance,
         quotes=quotes_for(decision, catalog), warnings=warnings or [],
         probes={gpu: normalize(rec) for gpu, rec in sorted(probes.items())},
@@ -157,6 +162,8 @@ def build_report(
         configs=normalize(configs) if configs is not None else None,
         pipeline=normalize(pipeline) if pipeline is not None else None,
     )
+    assert_finite(model_data(report), "decision report")
+    return report
 
 
 def _top_level(report: Report) -> dict[str, Any]:
@@ -168,6 +175,7 @@ def _top_level(report: Report) -> dict[str, Any]:
 
 def report_to_toml(report: Report) -> str:
     data = _top_level(report)
+    assert_finite(data, "decision report")
     order = [*SECTIONS, *(k for k in data if k not in SECTIONS)]
     return toml_document(HEADER, [(k, data[k], SECTIONS.get(k, "")) for k in order if k in data])
 
@@ -176,16 +184,39 @@ def parse_report(text: str, file: str) -> Report:
     """A report's TOML back to the Report; other schemas and versions are refused."""
     data = parse_toml(text, file)
     if data.get("schema") != SCHEMA:
-        raise InputError(f"not an advisor decision report (expected schema {SCHEMA!r})",
-                         file=file, field="schema", value=data.get("schema"), has_value=True)
-    if data.get("version") != VERSION:
+        raise not_ours("an advisor decision report", SCHEMA, data.get("schema"), file)
+    version = data.get("version")
+    if version != VERSION:
         raise InputError(f"unsupported report version (this advisor reads version {VERSION})",
-                         file=file, field="version", value=data.get("version"), has_value=True)
+                         file=file, field="version",
+                         value=version if isinstance(version, int) else None,
+                         has_value=isinstance(version, int))
     decision_fields = set(Decision.model_fields)
     decision = {k: data.pop(k) for k in list(data) if k in decision_fields}
     try:
-        return load_model(Report, {**data, "decision": decision}, file)
+        report = load_model(Report, {**data, "decision": decision}, file)
     except InputError as exc:  # the decision's fields sit at the top level of the file
         if exc.field and exc.field.startswith("decision."):
             exc.field = exc.field.removeprefix("decision.")
         raise
+    check_consistent(report, file)
+    return report
+
+
+def check_consistent(report: Report, file: str) -> None:
+    """What every reader of a report relies on beyond each field's own type, checked once at
+    load: a hand-edited report that breaks it is one line here, not a crash in `report
+    show` or inside the wizard (`advisor --resume`)."""
+    d = report.decision
+    seqs = d.answers.workload.seq_lens
+    if d.primary_seq_len not in seqs:
+        raise InputError("is not one of the swept sequence lengths (answers.workload.seq_lens "
+                         f"= {seqs})", file=file, field="primary_seq_len",
+                         value=d.primary_seq_len)
+    results = [("current", d.current), *((f"targets.{i}", t) for i, t in enumerate(d.targets))]
+    for where, r in results:
+        swept = [p.seq_len for p in r.sweep]
+        if swept != seqs:
+            raise InputError(f"the sweep's sequence lengths {swept} are not those of "
+                             f"answers.workload.seq_lens {seqs}", file=file,
+                             field=f"{where}.sweep")

@@ -21,6 +21,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.markup import escape
 from textual.widgets import DataTable, Input, Select, Static, TabbedContent, TabPane
 
+from advisor.core import clean_block
 from advisor.textfmt import fmt_num
 from advisor.tui.fields import any_field_def
 from advisor.tui.numbers import (
@@ -298,7 +299,7 @@ class ConfigsScreen(ComputedScreen):
                               "train or serve, e.g. 300B) to sweep GPU counts; without one the "
                               "engine makes no sweep, and Next goes on to the verdict.")
             return
-        self.query_one("#cfg-best", Static).update(choice_text(sweep))
+        self.query_one("#cfg-best", Static).update(clean_block(choice_text(sweep)))
         table = self.query_one("#cfg-table", DataTable)
         keep = self._highlighted()
         table.clear(columns=True)
@@ -312,7 +313,7 @@ class ConfigsScreen(ComputedScreen):
         if target is not None and target in table.rows:
             table.move_cursor(row=table.get_row_index(target))
         self._draw_chart()
-        self.query_one("#cfg-notes", Static).update(notes_text(sweep))
+        self.query_one("#cfg-notes", Static).update(clean_block(notes_text(sweep)))
 
     def _highlighted(self) -> str | None:
         table = self.query_one("#cfg-table", DataTable)
@@ -328,7 +329,7 @@ class ConfigsScreen(ComputedScreen):
             self.query_one("#cfg-chart", Static).update(config_chart(self.sweep, key))
             point = next((p for p in self.sweep.points if point_key(p) == key), None)
             self.query_one("#cfg-row", Static).update(
-                point_text(point, self.sweep.current) if point else "")
+                clean_block(point_text(point, self.sweep.current)) if point else "")
 
     @on(DataTable.RowHighlighted, "#cfg-table")
     def _row(self) -> None:

@@ -18,6 +18,7 @@ from textual.markup import escape
 from textual.widget import Widget
 from textual.widgets import DataTable, Input, Static
 
+from advisor.core import clean, clean_block
 from advisor.tui.screens.base import ReportScreen
 from advisor.tui.stacks import format_stack, parse_stack
 from advisor.tui.widgets.field import FormField, Parsed
@@ -101,7 +102,7 @@ class GateScreen(ReportScreen):
             table.add_row(Text(f"{r.gpu} (now)" if r.role == "current" else r.gpu),
                           Text(r.dtype_gate.arch),
                           Text(word, style=f"bold {colours.get(colour, '')}"),
-                          Text(humanize(self.summary_of(r))), key=r.gpu, height=None)
+                          Text(clean(humanize(self.summary_of(r)))), key=r.gpu, height=None)
         if table.row_count:
             table.move_cursor(row=min(keep, table.row_count - 1))
             self._show(list(self.rows)[table.cursor_row])
@@ -119,7 +120,7 @@ class GateScreen(ReportScreen):
             lines.append("[$warning]this is the GPU you run on today: the recipe or the stack "
                          "needs a look[/]")
         lines += remedy(r) if self.verdict_of(r) == "fail" else []
-        self.query_one("#detail-text", Static).update("\n".join(lines))
+        self.query_one("#detail-text", Static).update(clean_block("\n".join(lines)))
 
     def ready(self) -> tuple[bool, str]:
         ok, hint = super().ready()

@@ -22,6 +22,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.markup import escape
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
+from advisor.core import clean_block
 from advisor.textfmt import fmt_num
 from advisor.tui.numbers import format_seq_lens
 from advisor.tui.render import BUCKET_NAMES, RESOURCE_NAMES, RESOURCE_SHORT, speed
@@ -184,5 +185,5 @@ class PerformanceScreen(ReportScreen):
             table.add_row(*row)
         table.focus()
         self.query_one("#chart", Static).update(speedup_chart(decision))
-        self.query_one("#buckets", Static).update(bucket_text(decision))
-        self.query_one("#layouts", Static).update(layout_text(decision))
+        self.query_one("#buckets", Static).update(clean_block(bucket_text(decision)))
+        self.query_one("#layouts", Static).update(clean_block(layout_text(decision)))

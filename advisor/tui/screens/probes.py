@@ -25,6 +25,7 @@ from textual.message import Message
 from textual.widgets import DataTable, Input, ProgressBar, RadioSet, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from advisor.core import clean
 from advisor.textfmt import fmt_num
 from advisor.tui.runner import ProbeMode, ProbeProgress, ProbeRow, rows_of
 from advisor.tui.screens.base import StepScreen
@@ -55,9 +56,12 @@ def about(seconds: float | None) -> str:
 
 
 def record_line(gpu: str, r: ProbeRecord) -> str:
+    """A record's stamp in one line; its text is someone else's, so it is sanitised."""
+    from advisor.core import clean
+
     s = r.stamp
     torch = s.versions.torch or "no torch"
-    return f"{gpu}: {s.device.name} on {s.hostname}, {s.date}, torch {torch}"
+    return clean(f"{gpu}: {s.device.name} on {s.hostname}, {s.date}, torch {torch}")
 
 
 class ProbesScreen(StepScreen):
@@ -222,7 +226,7 @@ class ProbesScreen(StepScreen):
         table = self.query_one("#probe-results", DataTable)
         table.clear()
         for row in rows_of(record):
-            table.add_row(row.probe, row.what, _value(row), row.unit)
+            table.add_row(row.probe, clean(row.what), _value(row), row.unit)
 
     # -- a run ------------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ from textual.markup import escape
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, LoadingIndicator, Static
 
+from advisor.core import clean_block
 from advisor.textfmt import fmt_num
 from advisor.tui.render import KIND, headline, hours, price_text
 from advisor.tui.words import humanize
@@ -174,7 +175,7 @@ class RankingScreen(ModalScreen[None]):
         lines = [f"[b]Out ({len(out)})[/b] [dim]fail a gate, cannot be projected, or do not "
                  "fit[/]"]
         lines += [f"  – {escape(r.gpu)}: {escape(why_out(r, seq))}" for r in out]
-        self.query_one("#rank-out", Static).update("\n".join(lines))
+        self.query_one("#rank-out", Static).update(clean_block("\n".join(lines)))
         table.focus()
 
     ranked: list[GpuResult] = []  # noqa: RUF012 - replaced, never mutated
@@ -190,9 +191,9 @@ class RankingScreen(ModalScreen[None]):
                    headline(r.verdict.headline) if r.verdict else "no verdict")
         speed = f", {p.speedup:.2f}× per GPU" if p and p.speedup else ""
         tok = f"{fmt_num(p.tokens_per_s_per_gpu, 0)} tok/s per GPU" if p else ""
-        self.query_one("#rank-row", Static).update(
+        self.query_one("#rank-row", Static).update(clean_block(
             f"[b]{r.gpus}x {escape(r.gpu)}[/b]: {escape(verdict)}; {tok}{speed}; "
-            f"{escape(price_text(r))} price [dim](dflt = catalog default)[/]")
+            f"{escape(price_text(r))} price [dim](dflt = catalog default)[/]"))
 
     def action_close(self) -> None:
         self.dismiss(None)

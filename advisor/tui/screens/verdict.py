@@ -16,6 +16,7 @@ from textual.containers import VerticalScroll
 from textual.markup import escape
 from textual.widgets import Static
 
+from advisor.core import clean_block
 from advisor.textfmt import fmt_num, render_table
 from advisor.tui.render import (
     KIND,
@@ -70,7 +71,7 @@ def card(decision: Decision, t: GpuResult) -> str:
     if warnings:
         out.append("[b $warning]warnings[/]")
         out += [f"  ! {escape(humanize(w))}" for w in warnings]
-    return "\n".join(out)
+    return clean_block("\n".join(out))  # a resumed report's text is someone else's
 
 
 class VerdictScreen(ReportScreen):
@@ -94,22 +95,23 @@ class VerdictScreen(ReportScreen):
         if report.configs is not None:
             summary += (f"\n[dim]configurations (step 8): "
                         f"{escape(humanize(report.configs.choice.reason))}[/]")
-        self.query_one("#verdict-summary", Static).update(summary)
+        self.query_one("#verdict-summary", Static).update(clean_block(summary))
         box = self.query_one("#verdicts", VerticalScroll)
         box.remove_children()
         cards = []
         warnings = report_warnings(report)
         if warnings:
-            cards.append(Static("[b $warning]read first[/]\n" + "\n".join(
-                f"  ! {escape(w)}" for w in warnings), classes="verdict-card", markup=True))
+            cards.append(Static(clean_block("[b $warning]read first[/]\n" + "\n".join(
+                f"  ! {escape(w)}" for w in warnings)), classes="verdict-card", markup=True))
         cards += [Static(card(decision, t), classes="verdict-card", markup=True)
                   for t in decision.targets]
         defaults = defaults_lines(decision)
         if defaults:
-            cards.append(Static("[b]defaults used[/b] [dim](not given by you)[/]\n" + "\n".join(
-                f"  – {escape(x)}" for x in defaults), classes="verdict-card", markup=True))
-        cards.append(Static("[dim]" + "\n".join(escape(humanize(n)) for n in decision.notes)
-                            + "[/]", classes="notes", markup=True))
+            cards.append(Static(clean_block(
+                "[b]defaults used[/b] [dim](not given by you)[/]\n" + "\n".join(
+                    f"  – {escape(x)}" for x in defaults)), classes="verdict-card", markup=True))
+        cards.append(Static(clean_block("[dim]" + "\n".join(
+            escape(humanize(n)) for n in decision.notes) + "[/]"), classes="notes", markup=True))
         box.mount_all(cards)
         box.focus()  # arrows and page keys scroll the cards
 

@@ -22,7 +22,7 @@ from textual.markup import escape
 from textual.message import Message
 from textual.widgets import Button, DataTable, Input, Static
 
-from advisor.core import InputError, PipelineSpec, kw_saved
+from advisor.core import InputError, PipelineSpec, clean_block, kw_saved
 from advisor.textfmt import fmt_num
 from advisor.tui.fields import any_field_def
 from advisor.tui.state import Context
@@ -373,7 +373,7 @@ class PipelinePanel(Vertical):
             self.query_one("#pl-result").display = False
 
     def render_report(self, r: PipelineReport) -> None:
-        self.query_one("#pl-head", Static).update(head_text(r))
+        self.query_one("#pl-head", Static).update(clean_block(head_text(r)))
         narrow = self.app.size.width < NARROW_WIDTH
         self._table("#pl-stages", stage_columns(r), stage_rows(r),
                     NARROW_STAGE_COLUMNS if narrow else None)
@@ -384,7 +384,7 @@ class PipelinePanel(Vertical):
             f"[b]Best splits of {r.best_gpus} GPUs[/b] [dim](fastest first; ties to the "
             "lower draw)[/]")
         self._table("#pl-best", SPLIT_COLUMNS, split_rows(r.best, r.current), keep)
-        self.query_one("#pl-notes", Static).update(notes_text(r))
+        self.query_one("#pl-notes", Static).update(clean_block(notes_text(r)))
 
     def _table(self, selector: str, columns: tuple[str, ...],
                rows: list[list[str | Text]], keep: tuple[int, ...] | None = None) -> None:

@@ -1,0 +1,119 @@
+"""Every physical bound on an input number, in one place, each with why it is where it is.
+
+Inputs come from files anyone can write: answers, reports, probe records, pulled
+catalogs and price sheets. A number past these bounds is not a workload anyone runs;
+refusing it at load keeps the core's arithmetic finite (no inf $/token, no NaN
+GPU-days) and its searches small (a GPU count of 10^30 would otherwise be enumerated).
+The bounds are generous: each is one to three orders of magnitude past the largest
+real figure, so they refuse typos and hostile files, never a real deployment.
+
+The models apply them as pydantic Field constraints (`le=MAX_GPUS`), so an error reads
+"field 'workload.gpus', value 10**30: Input should be less than or equal to 262144".
+NaN and infinities are refused separately, by every loader (see formats.finite_data)
+and by `allow_inf_nan=False` on the input models.
+"""
+
+from __future__ import annotations
+
+# --- sizes of what is read -------------------------------------------------------------
+
+# Local files. Ours are small: a report is ~25 KB, the whole shipped catalog ~170 KB, a
+# probe record a few hundred KiB at most. TOML is parsed in pure Python (~0.5 s/MiB on a
+# slow core), so its cap is what keeps a load under a second or two; JSON is parsed in C.
+MAX_TOML_BYTES = 2 * 2**20
+MAX_JSON_BYTES = 8 * 2**20
+MAX_CSV_BYTES = 2 * 2**20
+# Nesting of decoded data. Our deepest document (a report) nests 7 levels.
+MAX_DEPTH = 64
+
+# --- the cluster ---------------------------------------------------------------------
+
+# The largest published training clusters are ~100k-200k GPUs.
+MAX_GPUS = 2**18
+MAX_NODES = MAX_GPUS
+# GPUs per node of a sweep: 8 per HGX node, 72 in an NVL72 rack (the largest shipped).
+MAX_GPUS_PER_NODE = 72
+# Scale-out NIC per GPU: 400-800 Gbit/s today; 100 Tbit/s is far past any roadmap, and
+# 1 Gbit/s (plain gigabit Ethernet) is the slowest link a GPU job is run over.
+MIN_NIC_GBIT = 1.0
+MAX_NIC_GBIT = 100_000.0
+# A power budget: from one card (10 W) to a data hall (the largest sites are ~1-2 GW).
+MIN_POWER_CAP_KW = 0.01
+MAX_POWER_CAP_KW = 10_000_000.0
+# One GPU's board power: 1-1.4 kW today (B300); an idle GPU draws 30-150 W.
+MAX_BOARD_W = 3000.0
+MAX_IDLE_W = 500.0
+
+# --- the workload --------------------------------------------------------------------
+
+# Context lengths: 128k-1M common, 10M the longest announced.
+MAX_SEQ_LEN = 2**26
+MAX_SEQ_LENS = 64  # points in one sweep
+MAX_MICRO_BATCH = 2**16
+MAX_GLOBAL_BATCH = 2**30  # sequences per optimizer step
+# Tokens to train or serve: the largest runs are ~4e13 tokens; at least one.
+MIN_TOKENS = 1.0
+MAX_TOKENS = 1e18
+# Model dimensions: 10x past the largest published models (e.g. 128 layers, hidden 18k,
+# 256 routed experts, vocab 256k).
+MAX_LAYERS = 4096
+MAX_WIDTH = 2**20  # hidden, ffn, head_dim, LoRA ranks
+MAX_HEADS = 2**14
+MAX_VOCAB = 2**24
+MAX_EXPERTS = 2**16
+MAX_NAME_CHARS = 200  # a model, stage or unit name shown in tables
+
+# --- money and time ------------------------------------------------------------------
+
+# $/GPU-hour: the dearest on-demand GPU is ~$15/h; an 8-GPU node quoted by mistake ~$100.
+MIN_USD_PER_GPU_HOUR = 0.001
+MAX_USD_PER_GPU_HOUR = 1000.0
+# Electricity, $/kWh: ~0.03-0.40 in practice.
+MAX_USD_PER_KWH = 5.0
+MAX_TIME_PREMIUM = 10.0  # +1000% $/token still worth paying to finish sooner
+MIN_DEADLINE_DAYS = 1e-5  # about a second
+MAX_DEADLINE_DAYS = 36_500.0  # a century
+
+# --- rates (probe records, pipeline stages) ------------------------------------------
+
+# Lower bounds matter as much as upper ones: a rate of 1e-320 is "positive", and the time
+# it gives overflows to inf. Each floor is far below anything measurable on real hardware.
+# One device's matmul or attention rate: B200 dense fp4 is ~9,000 TFLOPS; a toy CPU run
+# measures ~0.01.
+MIN_TFLOPS = 1e-6
+MAX_TFLOPS = 100_000.0
+# One device's memory, link or network bandwidth, GB/s: HBM3e is ~8,000.
+MIN_GBPS = 1e-6
+MAX_GBPS = 100_000.0
+# A whole stage's throughput, tokens or work units per second: 1e12 is ~1,000x a large
+# serving fleet; 1e-9 is one unit every 30 years.
+MIN_RATE_PER_S = 1e-9
+MAX_TOKENS_PER_S = 1e12
+MIN_MFU = 1e-4  # 0.01% of peak
+# FLOPs per token: 6N for a 10T-parameter model is 6e13.
+MIN_FLOPS_PER_TOKEN = 1.0
+MAX_FLOPS_PER_TOKEN = 1e17
+MIN_TOKENS_PER_UNIT = 1.0  # a work unit carries at least one token
+MAX_HOP_S = 3600.0  # a serial copy per work unit
+MAX_SECONDS = 1e7  # a probe run or measurement: ~4 months
+MAX_DEVICES = 4096  # GPUs one probe run sees on one box
+MAX_DEVICE_GIB = 1e6  # one device's memory as torch reports it: 288 GB on B300
+MAX_SHARE = 100.0  # an efficiency or fraction of a catalog figure: ~0-1, a few above 1
+MAX_COUNT = 2**40  # bytes moved or shapes tried in one measurement
+MAX_PIPELINE_STAGES = 64
+
+# --- the GPU-count sweep -------------------------------------------------------------
+
+MAX_SWEEP_GPUS = 4096
+MAX_SWEEP_COUNTS = 64
+MAX_TARGETS = 64
+
+# --- pulls ---------------------------------------------------------------------------
+
+MAX_TIMEOUT_S = 600.0  # one attempt, connect to last byte
+MAX_RETRIES = 10
+MAX_BACKOFF_S = 8.0  # the longest wait between two attempts
+MAX_PULL_S = 900.0  # every attempt and wait of one pull together
+MAX_DOWNLOAD_BYTES = 64 * 2**20  # the largest body cap a pull may set (default 8 MiB)
+MAX_REDIRECTS = 20
+MAX_PRICE_RATIO = 1000.0  # target over current $/GPU-hour in the published scenario

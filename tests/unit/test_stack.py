@@ -201,8 +201,10 @@ class TestStack:
             source="declared", packages={"torch": "2.9", "Flash_Attn": "2.8.3", "vllm": "0.9"}
         )
         assert "flash-attn" in s.packages
-        assert s.needs == ["torch", "flash-attn"]
-        assert default_needs({"flash-attn-4": "4.0.0b1", "torch": "2.9"}) == [
+        assert s.needs == ["torch", "flash-attn", "vllm"]  # declared: every package is used
+        detected = Stack(source="detected", packages=dict(s.packages))
+        assert detected.needs == ["torch", "flash-attn"]  # installed is not used
+        assert default_needs({"flash-attn-4": "4.0.0b1", "torch": "2.9"}, "detected") == [
             "torch",
             "flash-attn-4",
         ]

@@ -169,8 +169,13 @@ def normalize_package(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name.strip()).lower()
 
 
-def default_needs(packages: dict[str, str]) -> list[str]:
-    """torch, plus whichever attention kernels are installed: what most workloads rely on."""
+def default_needs(packages: dict[str, str], source: str = "declared") -> list[str]:
+    """What the software gate checks when `needs` is not given. A declared stack is the
+    user's list of what the workload runs on, so every package in it; a detected one is
+    whatever this box has installed, so torch plus the attention kernels, what most
+    workloads rely on."""
+    if source == "declared":
+        return ["torch", *(k for k in packages if k != "torch")]
     return ["torch", *(k for k in ATTENTION_KERNELS if k in packages)]
 
 
@@ -179,7 +184,8 @@ class Stack(BaseModel):
 
     `torch_build`, `cuda` and `hip` fill each other in when one is known
     ("2.7.1+cu128" gives cu128 and 12.8), so a declared stack can be terse.
-    `needs` defaults to torch plus the installed attention kernels.
+    `needs` defaults to every declared package (for a detected stack: torch plus the
+    installed attention kernels).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -209,7 +215,7 @@ class Stack(BaseModel):
             packages = {normalize_package(str(k)): v for k, v in packages.items()}
             data["packages"] = packages
             if "needs" not in data:
-                data["needs"] = default_needs(packages)
+                data["needs"] = default_needs(packages, str(data.get("source", "declared")))
         torch = packages.get("torch") if isinstance(packages, dict) else None
         build = data.get("torch_build")
         if build is None and isinstance(torch, str):

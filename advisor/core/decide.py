@@ -338,7 +338,7 @@ def decide(answers: Answers, catalog: Catalog,
         targets.append(_judge(res, cur, s, sides[0], f_tgt, f_cur, answers, cal))
     w = answers.workload
     notes = [
-        "speedup_low/high: a 90% band (+-1.645 sigma) from each rate's spread plus the model's "
+        "speedup band: 90% (+-1.645 sigma) from each rate's spread plus the model's "
         f"own error ({cal.model_sigma:.0%}, sized from its held-out cases)",
         ("speedups compare tokens/s per GPU, each GPU in the layout re-tuned for it (the "
          "as-run figures use your layout on both); cluster figures use each side's GPU count")

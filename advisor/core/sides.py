@@ -50,6 +50,8 @@ def side_workload(answers: Answers, spec: GpuSpec, catalog: Catalog) -> Workload
     data.update(given)
     if spec.count is not None:
         data["gpus"] = spec.count
+    if "global_batch" not in given:
+        data["global_batch"] = base.global_batch_on(data["gpus"])
     if "nodes" not in given and ("nodes" not in base.model_fields_set
                                  or data["gpus"] != base.gpus):
         data["nodes"] = _nodes_for(data["gpus"], _natural_node(catalog.gpu(spec.gpu)))

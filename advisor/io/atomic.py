@@ -139,12 +139,6 @@ def is_stream(path: str | os.PathLike[str]) -> bool:
     return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode)
 
 
-def write_atomic(path: str | os.PathLike[str], data: str | bytes) -> Path:
-    """The old name and behaviour (missing folders are made), kept only while branches that
-    call it for advisor's own data are merged. New code: `write_output`."""
-    return write_output(path, data, create_parents=True)
-
-
 def _descriptor(given: str) -> int | None:
     if given in _STD:
         return _STD[given]

@@ -1,7 +1,7 @@
 """User words for the engine's identifiers.
 
 Core's messages sometimes name a field as the code spells it ("zero_stage",
-"speedup_low/high", "--price GPU=USD" for the CLI). The wizard shows the same message
+"--price GPU=USD" for the CLI). The wizard shows the same message
 with those names spelt as its own labels; the message itself is unchanged.
 """
 
@@ -10,14 +10,10 @@ from __future__ import annotations
 import re
 
 PHRASES: dict[str, str] = {
-    "speedup_low/high": "the speedup band",
-    "cost_ratio_low/high": "the $/token band",
-    "tp x pp x cp": "TP × PP × CP",
-    "tp*pp*cp": "TP × PP × CP",
+    "TP x PP x CP": "TP × PP × CP",
     "quote one with --price GPU=USD": "quote one on step 3 (Targets and prices)",
     "--price GPU=USD": "a price on step 3 (Targets and prices)",
     "+-": "±",
-    "(user)": "(your quote)",
 }
 NAMES: dict[str, str] = {
     "buy_back": "buying back the speed",

@@ -62,8 +62,8 @@ def test_preview_is_the_current_gpu_against_itself(catalog):
 
 
 @pytest.mark.parametrize(("text", "words"), [
-    ("speedup_low/high: a 90% band", "the speedup band: a 90% band"),
-    ("gpus 16 is not a multiple of tp x pp x cp = 3", "16 GPUs is not a multiple of TP × PP × CP"),
+    ("speedup band: 90% (+-1.645 sigma)", "speedup band: 90% (±1.645 sigma)"),
+    ("gpus 16 is not a multiple of TP x PP x CP = 3", "16 GPUs is not a multiple of TP × PP × CP"),
     ("zero_stage, offload_optimizer and recompute are training options",
      "sharding (ZeRO stage), optimizer offload and recompute"),
     ("does not fit: tp 1 -> 8", "TP 1 → 8"),

@@ -186,3 +186,24 @@ def test_break_even_efficiency_agrees_with_the_verdict(catalog, target_price: fl
     assert t.verdict is not None and t.break_even_efficiency is not None
     cheaper = (t.verdict.cost_ratio or 0) < 1.0
     assert (t.break_even_efficiency < 1.0) == cheaper
+
+
+def test_a_target_on_fewer_gpus_runs_the_same_global_batch(catalog) -> None:
+    """"4 of these or 8 of those": the 4-GPU side accumulates to the 8-GPU side's batch rather
+    than taking half as many sequences per optimizer step; a side on more GPUs brings its own
+    micro-batch per rank, and a batch the answers give is kept everywhere."""
+    from advisor.core.model.answers import GpuSpec
+    from advisor.core.sides import side_workload
+
+    a = answers(targets=["b200-sxm@4", "b300-sxm@16"])
+    assert a.workload.sequences_per_step == 8
+    fewer = side_workload(a, GpuSpec("b200-sxm", 4), catalog)
+    more = side_workload(a, GpuSpec("b300-sxm", 16), catalog)
+    assert (fewer.gpus, fewer.global_batch, fewer.accumulation) == (4, 8, 2)
+    assert (more.gpus, more.global_batch, more.sequences_per_step) == (16, None, 16)
+    pinned = answers(targets=["b200-sxm@4"], workload={**a.workload.model_dump(),
+                                                         "global_batch": 64})
+    assert side_workload(pinned, GpuSpec("b200-sxm", 4), catalog).global_batch == 64
+    serve = answers(targets=["b200-sxm@4"], workload={
+        "model": "llama-3.1-8b", "mode": "serve", "seq_lens": [1024], "osl": 256, "gpus": 8})
+    assert side_workload(serve, GpuSpec("b200-sxm", 4), catalog).global_batch is None

@@ -109,4 +109,4 @@ def test_a_clear_saving_is_not_break_even_even_with_a_wide_band() -> None:
 def test_cost_reason_names_whose_price_is_whose() -> None:
     v = judge(BASE)
     cost = next(r.text for r in v.reasons if r.kind == "cost")
-    assert "$6.00/h (default) for b200-sxm vs $4.00/h (user) for h200-sxm" in cost
+    assert "$6.00/h (default) for b200-sxm vs $4.00/h (your quote) for h200-sxm" in cost

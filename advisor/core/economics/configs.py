@@ -26,10 +26,9 @@ from advisor.core.model.workload import Workload
 if TYPE_CHECKING:
     from advisor.core.economics.cost import PriceQuote
     from advisor.core.model.answers import Answers
-    from advisor.core.model.catalog import Catalog, Gpu
+    from advisor.core.model.catalog import Catalog
     from advisor.core.model.probe_record import ProbeRecord
     from advisor.core.projection.calibration import Calibration
-    from advisor.core.projection.rates import GpuRates
     from advisor.core.sides import Compared
 
 class ConfigPoint(BaseModel):
@@ -146,8 +145,9 @@ def sweep_configs(answers: Answers, catalog: Catalog,
                 skipped.append(Skipped(gpu=s.gpu.id, gpus=n, reason=gate or "no rates"))
                 continue
             try:
-                trial = Workload.model_validate({**s.workload.model_dump(), "gpus": n,
-                                                 "nodes": nodes if n % nodes == 0 else 1})
+                trial = Workload.model_validate({
+                    **s.workload.model_dump(), "gpus": n, "nodes": nodes if n % nodes == 0 else 1,
+                    "global_batch": s.workload.global_batch_on(n)})
             except ValidationError as exc:
                 why = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
                 skipped.append(Skipped(gpu=s.gpu.id, gpus=n, reason=why))
@@ -195,23 +195,22 @@ def sweep_configs(answers: Answers, catalog: Catalog,
         gpus_per_node=opts.gpus_per_node, seq_len=w.seq_lens[0], token_budget=w.token_budget,
         electricity_usd_per_kwh=answers.electricity_usd_per_kwh, points=points, skipped=skipped,
         choice=choose(points, opts.objective, answers.power_cap_kw, opts.deadline_days),
-        assumptions=_assumptions(answers, opts, gpus, [s.rates for s in sides], quotes,
-                                 cal.idle_power_fraction),
+        assumptions=_assumptions(answers, opts, sides, quotes, cal.idle_power_fraction)
+        + _superlinear(points),
     )
 
 
-def _assumptions(answers: Answers, opts: ConfigOptions, gpus: Sequence[Gpu],
-                 rates: Sequence[GpuRates | None], quotes: Sequence[PriceQuote | None],
-                 idle_fraction: float) -> list[str]:
+def _assumptions(answers: Answers, opts: ConfigOptions, sides: Sequence[Compared],
+                 quotes: Sequence[PriceQuote | None], idle_fraction: float) -> list[str]:
     w = answers.workload
+    gpus = [s.gpu for s in sides]
+    rates = [s.rates for s in sides]
     out = [
         f"throughput at {w.seq_lens[0]:,} tokens per sequence, from the decision engine with "
         "each count in the layout re-tuned for it (communication included: DP/ZeRO/TP/CP/EP "
         f"over the scale-up link inside a node, {w.nic_gbit:g} Gbit/s NIC per GPU across "
         f"nodes of {opts.gpus_per_node})",
-        (f"the global batch stays at {w.global_batch} sequences (fewer micro-batches per GPU "
-         "as the count grows)") if w.global_batch else
-        "weak scaling: each added data-parallel rank brings its own micro-batch",
+        _batch_rule({s.gpu.id: s.workload for s in sides}),
         "power: busy GPUs at idle + utilisation x (TDP - idle); "
         + ("empty slots of a partly used node at idle draw, so energy here can exceed the "
            "verdict's, which counts only the GPUs in use" if opts.count_idle_slots
@@ -227,6 +226,38 @@ def _assumptions(answers: Answers, opts: ConfigOptions, gpus: Sequence[Gpu],
                                   else "no price (quote one with --price); not ranked on cost"))
     if quotes[0] is None:
         out.append(f"GPU-days-equivalent needs a price for the current GPU ({gpus[0].id})")
+    return out
+
+
+def _batch_rule(workloads: Mapping[str, Workload]) -> str:
+    w = next(iter(workloads.values()))
+    if not w.training:
+        return "serving: requests in flight are per GPU, so each count serves its own"
+    if w.global_batch:
+        return (f"the global batch stays at {w.global_batch} sequences (fewer micro-batches per "
+                "GPU as the count grows)")
+    own = {(v.gpus, v.sequences_per_step) for v in workloads.values()}
+    if len(own) == 1:
+        ((n, batch),) = own
+        where = f"below {n} GPUs the global batch stays at your {batch} sequences"
+    else:
+        where = "below each GPU's own count the global batch stays at its layout's (" + ", ".join(
+            f"{g} {v.gpus} GPUs, {v.sequences_per_step} sequences"
+            for g, v in workloads.items()) + ")"
+    return (f"{where} (gradient accumulation, as when a run shrinks); from there each added "
+            "data-parallel rank brings its own micro-batch")
+
+
+def _superlinear(points: Sequence[ConfigPoint]) -> list[str]:
+    """Scaling above 100% reads as an error unless the smaller count's layout says why."""
+    out = []
+    for gpu in dict.fromkeys(p.gpu for p in points):
+        mine = [p for p in points if p.gpu == gpu]
+        top = max(mine, key=lambda p: p.scaling_efficiency)
+        if top.scaling_efficiency > 1.05:
+            out.append(f"{gpu}: scaling reaches {top.scaling_efficiency:.0%} at {top.gpus} GPUs "
+                       f"because the {mine[0].gpus}-GPU run needs '{mine[0].layout}'; more "
+                       "GPUs shard the weights and optimizer state and need less of that")
     return out
 
 

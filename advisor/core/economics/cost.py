@@ -16,6 +16,7 @@ from advisor.core.projection.calibration import CAL, Calibration
 from advisor.core.projection.rates import GpuRates
 
 PriceSource = Literal["user", "default"]
+SOURCE_WORDS = {"user": "your quote", "default": "default"}  # how a reason names a source
 
 
 class PriceQuote(BaseModel):

@@ -102,7 +102,7 @@ def tornado(case: Case, verdict: Verdict, f_cur: Fitted, f_tgt: Fitted, r_cur: G
                 cost_ratio_low=ends[0][1], cost_ratio_high=ends[1][1],
                 break_even=value * tie if tie is not None else None,
                 flips=base_kind not in (ends[0][0], ends[1][0]) or ends[0][0] != ends[1][0],
-                source=f"{RESOURCE_SIGMA[resource]} sigma {sigma:.0%} of {gpu}'s evidence"))
+                source=f"sigma {sigma:.0%} from {gpu}'s evidence"))
     for price, which in ((case.price_target, 1), (case.price_current, 0)):
         if price is None or case.price_sources[which] != "default":
             continue
@@ -128,7 +128,7 @@ def tornado(case: Case, verdict: Verdict, f_cur: Fitted, f_tgt: Fitted, r_cur: G
         unit="x speedup", verdict_low=ends[0][0], verdict_high=ends[1][0],
         cost_ratio_low=ends[0][1], cost_ratio_high=ends[1][1], break_even=None,
         flips=base_kind not in (ends[0][0], ends[1][0]) or ends[0][0] != ends[1][0],
-        source=f"model sigma {cal.model_sigma:.0%}, from the held-out cases"))
+        source=f"sigma {cal.model_sigma:.0%}, sized on the held-out cases"))
 
     def swing(r: SensitivityRow) -> float:
         a, b = r.cost_ratio_low, r.cost_ratio_high

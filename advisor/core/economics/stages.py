@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from advisor.core.economics.cost import SOURCE_WORDS
 from advisor.core.economics.pipeline import (
     Pipeline,
     PipelineBalance,
@@ -256,8 +257,8 @@ def _alternative(spec: PipelineSpec, alt: PipelineAlternative, base: list[StageR
     mine, theirs = quote(spec.stages[0].gpu, dict(prices), catalog), quote(gpu.id, dict(prices),
                                                                             catalog)
     ratio = theirs.usd_per_hour / mine.usd_per_hour if mine and theirs else None
-    note = (f"{gpu.id} ${theirs.usd_per_hour:g}/h ({theirs.source}) over "
-            f"{spec.stages[0].gpu} ${mine.usd_per_hour:g}/h ({mine.source})"
+    note = (f"{gpu.id} ${theirs.usd_per_hour:g}/h ({SOURCE_WORDS[theirs.source]}) over "
+            f"{spec.stages[0].gpu} ${mine.usd_per_hour:g}/h ({SOURCE_WORDS[mine.source]})"
             if mine and theirs else "no price for one of the GPUs")
     splits = []
     for split in alt.splits or [[s.gpus for s in spec.stages]]:

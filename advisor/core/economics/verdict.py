@@ -17,6 +17,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from advisor.core.economics.cost import SOURCE_WORDS
+
 Kind = Literal[
     "upgrade", "upgrade-for-time", "break-even", "hold", "blocked-by-gate", "capability"
 ]
@@ -202,7 +204,7 @@ def _money_reasons(c: Case, speed: float, cost: float | None, reasons: list[Reas
     reasons.append(Reason(kind="speed", weight=abs(math.log(speed)),
                           text=f"{speed:.2f}x tokens/s per GPU, {c.basis} ({basis}){counts}"))
     if cost is not None and c.price_current and c.price_target:
-        src_cur, src_tgt = c.price_sources
+        src_cur, src_tgt = (SOURCE_WORDS.get(s, s) for s in c.price_sources)
         reasons.append(Reason(
             kind="cost", weight=abs(math.log(cost)) + 0.5,
             text=f"$/token {cost:.2f}x the current at ${c.price_target:.2f}/h ({src_tgt}) for "

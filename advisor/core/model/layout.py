@@ -52,7 +52,7 @@ class LayoutChoice(BaseModel):
 
     def describe(self, serving: bool = False) -> str:
         """A short human line: 'TP 4, PP 2, mbs 2 x 4 acc, ZeRO-1, full recompute'."""
-        parts = [f"{self.gpus} GPUs"]
+        parts = [f"{self.gpus} GPU" + ("s" if self.gpus != 1 else "")]
         parts += [f"{k.upper()} {v}" for k, v in (("tp", self.tp), ("pp", self.pp),
                                                    ("cp", self.cp), ("ep", self.ep))
                   if v > 1]

@@ -124,7 +124,7 @@ class Workload(_Frozen):
             raise ValueError("sequence lengths repeat")
         group = self.tp * self.pp * self.cp
         if self.gpus % group:
-            raise ValueError(f"gpus {self.gpus} is not a multiple of tp x pp x cp = {group}")
+            raise ValueError(f"gpus {self.gpus} is not a multiple of TP x PP x CP = {group}")
         if self.gpus % self.nodes:
             raise ValueError(f"gpus {self.gpus} do not split evenly over {self.nodes} nodes")
         if self.training and self.dp % self.ep:
@@ -181,6 +181,16 @@ class Workload(_Frozen):
     @property
     def sequences_per_step(self) -> int:
         return self.global_batch or self.micro_batch * self.dp
+
+    def global_batch_on(self, gpus: int) -> int | None:
+        """The global batch when this recipe runs on `gpus` GPUs. Unless the answers give one,
+        fewer GPUs keep this layout's batch and accumulate gradients, as a user shrinking a
+        run does (a batch that shrank with the count would leave an offloaded 1-GPU run one
+        sequence per optimizer step, several times slower per GPU than it runs); as many or
+        more bring their own micro-batch each."""
+        if self.global_batch is not None or not self.training or gpus >= self.gpus:
+            return self.global_batch
+        return self.sequences_per_step
 
     @property
     def kv_bytes(self) -> float:

@@ -18,6 +18,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.events import Resize
 from textual.markup import escape
 from textual.widgets import DataTable, Input, Select, Static, TabbedContent, TabPane
 
@@ -308,12 +309,23 @@ class ConfigsScreen(ComputedScreen):
         today = report.decision.answers.workload.gpus
         for key, cells in config_rows(sweep, today, columns):
             table.add_row(*cells, key=key)
+        self._size_table()
         pick = sweep.choice.best or sweep.choice.closest_miss
         target = keep if keep in table.rows else (point_key(pick) if pick else None)
         if target is not None and target in table.rows:
             table.move_cursor(row=table.get_row_index(target))
         self._draw_chart()
         self.query_one("#cfg-notes", Static).update(clean_block(notes_text(sweep)))
+
+    def on_resize(self, event: Resize) -> None:
+        self._size_table()
+
+    def _size_table(self) -> None:
+        """A definite height, set with the rows: an auto height settles only after the cursor
+        has scrolled into view, so where the view scrolled to would depend on timing."""
+        table = self.query_one("#cfg-table", DataTable)
+        if table.row_count:
+            table.styles.height = min(table.row_count + 1, max(6, self.app.size.height * 2 // 5))
 
     def _highlighted(self) -> str | None:
         table = self.query_one("#cfg-table", DataTable)

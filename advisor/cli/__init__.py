@@ -13,6 +13,7 @@ import contextlib
 import importlib
 import os
 import sys
+import typing
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -25,8 +26,15 @@ COMMAND_MODULES: tuple[str, ...] = (
 )
 
 
+class _Parser(argparse.ArgumentParser):
+    """A usage error is one line that points at --help, not the whole usage block."""
+
+    def error(self, message: str) -> typing.NoReturn:
+        self.exit(EXIT_INPUT_ERROR, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="advisor",
         description=(
             "Is it worth moving this workload from GPU X to GPU Y? "

@@ -286,3 +286,13 @@ def test_secret_query_values_are_not_printed_stored_or_cited(advisor_cli, www, t
     for where, text in texts.items():
         assert "T0KEN" not in text and "S1GNATURE" not in text, where
     assert "token=REDACTED&sig=REDACTED" in texts["report"]
+
+
+@pytest.mark.parametrize(("args", "needles"), [
+    (["configs", "sweep", "--counts", "0,2"],
+     ["--counts", "'0,2'", "advisor configs sweep --help"]),
+    (["bogus"], ["invalid choice: 'bogus'", "advisor --help"]),
+    (["decide"], ["--answers", "advisor decide --help"]),
+])
+def test_a_usage_error_is_one_line_pointing_at_help(advisor_cli, args, needles):
+    one_line_exit_2(advisor_cli(*args), *needles)

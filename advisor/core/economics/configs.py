@@ -255,9 +255,12 @@ def _superlinear(points: Sequence[ConfigPoint]) -> list[str]:
         mine = [p for p in points if p.gpu == gpu]
         top = max(mine, key=lambda p: p.scaling_efficiency)
         if top.scaling_efficiency > 1.05:
+            first = mine[0].layout
+            why = ("more GPUs shard the weights and optimizer state and need less of that"
+                   if "offload" in first or "recompute" in first else
+                   "each GPU's share of the weights and optimizer step shrinks with the count")
             out.append(f"{gpu}: scaling reaches {top.scaling_efficiency:.0%} at {top.gpus} GPUs "
-                       f"because the {mine[0].gpus}-GPU run needs '{mine[0].layout}'; more "
-                       "GPUs shard the weights and optimizer state and need less of that")
+                       f"because the {mine[0].gpus}-GPU run needs '{first}'; {why}")
     return out
 
 

@@ -257,6 +257,7 @@ class ConfigsScreen(ComputedScreen):
     def on_mount(self) -> None:
         """The counts first: typing replaces them, and the table follows as you type."""
         self.query_one("#counts").focus()
+        self._size_table()
 
     def _counts_note(self) -> str:
         if self.state.configs is None or self.state.configs.counts is None:
@@ -302,7 +303,7 @@ class ConfigsScreen(ComputedScreen):
             return
         self.query_one("#cfg-best", Static).update(clean_block(choice_text(sweep)))
         table = self.query_one("#cfg-table", DataTable)
-        keep = self._highlighted()
+        keep = self._cursor_to or self._highlighted()
         table.clear(columns=True)
         columns = NARROW_COLUMNS if self.size.width < NARROW else COLUMNS
         table.add_columns(*columns, *(["limits"] if has_limits(sweep) else []))
@@ -311,9 +312,9 @@ class ConfigsScreen(ComputedScreen):
             table.add_row(*cells, key=key)
         self._size_table()
         pick = sweep.choice.best or sweep.choice.closest_miss
-        target = keep if keep in table.rows else (point_key(pick) if pick else None)
-        if target is not None and target in table.rows:
-            table.move_cursor(row=table.get_row_index(target))
+        self._cursor_to = keep if keep in table.rows else (point_key(pick) if pick else None)
+        self._tries = 0
+        self._place_cursor()
         self._draw_chart()
         self.query_one("#cfg-notes", Static).update(clean_block(notes_text(sweep)))
 
@@ -321,11 +322,30 @@ class ConfigsScreen(ComputedScreen):
         self._size_table()
 
     def _size_table(self) -> None:
-        """A definite height, set with the rows: an auto height settles only after the cursor
-        has scrolled into view, so where the view scrolled to would depend on timing."""
+        """A definite height from the start, so the cursor never scrolls against a stale one."""
         table = self.query_one("#cfg-table", DataTable)
-        if table.row_count:
-            table.styles.height = min(table.row_count + 1, max(6, self.app.size.height * 2 // 5))
+        cap = max(6, self.app.size.height * 2 // 5)
+        table.styles.height = min(table.row_count + 1, cap) if table.row_count else cap
+
+    _cursor_to: str | None = None
+    _tries = 0
+
+    def _place_cursor(self) -> None:
+        """Move the cursor once the table is laid out and has measured its rows. The result
+        appears in the same call that fills the table, and a cursor moved before layout
+        scrolls against a table of no height: where it landed depended on load."""
+        table = self.query_one("#cfg-table", DataTable)
+        key = self._cursor_to
+        if key is None or key not in table.rows:
+            return
+        if (table.size.height <= 1 or table.virtual_size.height <= table.row_count) \
+                and self._tries < 50:
+            self._tries += 1
+            self.call_after_refresh(self._place_cursor)
+            return
+        self._cursor_to, self._tries = None, 0
+        table.scroll_to(y=0, animate=False, force=True)
+        table.move_cursor(row=table.get_row_index(key))
 
     def _highlighted(self) -> str | None:
         table = self.query_one("#cfg-table", DataTable)

@@ -116,3 +116,21 @@ async def open_advanced(pilot: Pilot[Any]) -> None:
     """Open the Workload step's Advanced group (its rows are built when first opened)."""
     pilot.app.screen.query_one("#advanced").collapsed = False
     await demo.settle(pilot)
+
+
+async def press(pilot: Pilot[Any], *keys: str) -> None:
+    """Keys as a user presses them, with the app settled before and after."""
+    await demo.settle(pilot)
+    await pilot.press(*keys)
+    await demo.settle(pilot)
+
+
+async def open_ranking(pilot: Pilot[Any]) -> None:
+    await press(pilot, "ctrl+k")
+    await pilot.app.screen.done.wait()
+    table = pilot.app.screen.query_one("#rank-table")
+    for _ in range(100):  # the table sizes itself to its rows when the app is next idle
+        if table.size.height > 1:
+            break
+        await pilot.pause()
+    await demo.settle(pilot)

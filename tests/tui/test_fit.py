@@ -18,7 +18,7 @@ from textual.widgets import DataTable, Input, Static
 from advisor.tui.demo import settle
 from advisor.tui.state import STEPS
 
-from .conftest import NARROW, WIDE
+from .conftest import NARROW, WIDE, open_ranking, press
 
 
 def _visible(widget: Widget) -> bool:
@@ -99,20 +99,6 @@ async def _pipeline(pilot: Any) -> None:
     await settle(pilot)
 
 
-async def _press(pilot: Any, *keys: str) -> None:
-    await pilot.press(*keys)
-    await settle(pilot)
-
-
-async def _rank(pilot: Any) -> None:
-    await _press(pilot, "ctrl+k")
-    await pilot.app.screen.done.wait()
-    table = pilot.app.screen.query_one("#rank-table")
-    for _ in range(100):  # the table sizes itself to its rows when the app is next idle
-        if table.size.height > 1:
-            break
-        await pilot.pause()
-    await settle(pilot)
 
 
 VIEWS = {
@@ -121,10 +107,10 @@ VIEWS = {
     "performance-buckets": (6, _tab),
     "performance-layouts": (6, _tab2),
     "configs-pipeline": (7, _pipeline),
-    "help": (2, lambda p: _press(p, "f1")),
-    "ranking": (8, lambda p: _rank(p)),
-    "export": (8, lambda p: _press(p, "ctrl+e")),
-    "summary": (8, lambda p: _press(p, "ctrl+y")),
+    "help": (2, lambda p: press(p, "f1")),
+    "ranking": (8, lambda p: open_ranking(p)),
+    "export": (8, lambda p: press(p, "ctrl+e")),
+    "summary": (8, lambda p: press(p, "ctrl+y")),
 }
 
 

@@ -15,7 +15,7 @@ from textual.pilot import Pilot
 from advisor.tui.demo import settle
 from advisor.tui.state import STEPS
 
-from .conftest import NARROW, WIDE
+from .conftest import NARROW, WIDE, open_ranking, press
 
 SIZES = pytest.mark.parametrize("size", [NARROW, WIDE], ids=["80x24", "120x40"])
 
@@ -57,12 +57,6 @@ def test_welcome_cpu_box(snap_compare, make_app, cpu_box, size):
     assert snap_compare(make_app(hardware=cpu_box), terminal_size=size, run_before=settle)
 
 
-async def _press(pilot: Pilot[Any], *keys: str) -> None:
-    await settle(pilot)
-    await pilot.press(*keys)
-    await settle(pilot)
-
-
 async def _advanced(pilot: Pilot[Any]) -> None:
     await settle(pilot)
     pilot.app.screen.query_one("#advanced").collapsed = False
@@ -76,32 +70,21 @@ async def _serving(pilot: Pilot[Any]) -> None:
 
 
 async def _pipeline(pilot: Pilot[Any]) -> None:
-    await _press(pilot, "ctrl+t")
+    await press(pilot, "ctrl+t")
     await pilot.click("#pl-example")
-    await settle(pilot)
-
-
-async def _rank(pilot: Any) -> None:
-    await _press(pilot, "ctrl+k")
-    await pilot.app.screen.done.wait()
-    table = pilot.app.screen.query_one("#rank-table")
-    for _ in range(100):  # the table sizes itself to its rows when the app is next idle
-        if table.size.height > 1:
-            break
-        await pilot.pause()
     await settle(pilot)
 
 
 VIEWS = {
     "workload-advanced": (1, _advanced),
     "workload-serving": (1, _serving),
-    "performance-buckets": (6, lambda p: _press(p, "ctrl+t")),
-    "performance-layouts": (6, lambda p: _press(p, "ctrl+t", "ctrl+t")),
+    "performance-buckets": (6, lambda p: press(p, "ctrl+t")),
+    "performance-layouts": (6, lambda p: press(p, "ctrl+t", "ctrl+t")),
     "configs-pipeline": (7, _pipeline),
-    "help": (2, lambda p: _press(p, "f1")),
-    "ranking": (8, lambda p: _rank(p)),
-    "export": (8, lambda p: _press(p, "ctrl+e")),
-    "summary": (8, lambda p: _press(p, "ctrl+y")),
+    "help": (2, lambda p: press(p, "f1")),
+    "ranking": (8, lambda p: open_ranking(p)),
+    "export": (8, lambda p: press(p, "ctrl+e")),
+    "summary": (8, lambda p: press(p, "ctrl+y")),
 }
 
 

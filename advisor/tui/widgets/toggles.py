@@ -18,6 +18,14 @@ class _Marked:
     def _set_mark(self) -> None:
         self.BUTTON_INNER = self.MARKS[1] if self.value else self.MARKS[0]
 
+    def on_mount(self) -> None:
+        self._set_mark()
+        self.refresh()  # type: ignore[attr-defined]  # the widget's, after _Marked in the MRO
+
+    def watch_value(self) -> None:
+        self._set_mark()
+        super().watch_value()  # type: ignore[misc]  # ToggleButton's, after _Marked in the MRO
+
 
 class Tick(_Marked, Checkbox):
     """[✔] when on, [ ] when off."""
@@ -26,14 +34,6 @@ class Tick(_Marked, Checkbox):
     BUTTON_RIGHT = "]"
     MARKS = (" ", "✔")
 
-    def on_mount(self) -> None:
-        self._set_mark()
-        self.refresh()
-
-    def watch_value(self) -> None:
-        self._set_mark()
-        super().watch_value()
-
 
 class Choice(_Marked, RadioButton):
     """(●) for the chosen one, ( ) for the others."""
@@ -41,11 +41,3 @@ class Choice(_Marked, RadioButton):
     BUTTON_LEFT = "("
     BUTTON_RIGHT = ")"
     MARKS = (" ", "●")
-
-    def on_mount(self) -> None:
-        self._set_mark()
-        self.refresh()
-
-    def watch_value(self) -> None:
-        self._set_mark()
-        super().watch_value()

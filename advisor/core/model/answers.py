@@ -12,16 +12,16 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import ConfigDict, Field, ValidationError
 
 from advisor.core.errors import InputError
 from advisor.core.formats import validation_error
 from advisor.core.model import bounds as B
 from advisor.core.model.layout import LayoutOverride
 from advisor.core.model.options import ConfigOptions, PipelineSpec
+from advisor.core.model.printable import PrintableModel
 from advisor.core.model.stack import Stack
 from advisor.core.model.workload import Workload
-from advisor.core.text import refuse_control
 
 if TYPE_CHECKING:
     from advisor.core.model.catalog import Catalog
@@ -51,7 +51,7 @@ def split_count(text: str) -> tuple[str, int | None]:
     return (m["id"], int(m["n"])) if m else (text.strip(), None)
 
 
-class Answers(BaseModel):
+class Answers(PrintableModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     current: str = Field(min_length=1, max_length=B.MAX_NAME_CHARS,
@@ -86,12 +86,6 @@ class Answers(BaseModel):
         default=None, description="GPU-count sweep options for `advisor configs sweep`")
     pipeline: PipelineSpec | None = Field(
         default=None, description="a staged workload for `advisor configs pipeline`")
-
-    @field_validator("*", mode="after")
-    @classmethod
-    def _printable(cls, v: Any) -> Any:
-        refuse_control(v, "answers")  # names shown in tables, reports and the wizard
-        return v
 
     def compared(self, catalog: Catalog, alone: bool = False) -> list[GpuSpec]:
         """The current GPU, then each distinct target, with catalog ids resolved; `alone`

@@ -6,13 +6,13 @@ package computes with them.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from advisor.core.model import bounds as B
+from advisor.core.model.printable import PrintableModel
 from advisor.core.model.workload import Workload
-from advisor.core.text import refuse_control
 
 Objective = Literal["cost", "time"]
 
@@ -58,7 +58,7 @@ class ConfigOptions(BaseModel):
 RateSource = Literal["measured", "projected", "assumed"]
 
 
-class StageSpec(BaseModel):
+class StageSpec(PrintableModel):
     """One stage and its rate: measured, or a workload to project, or FLOPs/token at an MFU."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
@@ -87,12 +87,6 @@ class StageSpec(BaseModel):
     active_w: float | None = Field(default=None, gt=0, le=B.MAX_BOARD_W,
                                    description="a busy GPU's draw")
     idle_w: float | None = Field(default=None, ge=0, le=B.MAX_IDLE_W)
-
-    @field_validator("*", mode="after")
-    @classmethod
-    def _printable(cls, v: Any) -> Any:
-        refuse_control(v, "answers")  # names shown in tables, reports and the wizard
-        return v
 
     @model_validator(mode="after")
     def _one_source(self) -> StageSpec:
@@ -157,7 +151,7 @@ class PipelineAlternative(BaseModel):
         return v
 
 
-class PipelineSpec(BaseModel):
+class PipelineSpec(PrintableModel):
     """The [pipeline] section: stages in flow order and what one work unit carries."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
@@ -176,12 +170,6 @@ class PipelineSpec(BaseModel):
     source: str = ""
     alternatives: list[PipelineAlternative] = Field(
         default_factory=list, description="the same pipeline on other GPUs, to compare")
-
-    @field_validator("*", mode="after")
-    @classmethod
-    def _printable(cls, v: Any) -> Any:
-        refuse_control(v, "answers")  # names shown in tables, reports and the wizard
-        return v
 
     @model_validator(mode="after")
     def _consistent(self) -> PipelineSpec:

@@ -13,9 +13,9 @@ import re
 from typing import Any, Literal
 
 from packaging.version import InvalidVersion, Version
-from pydantic import BaseModel, ConfigDict, field_validator, model_validator
+from pydantic import ConfigDict, Field, field_validator, model_validator
 
-from advisor.core.text import refuse_control
+from advisor.core.model.printable import PrintableModel
 
 # pip distributions of attention kernels: FA2, FA3 and FA4 are separate packages
 # (FA4 installs into the flash_attn namespace but has no FA2 API: transformers #44559).
@@ -179,7 +179,7 @@ def default_needs(packages: dict[str, str], source: str = "declared") -> list[st
     return ["torch", *(k for k in ATTENTION_KERNELS if k in packages)]
 
 
-class Stack(BaseModel):
+class Stack(PrintableModel):
     """What the workload runs on: package versions and the torch build.
 
     `torch_build`, `cuda` and `hip` fill each other in when one is known
@@ -196,13 +196,7 @@ class Stack(BaseModel):
     cuda: str | None = None
     hip: str | None = None
     driver: str | None = None
-    needs: list[str] = []
-
-    @field_validator("*", mode="after")
-    @classmethod
-    def _printable(cls, v: Any) -> Any:
-        refuse_control(v, "answers")  # names shown in tables, reports and the wizard
-        return v
+    needs: list[str] = Field(default_factory=list)
 
     @model_validator(mode="before")
     @classmethod

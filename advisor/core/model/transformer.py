@@ -9,11 +9,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from advisor.core.formats import validation_error
 from advisor.core.model import bounds as B
-from advisor.core.text import refuse_control
+from advisor.core.model.printable import PrintableModel
 
 
 class _Frozen(BaseModel):
@@ -30,7 +30,7 @@ class MlaSpec(_Frozen):
     v_head_dim: int = Field(ge=1, le=B.MAX_WIDTH)
 
 
-class ModelSpec(_Frozen):
+class ModelSpec(_Frozen, PrintableModel):
     """A decoder-only transformer, dense or mixture-of-experts."""
 
     name: str = Field(default="custom", max_length=B.MAX_NAME_CHARS)
@@ -57,12 +57,6 @@ class ModelSpec(_Frozen):
     mla: MlaSpec | None = None
     declared_params: float | None = Field(
         default=None, gt=0, description="the parameter count the user gave, for a shape check")
-
-    @field_validator("*", mode="after")
-    @classmethod
-    def _printable(cls, v: Any) -> Any:
-        refuse_control(v, "answers")  # names shown in tables, reports and the wizard
-        return v
 
     @model_validator(mode="after")
     def _consistent(self) -> ModelSpec:

@@ -30,6 +30,8 @@ DIMENSIONS = ("layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "experts"
 SHORT = {"dense": "dense", "attention": "attn", "elementwise": "elem", "optimizer": "opt",
          "communication": "comm", "overhead": "host"}
 MODES = ["pretrain", "finetune", "lora", "prefill", "decode", "serve"]
+PRECISIONS = ["bf16", "fp16", "fp8", "fp4", "nvfp4"]
+KV_DTYPES = ["auto", "bf16", "fp8", "fp4"]
 
 
 def count(text: str) -> float:
@@ -99,7 +101,13 @@ def add_workload_args(p: argparse.ArgumentParser, *, required: bool, counts: boo
         p.add_argument("--nodes", type=int, help="nodes (default: read off the GPU count)")
     for deg in ("tp", "pp", "cp", "ep", "vp"):
         p.add_argument(f"--{deg}", type=int, help=f"{deg.upper()} degree as you run it")
-    p.add_argument("--precision", choices=["bf16", "fp16", "fp8", "fp4", "nvfp4"])
+    p.add_argument("--precision", choices=PRECISIONS,
+                   help="number format of weights and GEMMs on every GPU (default bf16)")
+    p.add_argument("--current-precision", choices=PRECISIONS,
+                   help="the current GPU's format, e.g. fp8 on the H200 against nvfp4 on a "
+                        "B200 (default --precision)")
+    p.add_argument("--target-precision", choices=PRECISIONS,
+                   help="every target's format (default --precision)")
     p.add_argument("--zero", type=int, choices=range(4), help="ZeRO/FSDP stage as you run it")
     p.add_argument("--optimizer", choices=["adamw", "adamw8bit", "sgd"])
     p.add_argument("--checkpointing", action="store_true",
@@ -108,14 +116,19 @@ def add_workload_args(p: argparse.ArgumentParser, *, required: bool, counts: boo
     p.add_argument("--offload-optimizer", action="store_true", help="optimizer state on the CPU")
     p.add_argument("--fused-kernels", action="store_true",
                    help="fused norm/SwiGLU/RoPE and chunked loss (e.g. Liger-Kernel)")
-    p.add_argument("--framework", choices=["auto", "megatron", "fsdp", "deepspeed"],
-                   help="what runs the training (sets per-step overhead and what re-tuning may "
-                        "change); default: read off the layout")
+    p.add_argument("--framework",
+                   choices=["auto", "megatron", "fsdp", "deepspeed", "vllm", "sglang", "trtllm"],
+                   help="what runs the job: a training framework (sets per-step overhead and "
+                        "what re-tuning may change) or a serving engine; default: read off "
+                        "the stack and the layout")
     p.add_argument("--attention-kernel",
                    choices=["auto", "fa2", "fa3", "fa4", "cudnn", "sdpa", "ck"])
     p.add_argument("--packed-doc-len", type=int, help="mean document length of packed sequences")
     p.add_argument("--mode", choices=MODES, help="default pretrain")
-    p.add_argument("--kv-dtype", choices=["auto", "bf16", "fp8", "fp4"])
+    p.add_argument("--kv-dtype", choices=KV_DTYPES,
+                   help="serving: KV-cache format on every GPU (auto: fp8 for fp8/fp4 weights)")
+    p.add_argument("--current-kv-dtype", choices=KV_DTYPES, help="the current GPU's KV format")
+    p.add_argument("--target-kv-dtype", choices=KV_DTYPES, help="every target's KV format")
     p.add_argument("--ttft-ms", type=float, help="serve: time-to-first-token limit")
     p.add_argument("--tpot-ms", type=float, help="serve/decode: time-per-output-token limit")
     p.add_argument("--max-batch", type=int, help="serving: the engine's batch cap (default 2048)")
@@ -186,6 +199,7 @@ def answers_from_args(args: argparse.Namespace, catalog: Catalog) -> Answers:
         "workload": workload,
         "prices": {catalog.gpu(g).id: usd for g, usd in args.price},
         "power_limits_w": {catalog.gpu(g).id: w for g, w in args.power_limit},
+        "layouts": _formats(args, catalog, targets),
     }
     if args.power_cap is not None:
         data["power_cap_kw"] = args.power_cap
@@ -194,6 +208,23 @@ def answers_from_args(args: argparse.Namespace, catalog: Catalog) -> Answers:
     if args.as_run:
         data["basis"] = "as_run"
     return parse_answers(data, "command line")
+
+
+def _formats(args: argparse.Namespace, catalog: Catalog, targets: list[str]
+             ) -> dict[str, dict[str, str]]:
+    """Per-side number formats (`--current-precision fp8 --target-precision nvfp4`) as the
+    answers' per-GPU layouts hold them."""
+    from advisor.core import split_count
+
+    out: dict[str, dict[str, str]] = {}
+    sides = [(args.current, args.current_precision, args.current_kv_dtype)]
+    sides += [(t, args.target_precision, args.target_kv_dtype) for t in targets]
+    for gpu, precision, kv in sides:
+        given = {k: v for k, v in (("precision", precision), ("kv_dtype", kv)) if v}
+        if given:
+            gid = catalog.gpu(split_count(gpu)[0]).id
+            out.setdefault(gid, {}).update(given)
+    return out
 
 
 def _expand_targets(targets: list[str], catalog: Catalog) -> list[str]:
@@ -238,7 +269,10 @@ def _point_json(p: SweepPoint | None) -> dict[str, Any]:
         "usd_per_mtok": p.usd_per_mtok, "speedup": p.speedup, "speedup_low": p.speedup_low,
         "speedup_high": p.speedup_high, "buckets": p.bucket_speedup,
         "bucket_seconds": p.bucket_seconds, "bucket_binding": p.bucket_binding,
-        "ttft_ms": p.ttft_ms, "tpot_ms": p.tpot_ms,
+        "ttft_ms": p.ttft_ms, "tpot_ms": p.tpot_ms, "batch": p.batch, "batch_cap": p.batch_cap,
+        "kv_batch": p.kv_batch, "uncapped_batch": p.uncapped_batch,
+        "uncapped_tokens_per_s_per_gpu": p.uncapped_tokens_per_s_per_gpu,
+        "memory_margin_gib": p.memory_margin_gib, "borderline": p.borderline,
         "layout": p.layout.model_dump() if p.layout else None,
     }
 
@@ -250,6 +284,8 @@ def _gpu_json(r: GpuResult, primary: int) -> dict[str, Any]:
     v = r.verdict
     return {
         "gpu": r.gpu, "role": r.role, "gpus": r.gpus, "nodes": r.nodes,
+        "precision": r.precision, "kv_bytes": r.kv_bytes,
+        "framework": r.framework or (a.framework if a else None),
         **{k: val for k, val in _point_json(p).items() if k != "seq_len"},
         "as_run": {k: val for k, val in _point_json(run_p).items() if k != "seq_len"},
         "fit_change": r.change_at(primary),
@@ -266,7 +302,6 @@ def _gpu_json(r: GpuResult, primary: int) -> dict[str, Any]:
         "rate_sources": a.rate_sources if a else {},
         "attention_kernel": a.attention_kernel if a else None,
         "attention_why": a.attention_why if a else None,
-        "framework": a.framework if a else None,
         "price": a.price.model_dump() if a and a.price else None,
         "job": r.job.model_dump() if r.job else None,
         "break_even_usd_per_hour": r.break_even_usd_per_hour,

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import replace
 
 import numpy as np
 
@@ -29,41 +28,50 @@ from advisor.core.economics.buyback import BuyBack, buy_back
 from advisor.core.economics.cost import (
     PriceQuote,
     break_even_price,
-    gpu_power_w,
     job_cost,
     quote,
     usd_per_mtok,
 )
 from advisor.core.economics.sensitivity import tornado
 from advisor.core.economics.verdict import Case, judge
+from advisor.core.gates.dtype import format_switch
 from advisor.core.gates.software import SoftwareGate
-from advisor.core.model.answers import Answers
+from advisor.core.model.answers import Answers, split_count
 from advisor.core.model.catalog import Catalog
+from advisor.core.model.frameworks import name_of
 from advisor.core.model.probe_record import ProbeRecord
+from advisor.core.model.workload import Workload
 from advisor.core.projection.calibration import CAL, Calibration
 from advisor.core.projection.engine import BUCKETS, RESOURCES, Projection
 from advisor.core.projection.rates import GpuRates
-from advisor.core.projection.retune import Fitted, project_side
-from advisor.core.projection.uncertainty import band, log_sigma
-from advisor.core.sides import Compared, gated_rates
+from advisor.core.projection.retune import Fitted
+from advisor.core.projection.uncertainty import Z90, band, log_sigma
+from advisor.core.sides import ResolvedSide, resolve_sides
 
 WEAK_SOURCES = ("transferred-efficiency", "generic-kernel-ratio")
 EFFICIENCY_GRID = np.geomspace(0.05, 20.0, 400)
 
 
 def _prepare(answers: Answers, catalog: Catalog, probes: Mapping[str, ProbeRecord],
-             cal: Calibration) -> list[Compared]:
-    """Every side projected as run and re-tuned."""
-    out = []
-    for g in gated_rates(answers, catalog, probes, cal):
-        side = project_side(g.workload, g.rates, g.workload.seq_lens, cal) \
-            if g.rates is not None else None
-        out.append(replace(g, side=side))
-    return out
+             cal: Calibration) -> list[ResolvedSide]:
+    """Every side resolved once, then projected as run and re-tuned."""
+    return [s.project(cal) for s in resolve_sides(answers, catalog, probes, cal)]
 
 
-def _points(fitted: Fitted | None, g: Compared, seqs: list[int], quote_: PriceQuote | None,
-            runnable_base: bool) -> list[SweepPoint]:
+def _binding(p: Projection, c: int, fitted: Fitted, cal: Calibration) -> str:
+    """The resource that limits the point: the one the step spends most on, or, in serving,
+    capacity where a KV cache that held more requests would buy more than the stated gain."""
+    limit = fitted.limits[c] if fitted.limits else None
+    tok = float(p.tokens_per_s[0, c])
+    if limit is not None and limit.cap == "kv-capacity" and tok > 0 \
+            and limit.uncapped_tokens_per_s > tok * (1 + cal.capacity_binding_gain):
+        return "capacity"
+    return RESOURCES[int(np.argmax(p.resource_time()[:, 0, c]))]
+
+
+def _points(fitted: Fitted | None, side: ResolvedSide, seqs: list[int],
+            quote_: PriceQuote | None, runnable_base: bool, cal: Calibration
+            ) -> list[SweepPoint]:
     if fitted is None:
         return [SweepPoint(seq_len=s, fits=False, memory_gib=0.0, runnable=False, step_s=None,
                            tokens_per_s_per_gpu=None, tokens_per_s_cluster=None, mfu=None,
@@ -73,15 +81,21 @@ def _points(fitted: Fitted | None, g: Compared, seqs: list[int], quote_: PriceQu
                            speedup_low=None, speedup_high=None) for s in seqs]
     p = fitted.proj
     tokens = p.tokens[0]
-    spent = p.resource_time()[:, 0, :]
+    usable = side.projection.usable_gib if side.projection else 0.0
     out = []
     for c, s in enumerate(seqs):
         fits = fitted.fits[c]
-        run = runnable_base and fits
+        mem = float(fitted.memory_gib[c])
+        margin = usable - mem
+        borderline = abs(margin) <= Z90 * cal.memory_sigma * mem
+        latency = bool(_latency_met(side.workload, p, c))
+        run = runnable_base and (fits or (borderline and latency))
         tok = float(p.tokens_per_s[0, c])
-        binding = RESOURCES[int(np.argmax(spent[:, c]))] if fits else "capacity"
+        binding = _binding(p, c, fitted, cal) if (fits or borderline) else "capacity"
+        limit = fitted.limits[c] if fitted.limits else None
         out.append(SweepPoint(
-            seq_len=s, fits=fits, memory_gib=float(fitted.memory_gib[c]), runnable=run,
+            seq_len=s, fits=fits, memory_gib=mem, runnable=run, memory_margin_gib=margin,
+            borderline=borderline,
             layout=fitted.layouts[c], step_s=float(p.step_s[0, c]),
             tokens_per_s_per_gpu=tok if run else None,
             tokens_per_s_cluster=tok * fitted.layouts[c].gpus if run else None,
@@ -93,9 +107,22 @@ def _points(fitted: Fitted | None, g: Compared, seqs: list[int], quote_: PriceQu
             bucket_bytes_per_token={b: float(v[0, c] / tokens[c]) for b, v in p.bytes.items()},
             ttft_ms=float(p.ttft_s[0, c] * 1000) if p.ttft_s is not None else None,
             tpot_ms=float(p.tpot_s[0, c] * 1000) if p.tpot_s is not None else None,
+            batch=limit.batch if limit else None, batch_cap=limit.cap if limit else None,
+            kv_batch=limit.kv_batch if limit else None,
+            uncapped_batch=limit.uncapped_batch if limit else None,
+            uncapped_tokens_per_s_per_gpu=limit.uncapped_tokens_per_s if limit else None,
             usd_per_mtok=usd_per_mtok(quote_.usd_per_hour, tok) if (quote_ and run) else None,
             speedup=None, speedup_low=None, speedup_high=None))
     return out
+
+
+def _latency_met(w: Workload, p: Projection, c: int) -> bool:
+    ok = True
+    if p.tpot_s is not None and w.tpot_ms is not None:
+        ok &= float(p.tpot_s[0, c]) * 1000 <= w.tpot_ms
+    if p.ttft_s is not None and w.ttft_ms is not None:
+        ok &= float(p.ttft_s[0, c]) * 1000 <= w.ttft_ms
+    return ok
 
 
 def _compare(cur: list[SweepPoint], tgt: list[SweepPoint], p_cur: Projection | None,
@@ -165,19 +192,19 @@ def _break_even_efficiency(p_cur: Projection, p_tgt: Projection, cols: list[int]
     return hi
 
 
-def _result(g: Compared, role: str, basis: Basis, q: PriceQuote | None,
-            answers: Answers, cal: Calibration) -> tuple[GpuResult, Fitted | None]:
+def _result(g: ResolvedSide, basis: Basis, q: PriceQuote | None, answers: Answers,
+            cal: Calibration) -> tuple[GpuResult, Fitted | None]:
     w = g.workload
     seqs = list(w.seq_lens)
-    side = g.side
+    side = g.projection
     fitted = (side.retuned if basis == "retuned" else side.as_run) if side else None
     runnable = g.dtype.passed and g.rates is not None
-    sweep = _points(fitted, g, seqs, q, runnable)
-    as_run = _points(side.as_run if side else None, g, seqs, q, runnable)
+    sweep = _points(fitted, g, seqs, q, runnable, cal)
+    as_run = _points(side.as_run if side else None, g, seqs, q, runnable, cal)
     assumptions = job = power = None
     if g.rates is not None and fitted is not None:
         busy = float(fitted.proj.busy()[0, 0])
-        power = gpu_power_w(g.rates, busy, cal)
+        power = g.power.draw_w(busy)
         first = sweep[0]
         if first.tokens_per_s_per_gpu:
             job = job_cost(w.gpus, w.token_budget, first.tokens_per_s_per_gpu, q, power,
@@ -199,8 +226,10 @@ def _result(g: Compared, role: str, basis: Basis, q: PriceQuote | None,
         max_seq_len_as_run=side.max_seq_as_run if side else None,
         total_gib=[p.memory_gib for p in sweep], fits=[p.fits for p in sweep])
     res = GpuResult(
-        gpu=g.gpu.id, name=g.gpu.name, role=role,
-        gpus=w.gpus, nodes=w.nodes, dtype_gate=g.dtype, software_gate=g.software,
+        gpu=g.gpu.id, name=g.gpu.name, role=g.role, gpus=w.gpus, nodes=w.nodes,
+        precision=w.precision, kv_bytes=None if w.training else w.kv_bytes,
+        framework=w.framework, framework_why=g.framework_why,
+        dtype_gate=g.dtype, software_gate=g.software,
         projectable=g.rates is not None, problem=g.problem, assumptions=assumptions,
         memory=memfit, sweep=sweep, as_run=as_run,
         fit_change={str(s): c for s, c in zip(seqs, side.fit_change, strict=True) if c}
@@ -208,8 +237,23 @@ def _result(g: Compared, role: str, basis: Basis, q: PriceQuote | None,
     return res, fitted
 
 
-def _judge(res: GpuResult, cur: GpuResult, g: Compared, c: Compared, f_tgt: Fitted | None,
-           f_cur: Fitted | None, answers: Answers, cal: Calibration) -> GpuResult:
+def _borderline(r: GpuResult, cal: Calibration) -> list[str]:
+    """Points whose fit is within the memory model's own uncertainty, said as such."""
+    out = []
+    for p in r.sweep:
+        if not p.borderline or p.memory_margin_gib is None:
+            continue
+        how = (f"fits by {p.memory_margin_gib:.1f} GiB" if p.memory_margin_gib >= 0 else
+               f"over by {-p.memory_margin_gib:.1f} GiB")
+        out.append(f"borderline on {r.gpu} at {p.seq_len:,} tokens: {how} "
+                   f"({p.memory_gib:.1f} of {r.memory.usable_gib:.1f} GiB usable, within the "
+                   f"memory model's +-{Z90 * cal.memory_sigma:.0%}): measure it")
+    return out
+
+
+def _judge(res: GpuResult, cur: GpuResult, g: ResolvedSide, c: ResolvedSide,
+           f_tgt: Fitted | None, f_cur: Fitted | None, answers: Answers,
+           cal: Calibration) -> GpuResult:
     seqs = tuple(answers.workload.seq_lens)
     gate = None if res.dtype_gate.passed else res.dtype_gate.reason
     fix = None
@@ -243,7 +287,7 @@ def _judge(res: GpuResult, cur: GpuResult, g: Compared, c: Compared, f_tgt: Fitt
         if be_eff is not None and mfu is not None:
             step_be = float(f_tgt.proj.step_at_scale(be_eff, "compute")[0, col])
             mfu_be = mfu * float(f_tgt.proj.step_s[0, col]) / step_be
-    if common and c.rates is not None and f_cur is not None:
+    if common and c.rates is not None and f_cur is not None and c.workload.training:
         col = common[0]
         target_cluster = res.sweep[col].tokens_per_s_cluster or 0.0
         cur_cluster = cur.sweep[col].tokens_per_s_cluster or 0.0
@@ -255,11 +299,14 @@ def _judge(res: GpuResult, cur: GpuResult, g: Compared, c: Compared, f_tgt: Fitt
         power_warning = (f"{res.gpus} x {res.gpu} draw {res.job.power_kw:.1f} kW, over the "
                          f"{answers.power_cap_kw:g} kW cap: at most "
                          f"{res.job.max_gpus_under_cap} fit")
+    switch = format_switch(c.workload.precision, g.workload.precision, c.workload.training,
+                           c.gpu.id, g.gpu.id)
     case = Case(
         target=res.gpu, current=cur.gpu, target_gate=gate, gate_fix=fix,
         current_incapable=None if cur.dtype_gate.passed else cur.dtype_gate.reason,
         software_warnings=soft_warn, evidence_warnings=weak, seq_lens=seqs,
-        fits_current=tuple(p.fits for p in cur.sweep), fits_target=tuple(p.fits for p in res.sweep),
+        fits_current=tuple(p.fits or p.borderline for p in cur.sweep),
+        fits_target=tuple(p.fits or p.borderline for p in res.sweep),
         max_seq_current=cur.memory.max_seq_len, max_seq_target=res.memory.max_seq_len,
         speedups=tuple(p.speedup for p in res.sweep), lows=tuple(p.speedup_low for p in res.sweep),
         highs=tuple(p.speedup_high for p in res.sweep),
@@ -270,6 +317,9 @@ def _judge(res: GpuResult, cur: GpuResult, g: Compared, c: Compared, f_tgt: Fitt
         time_premium=answers.time_premium, power_warning=power_warning, count_ratio=counts,
         basis=("re-tuned layouts on both GPUs" if answers.basis == "retuned"
                else "the layouts as you run them"),
+        borderline=tuple(_borderline(cur, cal) + _borderline(res, cal)),
+        format_switch=switch,
+        layouts=_layout_words(cur, res, answers),
     )
     verdict = judge(case)
     rows = tornado(case, verdict, f_cur, f_tgt, c.rates, g.rates, cal) \
@@ -279,31 +329,61 @@ def _judge(res: GpuResult, cur: GpuResult, g: Compared, c: Compared, f_tgt: Fitt
         "break_even_efficiency": be_eff, "buy_back": buy, "sensitivity": rows})
 
 
+def _layout_words(cur: GpuResult, res: GpuResult, answers: Answers) -> str | None:
+    """Serving: both layouts the verdict compares, named (the re-tune may change TP)."""
+    w = answers.workload
+    if w.training:
+        return None
+    seq = w.seq_lens[0]
+    a, b = cur.point(seq), res.point(seq)
+    if a is None or b is None or a.layout is None or b.layout is None:
+        return None
+    return (f"{cur.gpu} {a.layout.describe(True)} vs {res.gpu} {b.layout.describe(True)}")
+
+
 TRAINING_DEFAULTS = ("micro_batch", "global_batch", "precision", "optimizer", "zero_stage",
                      "recompute", "fused_kernels", "gpus", "attention_kernel", "token_budget")
-SERVING_DEFAULTS = ("micro_batch", "precision", "gpus", "tp", "kv_dtype", "max_batch",
-                    "attention_kernel", "token_budget")
+SERVING_DEFAULTS = ("precision", "gpus", "kv_dtype", "max_batch", "attention_kernel",
+                    "token_budget")
 
 
-def _defaults(answers: Answers, sides: list[Compared], quotes: list[PriceQuote | None]
+def _counted(answers: Answers) -> bool:
+    """Whether every compared GPU has its own count (`id@N`), so `gpus` is not a default."""
+    return all(split_count(x)[1] is not None for x in (answers.current, *answers.targets))
+
+
+def _defaults(answers: Answers, sides: list[ResolvedSide], quotes: list[PriceQuote | None]
               ) -> list[DefaultUsed]:
     """Every value that shapes the decision and was not given, with where it came from."""
     w = answers.workload
     out = []
+    per_side = {k for v in answers.layouts.values() for k in v.fields_given()}
     for name in TRAINING_DEFAULTS if w.training else SERVING_DEFAULTS:
-        if name in w.model_fields_set or (name == "recompute"
-                                          and "checkpointing" in w.model_fields_set):
+        if name in w.model_fields_set or name in per_side or (
+                name == "recompute" and "checkpointing" in w.model_fields_set) or (
+                name == "gpus" and _counted(answers)):
             continue
         value: object = getattr(w, name)
         if name == "global_batch":
             value = f"one micro-batch per data-parallel rank ({w.sequences_per_step})"
         elif name == "token_budget":
-            value = "none: jobs are priced for one hour"
+            value = "none: jobs are priced per hour and per Mtok"
+        elif name == "kv_dtype":
+            value = f"auto: {w.kv_bytes:g}-byte KV for {w.precision} weights"
         out.append(DefaultUsed(field=f"workload.{name}", value=str(value),
                                source="advisor's default"))
-    if w.framework == "auto" and w.training:
-        out.append(DefaultUsed(field="workload.framework", value=sides[0].workload.framework,
-                               source="read off the stack and the layout"))
+    if not w.training:
+        for layout in ("tp", "pp", "ep", "micro_batch"):
+            if layout not in w.model_fields_set and layout not in per_side:
+                what = "requests in flight" if layout == "micro_batch" else layout.upper()
+                out.append(DefaultUsed(field=f"workload.{layout}",
+                                       value=f"re-tuned per GPU (the {what} that serves most "
+                                             "tokens/s per GPU)",
+                                       source="advisor's re-tune"))
+    if w.framework == "auto":
+        out.append(DefaultUsed(field="workload.framework",
+                               value=name_of(sides[0].workload.framework),
+                               source=sides[0].framework_why))
     if answers.electricity_is_default:
         out.append(DefaultUsed(field="electricity_usd_per_kwh",
                                value=f"{answers.electricity_usd_per_kwh}",
@@ -321,21 +401,22 @@ def decide(answers: Answers, catalog: Catalog,
     sides = _prepare(answers, catalog, probes or {}, cal)
     quotes = [quote(s.gpu.id, answers.prices, catalog) for s in sides]
     basis: Basis = answers.basis
-    built = [_result(s, "current" if i == 0 else "target", basis, q, answers, cal)
-             for i, (s, q) in enumerate(zip(sides, quotes, strict=True))]
+    built = [_result(s, basis, q, answers, cal) for s, q in zip(sides, quotes, strict=True)]
     cur, f_cur = built[0]
     cur = cur.model_copy(update={
         "sweep": [_unit(p) for p in cur.sweep], "as_run": [_unit(p) for p in cur.as_run]})
+    c0 = sides[0]
     targets = []
     for (res, f_tgt), s in zip(built[1:], sides[1:], strict=True):
-        rc, rt = sides[0].rates, s.rates
+        rc, rt = c0.rates, s.rates
         res = res.model_copy(update={
             "sweep": _compare(cur.sweep, res.sweep, f_cur.proj if f_cur else None,
                               f_tgt.proj if f_tgt else None, rc, rt, cal),
             "as_run": _compare(cur.as_run, res.as_run,
-                               sides[0].side.as_run.proj if sides[0].side else None,
-                               s.side.as_run.proj if s.side else None, rc, rt, cal)})
-        targets.append(_judge(res, cur, s, sides[0], f_tgt, f_cur, answers, cal))
+                               c0.projection.as_run.proj if c0.projection else None,
+                               s.projection.as_run.proj if s.projection else None, rc, rt,
+                               cal)})
+        targets.append(_judge(res, cur, s, c0, f_tgt, f_cur, answers, cal))
     w = answers.workload
     notes = [
         "speedup band: 90% (+-1.645 sigma) from each rate's spread plus the model's "
@@ -347,6 +428,9 @@ def decide(answers: Answers, catalog: Catalog,
     ]
     kernels = {s.gpu.id: s.rates.attention_why for s in sides if s.rates}
     notes += [f"attention on {gid}: {why}" for gid, why in kernels.items()]
+    engines = {(s.workload.framework, s.framework_why) for s in sides}
+    notes += [f"{'serving engine' if not w.training else 'framework'}: {name_of(f)} ({why})"
+              for f, why in sorted(engines)]
     if w.training and not w.batch_splits:
         notes.append(f"your global batch of {w.global_batch} does not split into micro-batches "
                      f"of {w.micro_batch} over {w.dp} data-parallel ranks; the as-run figures "

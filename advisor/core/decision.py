@@ -45,6 +45,21 @@ class SweepPoint(_Frozen):
     bucket_bytes_per_token: dict[str, float]  # HBM bytes, or host/network bytes for those buckets
     ttft_ms: float | None = None  # serving
     tpot_ms: float | None = None
+    batch: int | None = Field(default=None, description="serving: requests in flight per replica")
+    batch_cap: str | None = Field(
+        default=None, description="serving: what set the batch (kv-capacity, tpot, ttft, "
+                                  "engine cap, your concurrency, throughput peak)")
+    kv_batch: int | None = Field(
+        default=None, description="serving: the most requests the KV cache left after the "
+                                  "weights holds in this layout")
+    uncapped_batch: int | None = Field(
+        default=None, description="serving: the batch with no KV-cache limit")
+    uncapped_tokens_per_s_per_gpu: float | None = None
+    memory_margin_gib: float | None = Field(
+        default=None, description="usable memory less the estimate (negative: over)")
+    borderline: bool = Field(
+        default=False, description="the fit is within the memory model's own uncertainty: "
+                                   "measure it before believing either way")
     usd_per_mtok: float | None
     speedup: float | None
     speedup_low: float | None
@@ -100,6 +115,12 @@ class GpuResult(_Frozen):
     role: Literal["current", "target"]
     gpus: int
     nodes: int
+    precision: str | None = Field(
+        default=None, description="this GPU's number format (None in reports before v2: the "
+                                  "workload's)")
+    kv_bytes: float | None = Field(default=None, description="serving: bytes per KV element")
+    framework: str | None = Field(default=None, description="what runs the workload here")
+    framework_why: str | None = None
     dtype_gate: DtypeGate
     software_gate: SoftwareGate | None
     projectable: bool

@@ -1,14 +1,20 @@
-"""The compared sides of a decision: each GPU with its own count, layout, gates and rates.
+"""One resolved side per compared GPU: everything the engine and the economics need, decided once.
 
-Both the decision and the GPU-count sweep start here, so a gate, a layout override or
-a probe record means the same thing in each.
+A side is a GPU with its own count, nodes and scale-up domain (read from the catalog's
+interconnect: 72 for an NVL72 rack, 8 for an HGX board), its framework, its number
+formats (FP8 on one GPU, NVFP4 on the other is a legitimate question), both gates and
+their findings, its rates with their evidence, and its power model. The verdict, the
+GPU-count sweep, the ranking, pipeline stages and `validate` all take sides from
+`resolve_sides` (or `resolve_gpu` for one GPU) and move them with `ResolvedSide.at`, so
+nothing downstream re-derives a node count, a framework or a power figure.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Literal
 
 from pydantic import ValidationError
 
@@ -17,68 +23,174 @@ from advisor.core.gates.dtype import DtypeGate, check_dtype
 from advisor.core.gates.software import SoftwareGate, check_software
 from advisor.core.model.answers import Answers, GpuSpec
 from advisor.core.model.catalog import Catalog, Gpu
+from advisor.core.model.frameworks import framework_of
+from advisor.core.model.layout import LayoutOverride
 from advisor.core.model.probe_record import ProbeRecord
 from advisor.core.model.stack import ATTENTION_KERNELS, Stack
 from advisor.core.model.workload import Workload
 from advisor.core.projection.calibration import BETA_KERNEL_SIGMA, CAL, Calibration
-from advisor.core.projection.layout import framework_of
 from advisor.core.projection.rates import PEAK_KEYS, GpuRates, resolve_rates, transfer_efficiency
-from advisor.core.projection.retune import Side
+from advisor.core.projection.retune import SideProjection, project_side
+
+Role = Literal["current", "target"]
+DEFAULT_NODE_GPUS = 8  # an HGX/DGX board, for a part the catalog gives no scale-up domain
 
 
 @dataclass(frozen=True)
-class Compared:
-    """One compared side: its workload, gates and rates, before it is judged."""
+class PowerModel:
+    """One GPU's draw: idle, plus the busy share of the idle-to-limit range.
 
-    spec: GpuSpec
-    gpu: Gpu
-    workload: Workload
-    dtype: DtypeGate
-    software: SoftwareGate | None
-    rates: GpuRates | None
-    problem: str | None
-    side: Side | None
-    probe: ProbeRecord | None
+    The limit is the part's TDP, or the user's per-GPU cap where it is lower. Every
+    power and energy figure (verdict, sweep, ranking, pipeline stages) comes from here.
+    """
 
+    tdp_w: float | None
+    idle_w: float | None
+    idle_assumed: bool  # the catalog gives no idle figure: a stated fraction of TDP
+    cap_w: float | None
 
-def side_workload(answers: Answers, spec: GpuSpec, catalog: Catalog) -> Workload:
-    """The workload on one side: the answers' workload with that GPU's count and layout."""
-    base = answers.workload
-    layouts = {catalog.gpu(k).id: v for k, v in answers.layouts.items()}
-    given = layouts[spec.gpu].fields_given() if spec.gpu in layouts else {}
-    data = base.model_dump()
-    data.update(given)
-    if spec.count is not None:
-        data["gpus"] = spec.count
-    if "global_batch" not in given:
-        data["global_batch"] = base.global_batch_on(data["gpus"])
-    if "nodes" not in given and ("nodes" not in base.model_fields_set
-                                 or data["gpus"] != base.gpus):
-        data["nodes"] = _nodes_for(data["gpus"], _natural_node(catalog.gpu(spec.gpu)))
-    stack = answers.stack
-    data["framework"] = framework_of(
-        base, has_deepspeed=bool(stack and stack.version_of("deepspeed")),
-        has_megatron=bool(stack and (stack.version_of("megatron-core")
-                                     or stack.version_of("nemo-toolkit"))))
-    try:
-        return Workload.model_validate(data)
-    except ValidationError as exc:
-        msg = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
-        raise InputError(msg, field=f"layouts.{spec.gpu}", value=spec.label) from None
+    @property
+    def limit_w(self) -> float | None:
+        if self.tdp_w is None:
+            return None
+        return min(self.tdp_w, self.cap_w) if self.cap_w else self.tdp_w
+
+    def draw_w(self, busy: float) -> float | None:
+        """Average board power at a busy (compute or HBM) share of the step."""
+        limit = self.limit_w
+        if limit is None or self.idle_w is None:
+            return None
+        return self.idle_w + (limit - min(self.idle_w, limit)) * min(max(busy, 0.0), 1.0)
 
 
-def _natural_node(gpu: Gpu) -> int:
-    """GPUs per node when the answers do not say: the scale-up domain, or 8."""
+def power_model(gpu: Gpu, cap_w: float | None, cal: Calibration = CAL) -> PowerModel:
+    tdp = gpu.power.tdp_w if gpu.power else None
+    idle = gpu.power.idle_w if gpu.power else None
+    assumed = idle is None and tdp is not None
+    if assumed and tdp is not None:
+        idle = tdp * cal.idle_power_fraction
+    return PowerModel(tdp_w=tdp, idle_w=idle, idle_assumed=assumed, cap_w=cap_w)
+
+
+def node_gpus(gpu: Gpu) -> int:
+    """GPUs that share one scale-up domain: the catalog's (72 for NVL72), or an 8-GPU board."""
     domain = gpu.interconnect.domain_gpus if gpu.interconnect else 1
-    return domain if domain > 1 else 8
+    return domain if domain > 1 else DEFAULT_NODE_GPUS
 
 
-def _nodes_for(gpus: int, per_node: int) -> int:
-    """The fewest nodes of at most `per_node` GPUs that split `gpus` evenly."""
+def nodes_for(gpus: int, per_node: int) -> int:
+    """The fewest nodes of at most `per_node` GPUs that hold `gpus` evenly (12 GPUs on
+    8-GPU nodes: two nodes of 6), as a user splits an uneven count."""
+    if gpus < 1 or per_node < 1:
+        raise InputError("a GPU count must be at least 1", value=gpus)
     nodes = -(-gpus // per_node)
     while gpus % nodes:
         nodes += 1
     return nodes
+
+
+@dataclass(frozen=True)
+class ResolvedSide:
+    """One compared GPU, resolved from the answers and the catalog."""
+
+    spec: GpuSpec
+    gpu: Gpu
+    role: Role
+    workload: Workload  # this side's: count, nodes, formats and framework filled in
+    framework_why: str
+    dtype: DtypeGate
+    software: SoftwareGate | None
+    rates: GpuRates | None
+    problem: str | None  # why there are no rates (a catalog gap), if there are none
+    power: PowerModel
+    probe: ProbeRecord | None
+    slots_per_node: int  # physical GPU slots of one node (idle slots draw idle power)
+    stated: frozenset[str] = frozenset()  # layout knobs the user gave for this side
+    projection: SideProjection | None = None
+
+    @property
+    def gpus(self) -> int:
+        return self.workload.gpus
+
+    @property
+    def nodes(self) -> int:
+        return self.workload.nodes
+
+    @property
+    def precision(self) -> str:
+        return self.workload.precision
+
+    @property
+    def framework(self) -> str:
+        return self.workload.framework
+
+    @property
+    def gate(self) -> str | None:
+        """Why this side cannot run the workload at all, or None."""
+        if not self.dtype.passed:
+            return self.dtype.reason
+        if self.software is not None and self.software.status == "blocked":
+            return self.software.summary
+        return self.problem
+
+    @property
+    def runnable(self) -> bool:
+        return self.gate is None and self.rates is not None
+
+    def at(self, gpus: int, per_node: int | None = None) -> ResolvedSide:
+        """The same side on another GPU count: nodes by the one rule (on nodes of `per_node`
+        GPUs where the answers give one), the batch rule, and the same formats, framework,
+        gates and rates (none of them depends on the count)."""
+        slots = per_node or self.slots_per_node
+        w = _workload_at(self.workload, gpus, slots, keep_nodes=False)
+        return replace(self, workload=w, projection=None, slots_per_node=slots)
+
+    def project(self, cal: Calibration = CAL, seqs: list[int] | None = None) -> ResolvedSide:
+        """This side projected as run and re-tuned (needs rates)."""
+        if self.rates is None:
+            return self
+        return replace(self, projection=project_side(
+            self.workload, self.rates, seqs or self.workload.seq_lens, cal,
+            keep=self.stated))
+
+
+def _workload_at(base: Workload, gpus: int, per_node: int, keep_nodes: bool,
+                 given: dict[str, object] | None = None, field: str = "workload") -> Workload:
+    """`base` on `gpus` GPUs: nodes by the one rule unless given, the global-batch rule."""
+    data = base.model_dump()
+    data.update(given or {})
+    data["gpus"] = gpus
+    if "global_batch" not in (given or {}):
+        data["global_batch"] = base.global_batch_on(gpus)
+    if not (keep_nodes or "nodes" in (given or {})):
+        data["nodes"] = nodes_for(gpus, per_node)
+    try:
+        return Workload.model_validate(data)
+    except ValidationError as exc:
+        msg = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
+        raise InputError(msg, field=field, value=gpus) from None
+
+
+LAYOUT_KNOBS = frozenset({"tp", "pp", "cp", "ep", "vp", "micro_batch"})
+
+
+def side_workload(answers: Answers, spec: GpuSpec, catalog: Catalog,
+                  stack: Stack | None = None) -> tuple[Workload, str, frozenset[str]]:
+    """(the workload on one side, why its framework, the layout knobs the user stated): the
+    answers' workload with that GPU's count, layout and formats, nodes read off its scale-up
+    domain, framework resolved."""
+    base = answers.workload
+    gpu = catalog.gpu(spec.gpu)
+    layouts = {catalog.gpu(k).id: v for k, v in answers.layouts.items()}
+    override = layouts.get(spec.gpu, LayoutOverride())
+    given = override.fields_given()
+    gpus = spec.count if spec.count is not None else (override.gpus or base.gpus)
+    keep = "nodes" in base.model_fields_set and gpus == base.gpus
+    framework, why = framework_of(base.framework, base.training, base.zero_stage, stack)
+    w = _workload_at(base, gpus, node_gpus(gpu), keep, {**given, "framework": framework},
+                     field=f"layouts.{spec.gpu}")
+    stated = (base.model_fields_set | set(given)) & LAYOUT_KNOBS
+    return w, why, frozenset(stated)
 
 
 def _widen_for_beta(rates: GpuRates | None, gate: SoftwareGate | None) -> GpuRates | None:
@@ -91,30 +203,18 @@ def _widen_for_beta(rates: GpuRates | None, gate: SoftwareGate | None) -> GpuRat
     return rates.model_copy(update={"sigmas": sigmas})
 
 
-def gated_rates(answers: Answers, catalog: Catalog, probes: Mapping[str, ProbeRecord],
-                cal: Calibration = CAL, alone: bool = False) -> list[Compared]:
-    """Each compared side: its workload, both gates and its rates (None, with the reason,
-    where the catalog cannot project it), before any projection."""
-    specs = answers.compared(catalog, alone=alone)
-    current = catalog.gpu(specs[0].gpu)
-    by_id = {catalog.gpu(k).id: v for k, v in probes.items()}
-    key = next((k for k in PEAK_KEYS[answers.workload.precision]
-                if current.peak_tflops.get(k)), "bf16")
-    donor = transfer_efficiency(current, by_id.get(current.id), key)
-    caps = {catalog.gpu(k).id: v for k, v in answers.power_limits_w.items()}
-    out = [one_side(spec, side_workload(answers, spec, catalog), catalog, cal,
-                    probe=by_id.get(spec.gpu), donor=None if i == 0 else donor,
-                    stack=answers.stack, power_cap_w=caps.get(spec.gpu))
-           for i, spec in enumerate(specs)]
-    if out[0].rates is None and out[0].dtype.passed:
-        raise InputError(f"cannot project the current GPU: {out[0].problem}", entry=current.id)
-    return out
+def _donor(current: Gpu, probe: ProbeRecord | None, precision: str) -> tuple[float, str] | None:
+    """This box's measured matmul efficiency at the side's format, to carry to a target."""
+    key = next((k for k in PEAK_KEYS[precision] if current.peak_tflops.get(k)), "bf16")
+    return transfer_efficiency(current, probe, key)
 
 
-def one_side(spec: GpuSpec, w: Workload, catalog: Catalog, cal: Calibration = CAL,
-             probe: ProbeRecord | None = None, donor: tuple[float, str] | None = None,
-             stack: Stack | None = None, power_cap_w: float | None = None) -> Compared:
-    """One GPU with its workload: both gates and its rates, or why it has none."""
+def resolve(spec: GpuSpec, w: Workload, catalog: Catalog, role: Role, why: str,
+            cal: Calibration = CAL, probe: ProbeRecord | None = None,
+            donor: tuple[float, str] | None = None, stack: Stack | None = None,
+            power_cap_w: float | None = None,
+            stated: frozenset[str] = frozenset()) -> ResolvedSide:
+    """One GPU with its workload: both gates, its rates (or why it has none), its power."""
     g = catalog.gpu(spec.gpu)
     dgate = check_dtype(g, catalog.arch_of(g), w.precision)
     sgate = check_software(stack, g, catalog, precision=w.precision) if stack else None
@@ -125,11 +225,40 @@ def one_side(spec: GpuSpec, w: Workload, catalog: Catalog, cal: Calibration = CA
                               gpu_power_cap_w=power_cap_w)
     except InputError as exc:
         rates, problem = None, exc.message
-    return Compared(spec, g, w, dgate, sgate, _widen_for_beta(rates, sgate), problem, None, probe)
+    return ResolvedSide(spec=spec, gpu=g, role=role, workload=w, framework_why=why,
+                        dtype=dgate, software=sgate, rates=_widen_for_beta(rates, sgate),
+                        problem=problem, power=power_model(g, power_cap_w, cal), probe=probe,
+                        slots_per_node=node_gpus(g), stated=stated)
 
 
-def workload_on(gpu: Gpu, w: Workload) -> Workload:
-    """`w` on `gpu` with nodes read off the GPU's scale-up domain when `w` does not say."""
-    if "nodes" in w.model_fields_set:
-        return w
-    return w.model_copy(update={"nodes": _nodes_for(w.gpus, _natural_node(gpu))})
+def resolve_sides(answers: Answers, catalog: Catalog,
+                  probes: Mapping[str, ProbeRecord] | None = None, cal: Calibration = CAL,
+                  alone: bool = False) -> list[ResolvedSide]:
+    """The current GPU, then each target, each resolved once from the answers."""
+    specs = answers.compared(catalog, alone=alone)
+    current = catalog.gpu(specs[0].gpu)
+    by_id = {catalog.gpu(k).id: v for k, v in (probes or {}).items()}
+    caps = {catalog.gpu(k).id: v for k, v in answers.power_limits_w.items()}
+    out = []
+    for i, spec in enumerate(specs):
+        w, why, stated = side_workload(answers, spec, catalog, answers.stack)
+        donor = None if i == 0 else _donor(current, by_id.get(current.id), w.precision)
+        out.append(resolve(spec, w, catalog, "current" if i == 0 else "target", why, cal,
+                           probe=by_id.get(spec.gpu), donor=donor, stack=answers.stack,
+                           power_cap_w=caps.get(spec.gpu), stated=stated))
+    if out[0].rates is None and out[0].dtype.passed:
+        raise InputError(f"cannot project the current GPU: {out[0].problem}", entry=current.id)
+    return out
+
+
+def resolve_gpu(gpu_id: str, w: Workload, catalog: Catalog, cal: Calibration = CAL,
+                probe: ProbeRecord | None = None, stack: Stack | None = None,
+                power_cap_w: float | None = None) -> ResolvedSide:
+    """One GPU alone with a workload (a pipeline stage, a published case): the same rules."""
+    g = catalog.gpu(gpu_id)
+    framework, why = framework_of(w.framework, w.training, w.zero_stage, stack)
+    keep = "nodes" in w.model_fields_set
+    resolved = _workload_at(w, w.gpus, node_gpus(g), keep, {"framework": framework})
+    return resolve(GpuSpec(g.id, None), resolved, catalog, "current", why, cal, probe=probe,
+                   stack=stack, power_cap_w=power_cap_w,
+                   stated=frozenset(w.model_fields_set & LAYOUT_KNOBS))

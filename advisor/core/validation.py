@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict
 from advisor.core.decide import decide
 from advisor.core.economics.cost import value_per_dollar
 from advisor.core.errors import InputError
-from advisor.core.model.answers import Answers, GpuSpec, split_count
+from advisor.core.model.answers import Answers, split_count
 from advisor.core.model.catalog import Catalog
 from advisor.core.model.workload import Workload
 from advisor.core.projection.calibration import CAL, AttentionCurve, Calibration
@@ -38,8 +38,8 @@ from advisor.core.projection.engine import (
 )
 from advisor.core.projection.layout import as_run
 from advisor.core.projection.rates import PEAK_KEYS
-from advisor.core.projection.retune import Side, project_side, usable_gib
-from advisor.core.sides import gated_rates, one_side, workload_on
+from advisor.core.projection.retune import SideProjection, usable_gib
+from advisor.core.sides import resolve_gpu, resolve_sides
 
 Kind = Literal[
     "matmul-ratio", "speedup", "tflops", "attention-ratio", "memory", "max-seq", "usable-gib",
@@ -167,23 +167,24 @@ def _answers(case: CaseSpec, w: Workload) -> Answers:
 
 
 def _sides(case: CaseSpec, catalog: Catalog, cal: Calibration,
-           gpu: str | None = None) -> list[Side]:
-    """Each GPU of the case (or just `gpu`) projected as run and re-tuned."""
+           gpu: str | None = None) -> list[SideProjection]:
+    """Each GPU of the case (or just `gpu`) resolved like a decision's, projected as run and
+    re-tuned."""
     w = _at(case)
     if gpu is not None:
-        g = catalog.gpu(gpu)
-        compared = [one_side(GpuSpec(g.id, None), workload_on(g, w), catalog, cal)]
+        compared = [resolve_gpu(gpu, w, catalog, cal)]
     else:
-        compared = gated_rates(_answers(case, w), catalog, {}, cal)[:2]
+        compared = resolve_sides(_answers(case, w), catalog, {}, cal)[:2]
     out = []
     for s in compared:
-        if s.rates is None:
+        projected = s.project(cal).projection
+        if projected is None:
             raise InputError(f"cannot project {s.gpu.id}: {s.problem}", entry=case.id)
-        out.append(project_side(s.workload, s.rates, s.workload.seq_lens, cal))
+        out.append(projected)
     return out
 
 
-def _per_token(side: Side, case: CaseSpec, w: Workload) -> tuple[float, float]:
+def _per_token(side: SideProjection, case: CaseSpec, w: Workload) -> tuple[float, float]:
     """(seconds per token for `measure`, model FLOPs per second for it) on one side."""
     f = side.retuned if case.figure == "retuned" else side.as_run
     p = f.proj
@@ -267,7 +268,7 @@ def predict(case: CaseSpec, catalog: Catalog, cal: Calibration = CAL
         w = _at(case)
         a = Answers(current=_need(case.current, case, "current"),
                     targets=[_need(case.target, case, "target")], workload=w)
-        pair = [x.rates for x in gated_rates(a, catalog, {}, cal)]
+        pair = [x.rates for x in resolve_sides(a, catalog, {}, cal)]
         speed = [r.attn_fb_tflops * s / (s + r.attn_s_half) for r in pair if r is not None]
         return speed[1] / speed[0], None, None
     if k == "tflops":
@@ -294,7 +295,7 @@ def predict(case: CaseSpec, catalog: Catalog, cal: Calibration = CAL
         gpu = catalog.gpu(_need(case.gpu, case, "gpu"))
         w = Workload(model="llama-3.1-8b", seq_lens=[1], gpus=n, nodes=case.nodes,
                      nic_gbit=case.nic_gbit)
-        rates = one_side(GpuSpec(gpu.id, None), w, catalog, cal).rates
+        rates = resolve_gpu(gpu.id, w, catalog, cal).rates
         size = _need(case.payload_gib, case, "payload_gib") * GIB
         assert rates is not None
         return all_reduce_busbw(rates, n, n // case.nodes, size, cal) / 1e9, None, None

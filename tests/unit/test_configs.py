@@ -87,7 +87,7 @@ def test_time_money_and_energy_add_up(sweep):
         assert p.eta_days * 86400 * p.tokens_per_s == pytest.approx(2e10)
         assert p.usd == pytest.approx(p.usd_per_gpu_hour * p.gpus * p.eta_days * 24)
         assert p.gpu_days_equiv == pytest.approx(p.usd / (3.9 * 24))
-        assert p.energy_kwh == pytest.approx(p.power_kw * p.eta_days * 24)
+        assert p.energy_kwh == pytest.approx((p.power_kw + p.idle_slots_kw) * p.eta_days * 24)
         assert p.energy_usd == pytest.approx(p.energy_kwh * 0.12)
     assert {p.price_source for p in sweep.points} == {"user", "default"}
 
@@ -97,7 +97,8 @@ def test_power_is_busy_at_utilisation_plus_idle_slots(sweep):
     for p in (q for q in sweep.points if q.gpu == "b200-sxm"):
         busy = idle + p.utilisation * (tdp - idle)
         assert p.idle_gpus == (8 - p.gpus if p.gpus < 8 else 0)
-        assert p.power_kw * 1000 == pytest.approx(p.gpus * busy + p.idle_gpus * idle)
+        assert p.power_kw * 1000 == pytest.approx(p.gpus * busy)
+        assert p.idle_slots_kw * 1000 == pytest.approx(p.idle_gpus * idle)
     rented = sweep_configs(answers(configs={"counts": [2], "count_idle_slots": False}), CATALOG)
     assert all(p.idle_gpus == 0 for p in rented.points)
     assert any("idle draw assumed 10% of TDP" in a for a in sweep.assumptions)
@@ -257,12 +258,12 @@ def test_projected_stage_uses_the_engine():
     assert targets.detail.startswith("projected: prefill of qwen3-32b")
     assert targets.power_source.startswith("engine utilisation")
     assert drafter.power_source.startswith("catalog TDP")
-    from advisor.core.projection.rates import resolve_rates
-    from advisor.core.projection.retune import project_side
+    from advisor.core.sides import resolve_gpu
 
-    w = spec.stages[0].workload.model_copy(update={"gpus": 7, "nodes": 1})
-    gpu = CATALOG.gpu("rtx-pro-6000-bw-server")
-    side = project_side(w, resolve_rates(gpu, w, catalog_gpus=CATALOG.gpus), w.seq_lens[:1])
+    w = spec.stages[0].workload
+    side = resolve_gpu("rtx-pro-6000-bw-server", w, CATALOG).at(7).project(
+        seqs=w.seq_lens[:1]).projection
+    assert side is not None
     rate = float(side.retuned.proj.tokens_per_s[0, 0])
     assert targets.tokens_per_s_per_gpu == pytest.approx(rate)
     assert report.current.tokens_per_s == pytest.approx(min(7 * rate, 34_700), rel=1e-6)

@@ -197,13 +197,13 @@ def test_a_target_on_fewer_gpus_runs_the_same_global_batch(catalog) -> None:
 
     a = answers(targets=["b200-sxm@4", "b300-sxm@16"])
     assert a.workload.sequences_per_step == 8
-    fewer = side_workload(a, GpuSpec("b200-sxm", 4), catalog)
-    more = side_workload(a, GpuSpec("b300-sxm", 16), catalog)
+    fewer = side_workload(a, GpuSpec("b200-sxm", 4), catalog)[0]
+    more = side_workload(a, GpuSpec("b300-sxm", 16), catalog)[0]
     assert (fewer.gpus, fewer.global_batch, fewer.accumulation) == (4, 8, 2)
     assert (more.gpus, more.global_batch, more.sequences_per_step) == (16, None, 16)
     pinned = answers(targets=["b200-sxm@4"], workload={**a.workload.model_dump(),
                                                          "global_batch": 64})
-    assert side_workload(pinned, GpuSpec("b200-sxm", 4), catalog).global_batch == 64
+    assert side_workload(pinned, GpuSpec("b200-sxm", 4), catalog)[0].global_batch == 64
     serve = answers(targets=["b200-sxm@4"], workload={
         "model": "llama-3.1-8b", "mode": "serve", "seq_lens": [1024], "osl": 256, "gpus": 8})
-    assert side_workload(serve, GpuSpec("b200-sxm", 4), catalog).global_batch is None
+    assert side_workload(serve, GpuSpec("b200-sxm", 4), catalog)[0].global_batch is None

@@ -20,7 +20,13 @@ from advisor.core.projection.engine import (
     memory_training,
     project,
 )
-from advisor.core.projection.layout import as_run, serving_candidates, training_candidates
+from advisor.core.projection.layout import (
+    as_run,
+    serving_batches,
+    serving_candidates,
+    serving_layouts,
+    training_candidates,
+)
 from advisor.core.projection.rates import GpuRates, resolve_rates
 from advisor.core.projection.retune import project_side
 from advisor.io.catalog_store import load_catalog
@@ -170,7 +176,8 @@ def test_the_search_is_bounded_whatever_the_input() -> None:
     w = Workload(model=m, seq_lens=[131072], gpus=4096, nodes=512, global_batch=4096)
     assert len(training_candidates(w, 4096, 8, 8)) <= 20_000
     s = Workload(mode="serve", model=m, seq_lens=[1000], osl=1000, gpus=8, tp=8)
-    assert len(serving_candidates(s, 8, 8, 8)) <= 20_000
+    layouts = serving_layouts(s, 8, 8)
+    assert len(serving_candidates(s, 8, 8, layouts, serving_batches(s, False))) <= 20_000
 
 
 def test_deepspeed_retunes_no_tp_but_megatron_does(catalog) -> None:

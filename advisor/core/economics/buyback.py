@@ -18,6 +18,7 @@ from advisor.core.projection.calibration import CAL, Calibration
 from advisor.core.projection.engine import project
 from advisor.core.projection.layout import RECOMPUTE, Grid
 from advisor.core.projection.rates import GpuRates
+from advisor.core.sides import nodes_for
 
 MAX_FACTOR = 64  # search at most this many times the current GPU count
 
@@ -72,7 +73,7 @@ def buy_back(w: Workload, rates: GpuRates, layout: LayoutChoice, seq_len: int,
                             f"{MAX_FACTOR}x the data-parallel size)")
     i = int(hit[0])
     n, rate = int(a[i, 0]), float(per_gpu[i])
-    nodes = -(-n // per_node)
+    nodes = nodes_for(n, per_node)
     return BuyBack(
         gpus=n, nodes=nodes, tokens_per_s_per_gpu=rate,
         comm_penalty=max(0.0, 1.0 - rate / base) if base > 0 else None,

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from advisor.core.errors import InputError
 from advisor.core.model.options import ConfigOptions, Objective
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from advisor.core.model.catalog import Catalog
     from advisor.core.model.probe_record import ProbeRecord
     from advisor.core.projection.calibration import Calibration
-    from advisor.core.sides import Compared
+    from advisor.core.sides import ResolvedSide
 
 class ConfigPoint(BaseModel):
     """One GPU type at one count: speed, time, money and power for the whole token budget."""
@@ -56,7 +56,9 @@ class ConfigPoint(BaseModel):
     gpu_days: float
     gpu_days_equiv: float | None = Field(
         description="$ over one current GPU-day: what the job costs in current-GPU days")
-    power_kw: float = Field(description="average draw: busy GPUs at utilisation, idle at idle")
+    power_kw: float = Field(description="average draw of the GPUs in use, at their utilisation "
+                                        "(the verdict's figure)")
+    idle_slots_kw: float = Field(default=0.0, description="empty node slots at idle draw")
     energy_kwh: float
     energy_usd: float
     pareto: bool = False
@@ -114,11 +116,14 @@ class ConfigSweep(BaseModel):
 def sweep_configs(answers: Answers, catalog: Catalog,
                   probes: Mapping[str, ProbeRecord] | None = None,
                   cal: Calibration | None = None) -> ConfigSweep:
-    """Every compared GPU at every count: re-tuned by the engine, priced, powered, ranked."""
-    from advisor.core.economics.cost import gpu_power_w, job_cost, quote
+    """Every compared GPU at every count: re-tuned by the engine, priced, powered, ranked.
+
+    Each GPU is the decision's own resolved side moved to each count (`ResolvedSide.at`),
+    so the row at the count the answers give is the verdict's figure, not a re-derivation.
+    """
+    from advisor.core.economics.cost import job_cost, quote
     from advisor.core.projection.calibration import CAL
-    from advisor.core.projection.retune import project_side
-    from advisor.core.sides import gated_rates
+    from advisor.core.sides import resolve_sides
 
     cal = cal or CAL
     opts = answers.configs or ConfigOptions()
@@ -126,8 +131,8 @@ def sweep_configs(answers: Answers, catalog: Catalog,
     if w.token_budget is None:
         raise InputError("a configuration sweep needs a token budget (tokens to process)",
                          field="workload.token_budget")
-    sides: list[Compared] = []
-    for s in gated_rates(answers, catalog, probes or {}, cal, alone=True):
+    sides: list[ResolvedSide] = []
+    for s in resolve_sides(answers, catalog, probes or {}, cal, alone=True):
         if s.gpu.id not in [x.gpu.id for x in sides]:
             sides.append(s)
     quotes = [quote(s.gpu.id, answers.prices, catalog) for s in sides]
@@ -136,30 +141,24 @@ def sweep_configs(answers: Answers, catalog: Catalog,
     skipped: list[Skipped] = []
     first_rate: dict[str, float] = {}
     for n in opts.gpu_counts():
-        nodes = -(-n // opts.gpus_per_node)
         for s, q in zip(sides, quotes, strict=True):
-            gate = (s.dtype.reason if not s.dtype.passed else
-                    s.software.summary if s.software is not None
-                    and s.software.status == "blocked" else s.problem)
-            if gate or s.rates is None:
-                skipped.append(Skipped(gpu=s.gpu.id, gpus=n, reason=gate or "no rates"))
+            if s.gate or s.rates is None:
+                skipped.append(Skipped(gpu=s.gpu.id, gpus=n, reason=s.gate or "no rates"))
                 continue
             try:
-                trial = Workload.model_validate({
-                    **s.workload.model_dump(), "gpus": n, "nodes": nodes if n % nodes == 0 else 1,
-                    "global_batch": s.workload.global_batch_on(n)})
-            except ValidationError as exc:
-                why = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
-                skipped.append(Skipped(gpu=s.gpu.id, gpus=n, reason=why))
+                at = s.at(n, opts.gpus_per_node).project(cal, s.workload.seq_lens[:1])
+            except InputError as exc:
+                skipped.append(Skipped(gpu=s.gpu.id, gpus=n, reason=exc.message))
                 continue
-            side = project_side(trial, s.rates, trial.seq_lens[:1], cal)
-            p, ok = side.retuned.proj, side.retuned.fits[0]
-            busy_w = gpu_power_w(s.rates, float(p.busy()[0, 0]), cal)
-            idle_w = gpu_power_w(s.rates, 0.0, cal)
+            assert at.projection is not None
+            fitted = at.projection.retuned
+            p, ok = fitted.proj, fitted.fits[0]
+            busy = float(p.busy()[0, 0])
+            busy_w, idle_w = s.power.draw_w(busy), s.power.idle_w
             if not ok:
                 skipped.append(Skipped(gpu=s.gpu.id, gpus=n, reason=(
-                    f"does not fit: {side.retuned.memory_gib[0]:.0f} GiB of "
-                    f"{side.usable_gib:.0f} usable in any layout")))
+                    f"does not fit: {fitted.memory_gib[0]:.0f} GiB of "
+                    f"{at.projection.usable_gib:.0f} usable in any layout")))
                 continue
             if busy_w is None or idle_w is None:
                 skipped.append(Skipped(gpu=s.gpu.id, gpus=n,
@@ -167,32 +166,36 @@ def sweep_configs(answers: Answers, catalog: Catalog,
                 continue
             rate = float(p.tokens_per_s[0, 0])
             step = float(p.step_s[0, 0])
-            idle = nodes * opts.gpus_per_node - n if opts.count_idle_slots else 0
-            per_gpu_w = (n * busy_w + idle * idle_w) / n
-            job = job_cost(n, w.token_budget, rate, q, per_gpu_w,
+            nodes = at.workload.nodes
+            idle = max(0, nodes * at.slots_per_node - n) if opts.count_idle_slots else 0
+            job = job_cost(n, w.token_budget, rate, q, busy_w,
                            answers.electricity_usd_per_kwh, None)
+            idle_kw = idle * idle_w / 1000.0
             ref = first_rate.setdefault(s.gpu.id, rate)
             points.append(ConfigPoint(
                 gpu=s.gpu.id, name=s.gpu.name, gpus=n, nodes=nodes, idle_gpus=idle,
-                layout=side.retuned.layouts[0].describe(),
+                layout=fitted.layouts[0].describe(not w.training),
                 tokens_per_s=rate * n, tokens_per_s_per_gpu=rate,
                 scaling_efficiency=rate / ref,
                 comm_share=float(p.times["communication"][0, 0]) / step,
-                utilisation=float(p.busy()[0, 0]), mfu=float(p.mfu[0, 0]),
+                utilisation=busy, mfu=float(p.mfu[0, 0]),
                 eta_days=job.wall_clock_h / 24, usd=job.usd,
                 usd_per_gpu_hour=q.usd_per_hour if q else None,
                 price_source=q.source if q else None, gpu_days=job.gpu_days,
                 gpu_days_equiv=(job.usd / (base_quote.usd_per_hour * 24)
                                 if job.usd is not None and base_quote else None),
-                power_kw=job.power_kw or 0.0, energy_kwh=job.energy_kwh or 0.0,
-                energy_usd=job.energy_usd or 0.0,
+                power_kw=job.power_kw or 0.0, idle_slots_kw=idle_kw,
+                energy_kwh=(job.energy_kwh or 0.0) + idle_kw * job.wall_clock_h,
+                energy_usd=(job.energy_usd or 0.0)
+                + idle_kw * job.wall_clock_h * answers.electricity_usd_per_kwh,
             ))
     gpus = [s.gpu for s in sides]
     points = sorted(mark(points, answers.power_cap_kw, opts.deadline_days),
                     key=lambda p: (p.gpu != gpus[0].id, p.gpu, p.gpus))
     return ConfigSweep(
         current=gpus[0].id, gpus=[g.id for g in gpus], counts=opts.gpu_counts(),
-        gpus_per_node=opts.gpus_per_node, seq_len=w.seq_lens[0], token_budget=w.token_budget,
+        gpus_per_node=opts.gpus_per_node or sides[0].slots_per_node, seq_len=w.seq_lens[0],
+        token_budget=w.token_budget,
         electricity_usd_per_kwh=answers.electricity_usd_per_kwh, points=points, skipped=skipped,
         choice=choose(points, opts.objective, answers.power_cap_kw, opts.deadline_days),
         assumptions=_assumptions(answers, opts, sides, quotes, cal.idle_power_fraction)
@@ -200,24 +203,24 @@ def sweep_configs(answers: Answers, catalog: Catalog,
     )
 
 
-def _assumptions(answers: Answers, opts: ConfigOptions, sides: Sequence[Compared],
+def _assumptions(answers: Answers, opts: ConfigOptions, sides: Sequence[ResolvedSide],
                  quotes: Sequence[PriceQuote | None], idle_fraction: float) -> list[str]:
     w = answers.workload
     gpus = [s.gpu for s in sides]
-    rates = [s.rates for s in sides]
+    per_node = ", ".join(sorted({f"{s.gpu.id} {opts.gpus_per_node or s.slots_per_node}"
+                                 for s in sides}))
     out = [
         f"throughput at {w.seq_lens[0]:,} tokens per sequence, from the decision engine with "
         "each count in the layout re-tuned for it (communication included: DP/ZeRO/TP/CP/EP "
         f"over the scale-up link inside a node, {w.nic_gbit:g} Gbit/s NIC per GPU across "
-        f"nodes of {opts.gpus_per_node})",
+        f"nodes; GPUs per node: {per_node})",
         _batch_rule({s.gpu.id: s.workload for s in sides}),
-        "power: busy GPUs at idle + utilisation x (TDP - idle); "
-        + ("empty slots of a partly used node at idle draw, so energy here can exceed the "
-           "verdict's, which counts only the GPUs in use" if opts.count_idle_slots
+        "power: the GPUs in use at idle + utilisation x (limit - idle), as in the verdict; "
+        + ("empty slots of a partly used node draw idle power, shown apart and counted in "
+           "energy" if opts.count_idle_slots
            else "empty node slots not counted (rented instances)"),
     ]
-    no_idle = [g.id for g, r in zip(gpus, rates, strict=True)
-               if r is not None and r.tdp_w is not None and r.idle_w is None]
+    no_idle = [s.gpu.id for s in sides if s.power.idle_assumed]
     if no_idle:
         out.append(f"idle draw assumed {idle_fraction:.0%} of TDP for {', '.join(no_idle)} (the "
                    "catalog has none; the published RTX PRO 6000 case: ~50-60 W on a 600 W card)")

@@ -114,46 +114,39 @@ class PipelineReport(BaseModel):
 def _engine_rate(stage: StageSpec, gpu: Gpu, catalog: Catalog,
                  probes: Mapping[str, ProbeRecord] | None,
                  cal: Calibration) -> tuple[float, str, float | None]:
-    """(tokens/s per GPU, detail, busy draw) from the engine for the stage's own workload,
-    re-tuned for the stage's GPU count like every other projection."""
-    from pydantic import ValidationError
-
-    from advisor.core.economics.cost import gpu_power_w
-    from advisor.core.model.workload import Workload
-    from advisor.core.projection.rates import resolve_rates
-    from advisor.core.projection.retune import project_side
+    """(tokens/s per GPU, detail, busy draw) from the engine for the stage's own workload on
+    a side resolved like every other (gates, framework, nodes, power), re-tuned for the
+    stage's GPU count."""
+    from advisor.core.sides import resolve_gpu
 
     assert stage.workload is not None
-    per_node = stage.workload.gpus_per_node
-    try:
-        w = Workload.model_validate({**stage.workload.model_dump(), "gpus": stage.gpus,
-                                     "nodes": max(1, -(-stage.gpus // per_node))})
-    except ValidationError as exc:
-        why = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
-        raise InputError(why, entry=stage.name, field="workload") from None
     probe = (probes or {}).get(gpu.id)
     try:
-        rates = resolve_rates(gpu, w, probe, cal=cal, catalog_gpus=catalog.gpus)
+        side = resolve_gpu(gpu.id, stage.workload, catalog, cal, probe=probe)
+        side = side.at(stage.gpus).project(cal, stage.workload.seq_lens[:1])
     except InputError as exc:
-        raise InputError(f"the stage cannot be projected on {gpu.id}: {exc.message}",
-                         entry=stage.name) from None
-    side = project_side(w, rates, w.seq_lens[:1], cal)
-    if not side.retuned.fits[0]:
+        raise InputError(exc.message, entry=stage.name, field="workload") from None
+    if side.gate is not None or side.projection is None:
+        raise InputError(f"the stage cannot run on {gpu.id}: {side.gate or side.problem}",
+                         entry=stage.name)
+    fitted = side.projection.retuned
+    if not fitted.fits[0]:
         raise InputError(f"the stage does not fit on {stage.gpus} x {gpu.id} in any layout",
                          entry=stage.name)
-    p = side.retuned.proj
+    w, p = side.workload, fitted.proj
     detail = (f"projected: {w.mode} of {w.model.name} at {w.seq_lens[0]:,} tokens, "
-              f"{side.retuned.layouts[0].describe(not w.training)}, MFU {float(p.mfu[0, 0]):.0%} "
+              f"{fitted.layouts[0].describe(not w.training)}, MFU {float(p.mfu[0, 0]):.0%} "
               f"(engine, {'probe' if probe else 'catalog'} rates)")
-    return (float(p.tokens_per_s[0, 0]), detail,
-            gpu_power_w(rates, float(p.busy()[0, 0]), cal))
+    return (float(p.tokens_per_s[0, 0]), detail, side.power.draw_w(float(p.busy()[0, 0])))
 
 
 def _power(stage: StageSpec, gpu: Gpu, busy_w: float | None,
-           idle_fraction: float) -> tuple[float, float, str]:
-    """(busy draw, idle draw, where they come from): given, else engine or catalog figures."""
-    tdp = gpu.power.tdp_w if gpu.power else None
-    active = stage.active_w or busy_w or tdp
+           cal: Calibration) -> tuple[float, float, str]:
+    """(busy draw, idle draw, where they come from): given, else the side's power model."""
+    from advisor.core.sides import power_model
+
+    model = power_model(gpu, None, cal)
+    active = stage.active_w or busy_w or model.tdp_w
     if active is None:
         raise InputError("the catalog has no TDP for this GPU; give active_w",
                          entry=stage.name, field="active_w")
@@ -161,10 +154,10 @@ def _power(stage: StageSpec, gpu: Gpu, busy_w: float | None,
               else "catalog TDP (a busy GPU at full draw)")
     if stage.idle_w is not None:
         return active, stage.idle_w, f"{source}; idle given"
-    if gpu.power and gpu.power.idle_w:
-        return active, gpu.power.idle_w, f"{source}; idle from the catalog"
-    assumed = f"{source}; idle assumed {idle_fraction:.0%} of TDP"
-    return active, (tdp or active) * idle_fraction, assumed
+    idle = model.idle_w if model.idle_w is not None else active * cal.idle_power_fraction
+    how = (f"idle assumed {cal.idle_power_fraction:.0%} of TDP" if model.idle_assumed
+           or model.idle_w is None else "idle from the catalog")
+    return active, idle, f"{source}; {how}"
 
 
 def stage_rate(stage: StageSpec, tokens_per_unit: float | None, catalog: Catalog,
@@ -196,7 +189,7 @@ def stage_rate(stage: StageSpec, tokens_per_unit: float | None, catalog: Catalog
     if stage.hop_s_per_unit and tokens_per_unit:
         rate = tokens_per_unit / (tokens_per_unit / rate + stage.hop_s_per_unit)
         detail += f", plus a {stage.hop_s_per_unit * 1000:g} ms hop per {tokens_per_unit:,.0f}"
-    active, idle, power_source = _power(stage, gpu, busy_w, cal.idle_power_fraction)
+    active, idle, power_source = _power(stage, gpu, busy_w, cal)
     return StageRate(name=stage.name, gpu=gpu.id, gpus=stage.gpus, tokens_per_s_per_gpu=rate,
                      source=stage.source, detail=detail, active_w=active, idle_w=idle,
                      power_source=power_source)

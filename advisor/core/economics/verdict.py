@@ -29,7 +29,8 @@ TIE = 0.05
 class Reason(BaseModel):
     model_config = ConfigDict(frozen=True)
 
-    kind: Literal["gate", "capacity", "cost", "speed", "software", "evidence", "power", "price"]
+    kind: Literal["gate", "capacity", "cost", "speed", "software", "evidence", "power", "price",
+                  "format", "layout"]
     text: str
     weight: float  # ranking key: larger first
 
@@ -89,6 +90,9 @@ class Case:
     power_warning: str | None
     count_ratio: float = 1.0  # target GPUs / current GPUs: wall clock is per-GPU speed x this
     basis: str = "re-tuned layouts on both GPUs"
+    borderline: tuple[str, ...] = ()  # fits within the memory model's own uncertainty
+    format_switch: str | None = None  # what a change of number format costs besides speed
+    layouts: str | None = None  # serving: the two layouts compared
 
 
 def _geomean(values: list[float]) -> float:
@@ -126,6 +130,11 @@ def judge(c: Case) -> Verdict:
     if c.power_warning:
         reasons.append(Reason(kind="power", weight=0.6, text=c.power_warning))
     reasons += _capacity_reasons(c)
+    reasons += [Reason(kind="capacity", weight=0.8, text=t) for t in c.borderline]
+    if c.format_switch:
+        reasons.append(Reason(kind="format", weight=0.9, text=c.format_switch))
+    if c.layouts:
+        reasons.append(Reason(kind="layout", weight=0.35, text=f"compared: {c.layouts}"))
     flips: list[Flip] = []
 
     if c.target_gate:

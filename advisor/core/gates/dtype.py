@@ -140,3 +140,36 @@ def check_dtype(gpu: Gpu, arch: Arch, precision: str) -> DtypeGate:
         reason=reason,
         caveats=caveats,
     )
+
+
+# Narrowest last: a switch down this order trades numerical range for speed.
+WIDTH: dict[str, int] = {"fp32": 6, "tf32": 5, "bf16": 4, "fp16": 4, "fp8": 3, "fp6": 2,
+                         "fp4": 1, "nvfp4": 1}
+
+
+def format_switch(current: str, target: str, training: bool, current_gpu: str,
+                  target_gpu: str) -> str | None:
+    """What moving from `current`'s number format to `target`'s costs besides speed, or None
+    when both sides run the same format. The speedup of such a comparison includes the
+    format, so the verdict says so."""
+    a, b = canonical_precision(current), canonical_precision(target)
+    if a == b:
+        return None
+    both = f"{target_gpu} runs {b} against {a} on {current_gpu}"
+    if WIDTH.get(b, 0) == WIDTH.get(a, 0):
+        return (f"{both}: the same width, different encodings; fp16 needs loss scaling in "
+                "training and has less range than bf16")
+    if WIDTH.get(b, 0) > WIDTH.get(a, 0):
+        return (f"{both}: no quantization risk on {target_gpu}, but part of the difference is "
+                f"the format: {current_gpu} in {b} would be slower than shown")
+    if training:
+        recipe = ("NVIDIA's NVFP4 recipe (block scales, stochastic rounding, some layers kept "
+                  "in higher precision)" if b in ("nvfp4", "fp4") else
+                  "an FP8 scaling recipe (Transformer Engine or torchao, delayed or block "
+                  "scaling)")
+        return (f"{both}: training in {b} needs {recipe} and a loss-curve check against your "
+                f"{a} baseline; part of the speedup is the format, not the GPU")
+    return (f"{both}: {b} weights need a quantized checkpoint (post-training quantization "
+            "with calibration data, e.g. TensorRT Model Optimizer or llm-compressor, or QAT) "
+            "and an accuracy check on your own evals before the speedup counts; part of the "
+            "speedup is the format, not the GPU")

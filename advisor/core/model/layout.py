@@ -1,7 +1,9 @@
 """A layout as reports and answers carry it: the knobs a user sets, per GPU.
 
 `LayoutOverride` is what an answers file may say about one GPU ("on the B200s we
-run 64 GPUs with TP 1"); anything it leaves out is the workload's own value.
+run 64 GPUs with TP 1", "the B200 serves NVFP4 weights"); anything it leaves out is the
+workload's own value. Number formats are per GPU because the first question a Blackwell
+buyer asks is "FP8 on my H200 against NVFP4 on a B200".
 `LayoutChoice` is a complete layout the engine projected: as the user runs it,
 or the one it re-tuned to.
 """
@@ -10,7 +12,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from advisor.core.model.workload import Recompute
+from advisor.core.model.workload import KvDtype, Precision, Recompute
 
 
 class LayoutOverride(BaseModel):
@@ -28,6 +30,9 @@ class LayoutOverride(BaseModel):
     recompute: Recompute | None = None
     offload_optimizer: bool | None = None
     fused_kernels: bool | None = None
+    precision: Precision | None = Field(
+        default=None, description="this GPU's number format (weights and GEMMs)")
+    kv_dtype: KvDtype | None = Field(default=None, description="this GPU's KV-cache format")
 
     def fields_given(self) -> dict[str, object]:
         return {k: v for k, v in self.model_dump().items() if v is not None}

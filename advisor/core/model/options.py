@@ -26,7 +26,10 @@ class ConfigOptions(BaseModel):
         default=None, max_length=B.MAX_SWEEP_COUNTS,
         description="GPU counts to sweep; default 1, 2, 4, ... up to max_gpus")
     max_gpus: int = Field(default=16, ge=1, le=B.MAX_SWEEP_GPUS)
-    gpus_per_node: int = Field(default=8, ge=1, le=B.MAX_GPUS_PER_NODE)
+    gpus_per_node: int | None = Field(
+        default=None, ge=1, le=B.MAX_GPUS_PER_NODE,
+        description="GPU slots per node; default: each GPU's scale-up domain from the catalog "
+                    "(8 on an HGX board, 72 in an NVL72 rack)")
     deadline_days: float | None = Field(default=None, ge=B.MIN_DEADLINE_DAYS,
                                         le=B.MAX_DEADLINE_DAYS)
     objective: Objective = Field(

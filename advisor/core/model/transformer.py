@@ -55,6 +55,9 @@ class ModelSpec(_Frozen, PrintableModel):
     dense_layers: int = Field(default=0, ge=0, le=B.MAX_LAYERS,
                               description="leading layers with a dense MLP")
     mla: MlaSpec | None = None
+    max_context: int | None = Field(
+        default=None, ge=1, le=B.MAX_SEQ_LEN,
+        description="the longest context the model supports (a serving input cannot be longer)")
     declared_params: float | None = Field(
         default=None, gt=0, description="the parameter count the user gave, for a shape check")
 

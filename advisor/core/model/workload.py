@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from advisor.core.model import bounds as B
+from advisor.core.model.frameworks import SERVING_ENGINES, TRAINING_FRAMEWORKS, Framework
 from advisor.core.model.presets import resolve_preset
 from advisor.core.model.transformer import ModelSpec
 
@@ -22,7 +23,6 @@ Precision = Literal["bf16", "fp16", "fp8", "fp4", "nvfp4"]
 Optimizer = Literal["adamw", "adamw8bit", "sgd"]
 Recompute = Literal["none", "selective", "full"]
 KvDtype = Literal["auto", "bf16", "fp8", "fp4"]
-Framework = Literal["auto", "megatron", "fsdp", "deepspeed"]
 AttentionKernel = Literal["auto", "fa2", "fa3", "fa4", "cudnn", "sdpa", "ck", "vendor"]
 
 TRAINING_MODES: frozenset[str] = frozenset({"pretrain", "finetune", "lora"})
@@ -74,7 +74,8 @@ class Workload(_Frozen):
     attention_kernel: AttentionKernel = Field(
         default="auto", description="auto: the kernel the declared stack runs on each GPU")
     framework: Framework = Field(
-        default="auto", description="sets the per-step host overhead; auto: from the stack")
+        default="auto", description="training: megatron, fsdp or deepspeed; serving: vllm, "
+                                    "sglang or trtllm; auto: read off the stack")
     tp: int = Field(default=1, ge=1, le=B.MAX_GPUS)
     pp: int = Field(default=1, ge=1, le=B.MAX_GPUS)
     cp: int = Field(default=1, ge=1, le=B.MAX_GPUS)
@@ -144,6 +145,12 @@ class Workload(_Frozen):
             raise ValueError("serve needs osl, the output tokens per request")
         if self.mode != "serve" and self.osl is not None:
             raise ValueError("osl applies to mode = serve")
+        if self.training and self.framework in SERVING_ENGINES:
+            raise ValueError(f"framework {self.framework} is a serving engine; training runs on "
+                             f"{', '.join(TRAINING_FRAMEWORKS)}")
+        if not self.training and self.framework in TRAINING_FRAMEWORKS:
+            raise ValueError(f"framework {self.framework} is a training framework; serving runs "
+                             f"on {', '.join(SERVING_ENGINES)}")
         if self.vp > 1 and self.pp == 1:
             raise ValueError("vp > 1 needs pp > 1")
         if self.vp > 1 and (self.model.layers % (self.pp * self.vp)):

@@ -167,6 +167,8 @@ class Calibration:
     power_exponent: float = 0.6
     idle_power_fraction: float = 0.10
     model_sigma: float = 0.13
+    memory_sigma: float = 0.04
+    capacity_binding_gain: float = 0.25
     step_fixed_s: dict[str, float] = field(default_factory=lambda: {
         "megatron": 0.005, "fsdp": 0.010, "deepspeed": 0.010})
     host_s_per_param: dict[str, float] = field(default_factory=lambda: {
@@ -350,6 +352,19 @@ NOTES: dict[str, Note] = {
         "derived", "relative", 0.0,
         "the model's own structural error, sized from the spread of `advisor validate`'s "
         "held-out speedup errors so that the 90% band holds about 90% of them",
+    ),
+    "memory_sigma": Note(
+        "fitted", "relative, one sigma", 0.0,
+        f"{UPG}: the spread of the memory model's residuals over the guide's peak-memory "
+        "table (8k-256k, max_memory_reserved) and its ZeRO-2 8k points; a fit within "
+        "1.645 sigma of the usable budget is reported as borderline, not as fits or OOM",
+        ("upg-peak-memory",),
+    ),
+    "capacity_binding_gain": Note(
+        "assumption", "relative throughput", 0.5,
+        "serving: the KV cache is named the binding resource when a cache that held every "
+        "request the latency limits and the engine allow would serve this much more per GPU; "
+        "below it the batch is KV-capped but the step is bound by compute or bandwidth",
     ),
     "step_fixed_s": Note(
         "assumption", "s per optimizer step", 0.5,

@@ -209,12 +209,17 @@ def shape_of(w: Workload) -> Shape:
 
 
 def local_params(w: Workload, g: Grid) -> Array:
-    """Weights on the busiest pipeline stage of one GPU: its layers' share and one embedding."""
+    """Weights on the busiest pipeline stage of one GPU: its layers' share and one embedding.
+
+    Routed experts: training shards them over EP groups across data-parallel ranks, so a
+    GPU holds 1/(TP x EP) of a stage's experts; a serving replica splits them over its own
+    TP x PP GPUs, EP only choosing whole experts over slices of each."""
     m = w.model
     experts = float(m.expert_params)
     embed = float(m.vocab * m.hidden)
     body = float(m.params_total) - experts - embed * (1 if m.tie_embeddings else 2)
-    return ((body / g.pp + embed) / g.tp + experts / (g.pp * g.tp * g.ep)).astype(float)
+    expert_ways = g.pp * g.tp * (g.ep if w.training else 1)
+    return ((body / g.pp + embed) / g.tp + experts / expert_ways).astype(float)
 
 
 def attention_flops_per_token(w: Workload, keys: Array) -> Array:

@@ -40,17 +40,11 @@ SINGLE_RANK_LEVELS: tuple[tuple[int, int, int], ...] = ((0, 0, 0), (0, 1, 0), (0
 PARALLEL: dict[str, bool] = {"megatron": True, "fsdp": True, "deepspeed": False}
 
 
-def framework_of(w: Workload, has_deepspeed: bool = False, has_megatron: bool = False) -> str:
-    """The framework that runs this workload: stated, else read off the stack and the layout."""
-    if w.framework != "auto":
-        return w.framework
-    if has_deepspeed:
-        return "deepspeed"
-    if has_megatron:
-        return "megatron"
-    return "fsdp" if w.zero_stage >= 2 else "megatron"
-SERVING_BATCHES = (1, 2, 4, 8, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024,
-                   1536, 2048, 3072, 4096)
+# Requests in flight a serving re-tune tries: steps of at most ~25%, so a batch a latency
+# limit or the KV cache caps is found to within that (the KV cap is also tried exactly).
+SERVING_BATCHES = (1, 2, 3, 4, 5, 6, 8, 10, 12, 14, 16, 20, 24, 28, 32, 40, 48, 56, 64, 80, 96,
+                   112, 128, 160, 192, 224, 256, 320, 384, 448, 512, 640, 768, 896, 1024, 1280,
+                   1536, 1792, 2048, 2560, 3072, 3584, 4096)
 
 
 @dataclass(frozen=True)
@@ -91,7 +85,7 @@ class Grid:
         return Grid(**{f.name: getattr(self, f.name)[idx] for f in fields(self)})
 
 
-def _grid(rows: list[tuple[int, ...]]) -> Grid:
+def grid_of(rows: list[tuple[int, ...]]) -> Grid:
     a = np.asarray(rows, dtype=np.int64).reshape(-1, 13)
     names = [f.name for f in fields(Grid)]
     return Grid(**{n: a[:, i].reshape(-1, 1) for i, n in enumerate(names)})
@@ -99,7 +93,7 @@ def _grid(rows: list[tuple[int, ...]]) -> Grid:
 
 def as_run(w: Workload) -> Grid:
     """The one layout the user runs today."""
-    return _grid([(w.gpus, w.gpus_per_node, w.tp, w.pp, w.cp, w.ep, w.vp, w.micro_batch,
+    return grid_of([(w.gpus, w.gpus_per_node, w.tp, w.pp, w.cp, w.ep, w.vp, w.micro_batch,
                    w.accumulation if w.training else 1, w.zero_stage,
                    RECOMPUTE.index(w.recompute), int(w.offload_optimizer),
                    int(w.fused_kernels))])
@@ -131,12 +125,14 @@ def training_candidates(w: Workload, gpus: int, per_node: int, domain: int) -> G
     """
     m = w.model
     gbs = w.sequences_per_step
-    domain = max(1, min(domain, gpus))
-    framework = w.framework if w.framework != "auto" else "megatron"
+    domain = max(1, min(domain, per_node, gpus))
+    framework = w.framework if w.framework in PARALLEL else "megatron"
     parallel = PARALLEL[framework]
+    # TP stays inside a node's scale-up domain; PP takes any divisor of what is left (an
+    # uneven layer split, e.g. 80 layers over 3 stages, is how 12 GPUs run a 70B model)
     tps = [t for t in _pow2_upto(min(domain, MAX_DEGREE) if parallel else 1)
-           if m.heads % t == 0 and gpus % t == 0]
-    pps = [p for p in _pow2_upto(min(m.layers, gpus) if parallel else 1) if gpus % p == 0]
+           if m.heads % t == 0 and gpus % t == 0 and per_node % t == 0]
+    pps = _divisors(gpus, min(m.layers, MAX_DEGREE)) if parallel else [1]
     cp_cap = min(MAX_DEGREE, gpus, max(1, min(w.seq_lens) // 1024)) if parallel else 1
     cps = [c for c in _pow2_upto(cp_cap) if c == 1 or min(w.seq_lens) >= 4096]
     eps = [e for e in _pow2_upto(min(m.experts, MAX_DEGREE)) if m.experts % e == 0] \
@@ -167,23 +163,45 @@ def training_candidates(w: Workload, gpus: int, per_node: int, domain: int) -> G
         rows = rows[:: -(-len(rows) // MAX_LAYOUTS)]
     if not rows:  # the global batch does not split over this many GPUs: give each rank one
         rows.append((gpus, per_node, 1, 1, 1, 1, 1, 1, 1, 1 if gpus > 1 else 0, 2, 0, 1))
-    return _grid(rows)
+    return grid_of(rows)
 
 
-def serving_candidates(w: Workload, gpus: int, per_node: int, domain: int) -> Grid:
-    """Layouts for serving `w` on replicas that fill `gpus`: TP/PP/EP and requests in flight."""
+def serving_batches(w: Workload, stated: bool) -> list[int]:
+    """Requests in flight to try: the user's when stated (a fixed concurrency, or prefill's
+    batch), else the grid up to the engine's cap."""
+    if stated or w.mode == "prefill":
+        return [min(w.micro_batch, w.max_batch)]
+    return [b for b in SERVING_BATCHES if b <= w.max_batch] or [w.max_batch]
+
+
+def serving_layouts(w: Workload, gpus: int, per_node: int,
+                    keep: frozenset[str] = frozenset()) -> list[tuple[int, int, int]]:
+    """(TP, PP, EP) a serving engineer would try on `gpus` GPUs: TP inside a node (a power of
+    two dividing the heads), PP across nodes for a model one node cannot hold, EP within the
+    TP x PP group for mixture-of-experts; replicas fill the rest. A degree the user stated
+    (`keep`) stays as stated."""
     m = w.model
-    domain = max(1, min(domain, gpus))
-    rows: list[tuple[int, ...]] = []
-    fixed = w.mode == "prefill"
-    batches = sorted({b for b in SERVING_BATCHES if b <= w.max_batch} | {min(w.max_batch,
-                                                                           w.micro_batch)})
-    for tp in [t for t in _pow2_upto(min(domain, MAX_DEGREE)) if m.heads % t == 0]:
-        for pp in [p for p in _pow2_upto(min(m.layers, gpus // tp)) if p == 1 or tp == domain]:
+    # TP across a node's GPUs even without NVLink: serving engines run TP over PCIe (the
+    # all-reduce then goes at the host link's rate, which the engine charges)
+    domain = max(1, min(per_node, gpus))
+    tps = [w.tp] if "tp" in keep else [
+        t for t in _pow2_upto(min(domain, MAX_DEGREE)) if m.heads % t == 0 and gpus % t == 0]
+    out = []
+    for tp in tps:
+        pps = [w.pp] if "pp" in keep else [
+            p for p in _divisors(gpus // tp, min(m.layers, MAX_DEGREE))
+            if p == 1 or tp == domain or "tp" in keep]
+        for pp in pps:
             if gpus % (tp * pp):
                 continue
-            eps = [e for e in _divisors(m.experts, tp * pp)] if m.experts else [1]
-            for ep in eps:
-                for b in ([w.micro_batch] if fixed else batches):
-                    rows.append((gpus, per_node, tp, pp, 1, ep, 1, b, 1, 0, 0, 0, 1))
-    return _grid(rows or [(gpus, per_node, 1, 1, 1, 1, 1, w.micro_batch, 1, 0, 0, 0, 1)])
+            eps = [w.ep] if "ep" in keep else (
+                _divisors(m.experts, tp * pp) if m.experts else [1])
+            out += [(tp, pp, ep) for ep in eps if not m.experts or m.experts % ep == 0]
+    return out or [(w.tp, w.pp, w.ep)]
+
+
+def serving_candidates(w: Workload, gpus: int, per_node: int, layouts: list[tuple[int, int, int]],
+                       batches: list[int]) -> Grid:
+    """Every (TP, PP, EP) with every batch, as columns for the engine."""
+    return grid_of([(gpus, per_node, tp, pp, 1, ep, 1, b, 1, 0, 0, 0, 1)
+                  for tp, pp, ep in layouts for b in batches])

@@ -1,15 +1,19 @@
 """One GPU type at one GPU count: the workload as the user runs it, and re-tuned.
 
-Re-tuning is what real comparisons do: more memory buys a larger micro-batch, less
-recompute, less TP/PP and no offload; a GPU that cannot hold the user's layout gets
-the smallest change that makes it fit. The engine projects every candidate layout in
-one pass; memory fit (and for serving, the latency limits) is a hard constraint, and
-the fastest layout that passes wins at each sequence length.
+Re-tuning is what real comparisons do. Training: more memory buys a larger micro-batch,
+less recompute, less TP/PP and no offload; a GPU that cannot hold the user's layout gets
+the smallest change that makes it fit. Serving: the layouts a serving engineer tries
+(TP inside the scale-up domain, PP across domains for a model one domain cannot hold, EP
+for mixture-of-experts, replicas filling the count) each with the most requests in flight
+the KV cache, the latency limits and the engine's cap allow; tokens/s per GPU decides.
+The engine projects every candidate in one pass; memory fit (and the latency limits) is a
+hard constraint, and the fastest layout that passes wins at each sequence length.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import Literal
 
 import numpy as np
 
@@ -25,13 +29,29 @@ from advisor.core.projection.engine import (
 from advisor.core.projection.layout import (
     Grid,
     as_run,
+    grid_of,
+    serving_batches,
     serving_candidates,
+    serving_layouts,
     training_candidates,
 )
 from advisor.core.projection.rates import GpuRates
 
 SEQ_GRANULE = 256  # max_seq_len is reported rounded down to this
 MAX_SEQ = 1 << 24
+BatchCap = Literal["kv-capacity", "tpot", "ttft", "engine cap", "your concurrency",
+                   "throughput peak"]
+
+
+@dataclass(frozen=True)
+class BatchLimit:
+    """What set a serving layout's requests in flight, and what more memory would buy."""
+
+    batch: int
+    cap: BatchCap
+    kv_batch: int  # the most requests the KV cache left after the weights holds
+    uncapped_batch: int  # the batch if the KV cache held any number (latency and engine caps)
+    uncapped_tokens_per_s: float  # per GPU at that batch
 
 
 @dataclass(frozen=True)
@@ -42,10 +62,11 @@ class Fitted:
     layouts: list[LayoutChoice]
     fits: list[bool]  # memory (and latency limits) satisfied
     memory_gib: list[float]
+    limits: list[BatchLimit | None] | None = None  # serving only
 
 
 @dataclass(frozen=True)
-class Side:
+class SideProjection:
     rates: GpuRates
     usable_gib: float
     as_run: Fitted
@@ -78,13 +99,17 @@ def _max_seq(w: Workload, g: Grid, usable: float, cal: Calibration) -> np.ndarra
     return np.floor(room / SEQ_GRANULE) * SEQ_GRANULE
 
 
-def _ok(w: Workload, p: Projection, usable: float) -> np.ndarray:
-    ok = p.memory_gib <= usable
+def _latency_ok(w: Workload, p: Projection) -> np.ndarray:
+    ok = np.ones_like(p.step_s, dtype=bool)
     if p.tpot_s is not None and w.tpot_ms is not None:
         ok &= p.tpot_s * 1000 <= w.tpot_ms
     if p.ttft_s is not None and w.ttft_ms is not None:
         ok &= p.ttft_s * 1000 <= w.ttft_ms
     return ok
+
+
+def _ok(w: Workload, p: Projection, usable: float) -> np.ndarray:
+    return (p.memory_gib <= usable) & _latency_ok(w, p)
 
 
 def _fitted(p: Projection, g: Grid, idx: np.ndarray, ok: np.ndarray) -> Fitted:
@@ -107,8 +132,11 @@ def _changes(a: LayoutChoice, b: LayoutChoice) -> list[str]:
 
 
 def project_side(w: Workload, rates: GpuRates, seqs: list[int], cal: Calibration = CAL,
-                 retune: bool = True) -> Side:
-    """As run and re-tuned, with memory fit, for one GPU type at `w.gpus` GPUs."""
+                 retune: bool = True, keep: frozenset[str] = frozenset()) -> SideProjection:
+    """As run and re-tuned, with memory fit, for one GPU type at `w.gpus` GPUs. `keep` names
+    the layout knobs the user stated, which a serving re-tune leaves as they are."""
+    if not w.training:
+        return _serving_side(w, rates, seqs, cal, retune, keep)
     s = np.asarray(seqs, dtype=float)
     usable = usable_gib(rates.capacity_gib, cal)
     mine = as_run(w)
@@ -116,32 +144,17 @@ def project_side(w: Workload, rates: GpuRates, seqs: list[int], cal: Calibration
     ok_run = _ok(w, p_run, usable)
     zero = np.zeros(len(seqs), dtype=int)
     run = _fitted(p_run, mine, zero, ok_run)
+    mine_max = _seq(_max_seq(w, mine, usable, cal).max())
     if not retune:
-        return Side(rates, usable, run, run, _seq(_max_seq(w, mine, usable, cal).max()),
-                    _seq(_max_seq(w, mine, usable, cal).max()), [None] * len(seqs))
-    make = training_candidates if w.training else serving_candidates
-    grid = make(w, w.gpus, w.gpus_per_node, rates.domain)
+        return SideProjection(rates, usable, run, run, mine_max, mine_max, [None] * len(seqs))
+    grid = training_candidates(w, w.gpus, w.gpus_per_node, rates.domain)
     p = project(w, rates, grid, s, cal)
     ok = _ok(w, p, usable)
-    if not w.training:  # serving: the user's TP/PP/EP stays where it fits; the batch is tuned
-        prefer = ((grid.tp == w.tp) & (grid.pp == w.pp) & (grid.ep == w.ep)).reshape(-1, 1)
-    else:  # training: layouts that keep the global batch exactly, where any fits
-        prefer = (grid.mb * grid.acc * grid.dp == w.sequences_per_step).reshape(-1, 1)
+    # layouts that keep the global batch exactly, where any fits
+    prefer = (grid.mb * grid.acc * grid.dp == w.sequences_per_step).reshape(-1, 1)
     ok = np.where((ok & prefer).any(axis=0, keepdims=True), ok & prefer, ok)
-    score = np.where(ok, p.tokens_per_s, -np.inf)
-    best = np.argmax(score, axis=0)
-    none = ~ok.any(axis=0)
-    fallback = np.argmin(p.memory_gib, axis=0)
-    best = np.where(none, fallback, best)
-    tuned = _fitted(p, grid, best, ok)
-    # The as-run layout stays the answer where it is as fast as the best (ties keep it).
-    keep = (ok_run[0]) & (p_run.tokens_per_s[0] >= tuned.proj.tokens_per_s[0] * (1 - 1e-9))
-    if keep.any():
-        layouts = [run.layouts[i] if keep[i] else tuned.layouts[i] for i in range(len(seqs))]
-        tuned = Fitted(proj=_merge(run.proj, tuned.proj, keep), layouts=layouts,
-                       fits=[run.fits[i] if keep[i] else tuned.fits[i] for i in range(len(seqs))],
-                       memory_gib=[run.memory_gib[i] if keep[i] else tuned.memory_gib[i]
-                                   for i in range(len(seqs))])
+    tuned = _best(p, grid, ok)
+    tuned = _keep_as_run(run, ok_run, p_run, tuned)
     # the smallest change: keep the user's fused-kernel setting where that still fits
     as_theirs = replace(grid, fused=np.full_like(grid.fused, int(w.fused_kernels)))
     ok_theirs = _memory(w, as_theirs, s, cal) <= usable
@@ -152,16 +165,192 @@ def project_side(w: Workload, rates: GpuRates, seqs: list[int], cal: Calibration
             continue
         pool = as_theirs if ok_theirs[:, c].any() else grid
         fits = np.nonzero(ok_theirs[:, c] if ok_theirs[:, c].any() else ok[:, c])[0]
-        if not len(fits):
+        change.append(_smallest_change(run.layouts[c], pool, fits, p.tokens_per_s[:, c]))
+    return SideProjection(rates, usable, run, tuned, mine_max,
+                          _seq(_max_seq(w, grid, usable, cal).max()), change)
+
+
+def _best(p: Projection, grid: Grid, ok: np.ndarray) -> Fitted:
+    """The fastest layout that passes at each length (the least memory where none does)."""
+    score = np.where(ok, p.tokens_per_s, -np.inf)
+    best = np.argmax(score, axis=0)
+    best = np.where(~ok.any(axis=0), np.argmin(p.memory_gib, axis=0), best)
+    return _fitted(p, grid, best, ok)
+
+
+def _keep_as_run(run: Fitted, ok_run: np.ndarray, p_run: Projection, tuned: Fitted) -> Fitted:
+    """The as-run layout stays the answer where it is as fast as the best (ties keep it)."""
+    keep = ok_run[0] & (p_run.tokens_per_s[0] >= tuned.proj.tokens_per_s[0] * (1 - 1e-9))
+    if not keep.any():
+        return tuned
+    n = len(run.layouts)
+    return Fitted(proj=_merge(run.proj, tuned.proj, keep),
+                  layouts=[run.layouts[i] if keep[i] else tuned.layouts[i] for i in range(n)],
+                  fits=[run.fits[i] if keep[i] else tuned.fits[i] for i in range(n)],
+                  memory_gib=[run.memory_gib[i] if keep[i] else tuned.memory_gib[i]
+                              for i in range(n)],
+                  limits=[(run.limits if keep[i] else tuned.limits)[i]
+                          for i in range(n)] if run.limits and tuned.limits else None)
+
+
+def _smallest_change(mine: LayoutChoice, pool: Grid, fits: np.ndarray,
+                     speed: np.ndarray) -> str | None:
+    if not len(fits):
+        return "nothing fits on this GPU count"
+    costs = [(len(_changes(mine, pool.choice(int(i)))), -float(speed[i]), int(i)) for i in fits]
+    _, _, i = min(costs)
+    return "; ".join(_changes(mine, pool.choice(i))) or None
+
+
+# --- serving --------------------------------------------------------------------------------
+
+
+def _kv_batch(w: Workload, layouts: list[tuple[int, int, int]], gpus: int, per_node: int,
+              seq: float, usable: float, cal: Calibration) -> np.ndarray:
+    """The most requests in flight each layout's KV cache holds at `seq` (memory is affine
+    in the batch: weights and workspace, then KV per request)."""
+    zero = serving_candidates(w, gpus, per_node, layouts, [0])
+    one = serving_candidates(w, gpus, per_node, layouts, [1])
+    s = np.asarray([seq])
+    a, b = _memory(w, zero, s, cal)[:, 0], _memory(w, one, s, cal)[:, 0]
+    per_request = np.maximum(b - a, 1e-12)
+    return np.floor(np.maximum(usable - a, 0.0) / per_request).astype(int)
+
+
+def _serve_column(w: Workload, rates: GpuRates, seq: float, layouts: list[tuple[int, int, int]],
+                  batches: list[int], usable: float, cal: Calibration, stated_batch: bool
+                  ) -> tuple[Projection, Grid, int, np.ndarray, BatchLimit]:
+    """Every layout at every batch (plus each layout's exact KV-cache batch) at one length:
+    (projection, grid, chosen row, ok mask, what limited its batch)."""
+    gpus, per_node = w.gpus, w.gpus_per_node
+    kv = _kv_batch(w, layouts, gpus, per_node, seq, usable, cal)
+    rows = [(lay, b) for lay in layouts for b in batches]
+    if not stated_batch:
+        rows += [(lay, int(k)) for lay, k in zip(layouts, kv, strict=True)
+                 if 1 <= k <= w.max_batch and k not in batches]
+    grid = grid_of([(gpus, per_node, tp, pp, 1, ep, 1, b, 1, 0, 0, 0, 1)
+                    for (tp, pp, ep), b in rows])
+    p = project(w, rates, grid, np.asarray([seq]), cal)
+    latency = _latency_ok(w, p)[:, 0]
+    fits = (p.memory_gib <= usable)[:, 0]
+    ok = latency & fits
+    tps = p.tokens_per_s[:, 0]
+    best = int(np.argmax(np.where(ok, tps, -np.inf))) if ok.any() \
+        else int(np.argmin(p.memory_gib[:, 0]))
+    same = ((grid.tp == grid.tp[best]) & (grid.pp == grid.pp[best])
+            & (grid.ep == grid.ep[best]))[:, 0]
+    free = same & latency  # memory ignored: what a larger KV cache would allow
+    top = int(np.argmax(np.where(free, tps, -np.inf))) if free.any() else best
+    batch = int(grid.mb[best, 0])
+    layout = (int(grid.tp[best, 0]), int(grid.pp[best, 0]), int(grid.ep[best, 0]))
+    kv_here = int(kv[layouts.index(layout)])
+    nxt = _next_batch(grid, best)
+    cap: BatchCap
+    if stated_batch:
+        cap = "your concurrency"
+    elif nxt == best:
+        cap = "engine cap"
+    elif not latency[nxt]:
+        tpot_bad = p.tpot_s is not None and w.tpot_ms is not None \
+            and float(p.tpot_s[nxt, 0]) * 1000 > w.tpot_ms
+        cap = "tpot" if tpot_bad else "ttft"
+    elif not fits[nxt]:
+        cap = "kv-capacity"
+    else:
+        cap = "throughput peak"
+    limit = BatchLimit(batch=batch, cap=cap, kv_batch=kv_here,
+                       uncapped_batch=int(grid.mb[top, 0]),
+                       uncapped_tokens_per_s=float(tps[top]))
+    return p, grid, best, ok, limit
+
+
+def _next_batch(grid: Grid, i: int) -> int:
+    """The row of the same layout with the next larger batch (or `i` itself)."""
+    same = ((grid.tp == grid.tp[i]) & (grid.pp == grid.pp[i]) & (grid.ep == grid.ep[i])
+            & (grid.mb > grid.mb[i]))[:, 0]
+    if not same.any():
+        return i
+    cands = np.nonzero(same)[0]
+    return int(cands[np.argmin(grid.mb[cands, 0])])
+
+
+def _serving_fit(w: Workload, rates: GpuRates, seqs: list[int],
+                 layouts: list[tuple[int, int, int]], usable: float, cal: Calibration,
+                 stated_batch: bool) -> Fitted:
+    """The best of `layouts` at each length, each at its best batch."""
+    batches = serving_batches(w, stated_batch)
+    cols: list[Projection] = []
+    chosen: list[LayoutChoice] = []
+    fits: list[bool] = []
+    limits: list[BatchLimit | None] = []
+    for seq in seqs:
+        p, grid, best, ok, limit = _serve_column(w, rates, float(seq), layouts, batches,
+                                                 usable, cal, stated_batch)
+        cols.append(p.at(np.asarray([best])))
+        chosen.append(grid.choice(best))
+        fits.append(bool(ok[best]))
+        limits.append(limit)
+    proj = _concat(cols)
+    return Fitted(proj=proj, layouts=chosen, fits=fits, memory_gib=proj.memory_gib[0].tolist(),
+                  limits=limits)
+
+
+def _serving_side(w: Workload, rates: GpuRates, seqs: list[int], cal: Calibration,
+                  retune: bool, keep: frozenset[str]) -> SideProjection:
+    usable = usable_gib(rates.capacity_gib, cal)
+    stated_batch = "micro_batch" in keep
+    mine = [(w.tp, w.pp, w.ep)]
+    run = _serving_fit(w, rates, seqs, mine, usable, cal, stated_batch)
+    one = as_run(w.model_copy(update={"micro_batch": 1}))
+    max_run = _cap_context(w, _seq(_max_seq(w, one, usable, cal).max()))
+    if not retune:
+        return SideProjection(rates, usable, run, run, max_run, max_run, [None] * len(seqs))
+    layouts = serving_layouts(w, w.gpus, w.gpus_per_node, keep)
+    tuned = _serving_fit(w, rates, seqs, layouts, usable, cal, stated_batch)
+    ok_run = np.asarray([run.fits])
+    tuned = _keep_as_run(run, ok_run, run.proj, tuned)
+    singles = serving_candidates(w, w.gpus, w.gpus_per_node, layouts, [1])
+    max_tuned = _cap_context(w, _seq(_max_seq(w, singles, usable, cal).max()))
+    change: list[str | None] = []
+    for c in range(len(seqs)):
+        if run.fits[c]:
+            change.append(None)
+        elif tuned.fits[c]:
+            change.append("; ".join(_changes(run.layouts[c], tuned.layouts[c])) or None)
+        else:
             change.append("nothing fits on this GPU count")
-            continue
-        mine_c = run.layouts[c]
-        costs = [(len(_changes(mine_c, pool.choice(int(i)))), -float(p.tokens_per_s[i, c]),
-                  int(i)) for i in fits]
-        _, _, i = min(costs)
-        change.append("; ".join(_changes(mine_c, pool.choice(i))) or None)
-    return Side(rates, usable, run, tuned, _seq(_max_seq(w, mine, usable, cal).max()),
-                _seq(_max_seq(w, grid, usable, cal).max()), change)
+    return SideProjection(rates, usable, run, tuned, max_run, max_tuned, change)
+
+
+def _cap_context(w: Workload, longest: int | None) -> int | None:
+    """Serving cannot attend past the model's context: the longest input is capped there."""
+    limit = w.model.max_context
+    if longest is None or limit is None:
+        return longest
+    return min(longest, max(limit - int(w.osl or 0), 0)) or None
+
+
+def _concat(cols: list[Projection]) -> Projection:
+    """(1, 1) projections side by side as one (1, S) projection."""
+    def cat(xs: list[np.ndarray | None]) -> np.ndarray | None:
+        if any(x is None for x in xs):
+            return None
+        return np.concatenate(xs, axis=1)  # type: ignore[arg-type]
+
+    def cat_d(ds: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+        return {k: np.concatenate([d[k] for d in ds], axis=1) for k in ds[0]}
+
+    first = cols[0]
+    return Projection(
+        seq=np.concatenate([c.seq for c in cols]), times=cat_d([c.times for c in cols]),
+        binding=cat_d([c.binding for c in cols]), compute_s=cat_d([c.compute_s for c in cols]),
+        memory_s=cat_d([c.memory_s for c in cols]), flops=cat_d([c.flops for c in cols]),
+        bytes=cat_d([c.bytes for c in cols]),
+        step_s=np.concatenate([c.step_s for c in cols], axis=1),
+        tokens=np.concatenate([c.tokens for c in cols], axis=1),
+        model_flops=np.concatenate([c.model_flops for c in cols], axis=1), peak=first.peak,
+        memory_gib=np.concatenate([c.memory_gib for c in cols], axis=1),
+        ttft_s=cat([c.ttft_s for c in cols]), tpot_s=cat([c.tpot_s for c in cols]))
 
 
 def _merge(a: Projection, b: Projection, keep: np.ndarray) -> Projection:

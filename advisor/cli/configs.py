@@ -128,15 +128,20 @@ def _sweep_answers(args: argparse.Namespace, catalog: Catalog) -> Answers:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
-    from advisor.core import sweep_configs
-    from advisor.io.catalog_store import effective_catalog
+    from advisor.core import run
+    from advisor.io.catalog_store import effective_catalog, provenance
     from advisor.io.probe_store import probes_for
 
     catalog = effective_catalog()
     answers = _sweep_answers(args, catalog)
     with in_file(args.answers or "command line"):
         ids = [s.gpu for s in answers.compared(catalog, alone=True)]
-        result = sweep_configs(answers, catalog, probes_for(ids, catalog, args.probe))
+        if answers.workload.token_budget is None:
+            raise InputError("a configuration sweep needs a token budget (tokens to process)",
+                             field="--token-budget")
+        result = run(answers, catalog, probes_for(ids, catalog, args.probe),
+                     provenance()).configs
+        assert result is not None
     print(json.dumps(result.model_dump(mode="json"), indent=2) if args.json
           else clean_block(render_sweep(result, answers)))
     return 0
@@ -203,7 +208,7 @@ def load_pipeline(path: str) -> PipelineSpec:
 
 
 def cmd_pipeline(args: argparse.Namespace) -> int:
-    from advisor.core import PipelineSpec, analyse_pipeline, load_model
+    from advisor.core import PipelineSpec, load_model, run_pipeline
     from advisor.io.catalog_store import effective_catalog
 
     if args.gpus is not None and not 1 <= args.gpus <= MAX_GPUS:
@@ -212,7 +217,7 @@ def cmd_pipeline(args: argparse.Namespace) -> int:
     if args.vary:
         spec = load_model(PipelineSpec, {**spec.model_dump(), "vary": args.vary}, "--vary")
     with in_file(args.file):
-        report = analyse_pipeline(spec, effective_catalog(), gpus=args.gpus)
+        report = run_pipeline(spec, effective_catalog(), gpus=args.gpus)
     print(json.dumps(report.model_dump(mode="json"), indent=2) if args.json
           else clean_block(render_pipeline(report)))
     return 0
@@ -222,13 +227,11 @@ def _split(b: PipelineBalance) -> str:
     return "+".join(str(n) for n in b.split)
 
 
-def _balance_rows(rows: list[PipelineBalance], ref: PipelineBalance) -> list[list[str]]:
-    from advisor.core import kw_saved
-
+def _balance_rows(rows: list[PipelineBalance]) -> list[list[str]]:
     return [[_split(b), str(b.idle_gpus), fmt_num(b.tokens_per_s / 1e3, 1),
              fmt_num(b.eta_days, 2), b.bottleneck,
              f"{b.power_kw_low:.2f}-{b.power_kw_high:.2f}",
-             "{:.2f}-{:.2f}".format(*kw_saved(ref, b)),
+             "{:.2f}-{:.2f}".format(*b.kw_saved) if b.kw_saved else "-",
              b.queue] for b in rows]
 
 
@@ -259,9 +262,9 @@ def render_pipeline(r: PipelineReport) -> str:
              f"Stages (1 {r.unit} = {r.tokens_per_unit:,.0f} tokens)\n{stages}",
              f"{head}\n{loads}",
              f"Moving GPUs on or off {r.vary}\n"
-             + render_table(BALANCE_HEADERS, _balance_rows(r.neighbours, now)),
+             + render_table(BALANCE_HEADERS, _balance_rows(r.neighbours)),
              f"Best splits of {r.best_gpus} GPUs (fastest first; ties to the lower draw)\n"
-             + render_table(BALANCE_HEADERS, _balance_rows(r.best, now))]
+             + render_table(BALANCE_HEADERS, _balance_rows(r.best))]
     parts += [_alternative(r, a) for a in r.alternatives]
     parts.append("Assumptions\n" + "\n".join(f"  - {a}" for a in r.assumptions))
     return "\n\n".join(parts)

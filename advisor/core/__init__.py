@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 _PUBLIC: dict[str, str] = {
     # the one entry point, and what it returns
     "run": "advisor.core.entry",
+    "run_pipeline": "advisor.core.entry",
     "Report": "advisor.core.report.document",
     "Provenance": "advisor.core.report.document",
     "PulledSource": "advisor.core.report.document",
@@ -57,10 +58,10 @@ _PUBLIC: dict[str, str] = {
     "ConfigSweep": "advisor.core.economics.configs",
     "ConfigPoint": "advisor.core.economics.configs",
     "PipelineReport": "advisor.core.economics.stages",
-    "analyse_pipeline": "advisor.core.economics.stages",
-    "sweep_configs": "advisor.core.economics.configs",
     "PipelineBalance": "advisor.core.economics.pipeline",
-    "kw_saved": "advisor.core.economics.pipeline",
+    "rank": "advisor.core.economics.ranking",
+    "ranking_answers": "advisor.core.economics.ranking",
+    "Ranking": "advisor.core.economics.ranking",
     "Evidence": "advisor.core.projection.rates",
     "SoftwareGate": "advisor.core.gates.software",
     "DtypeGate": "advisor.core.gates.dtype",
@@ -105,10 +106,11 @@ if TYPE_CHECKING:  # the names above, for type checkers
         SensitivityRow,
         SweepPoint,
     )
-    from advisor.core.economics.configs import ConfigPoint, ConfigSweep, sweep_configs
-    from advisor.core.economics.pipeline import PipelineBalance, kw_saved
-    from advisor.core.economics.stages import PipelineReport, analyse_pipeline
-    from advisor.core.entry import run
+    from advisor.core.economics.configs import ConfigPoint, ConfigSweep
+    from advisor.core.economics.pipeline import PipelineBalance
+    from advisor.core.economics.ranking import Ranking, rank, ranking_answers
+    from advisor.core.economics.stages import PipelineReport
+    from advisor.core.entry import run, run_pipeline
     from advisor.core.errors import EXIT_INPUT_ERROR, InputError, in_file
     from advisor.core.formats import FORMATS, load_model, parse_toml
     from advisor.core.gates.dtype import DtypeGate

@@ -53,9 +53,9 @@ EFFICIENCY_GRID = np.geomspace(0.05, 20.0, 400)
 
 
 def _prepare(answers: Answers, catalog: Catalog, probes: Mapping[str, ProbeRecord],
-             cal: Calibration) -> list[ResolvedSide]:
+             cal: Calibration, alone: bool) -> list[ResolvedSide]:
     """Every side resolved once, then projected as run and re-tuned."""
-    return [s.project(cal) for s in resolve_sides(answers, catalog, probes, cal)]
+    return [s.project(cal) for s in resolve_sides(answers, catalog, probes, cal, alone=alone)]
 
 
 def _binding(p: Projection, c: int, fitted: Fitted, cal: Calibration) -> str:
@@ -396,9 +396,11 @@ def _defaults(answers: Answers, sides: list[ResolvedSide], quotes: list[PriceQuo
 
 
 def decide(answers: Answers, catalog: Catalog,
-           probes: Mapping[str, ProbeRecord] | None = None, cal: Calibration = CAL) -> Decision:
-    """Project the workload on the current GPU and every target, and judge each target."""
-    sides = _prepare(answers, catalog, probes or {}, cal)
+           probes: Mapping[str, ProbeRecord] | None = None, cal: Calibration = CAL,
+           alone: bool = False) -> Decision:
+    """Project the workload on the current GPU and every target, and judge each target
+    (`alone`: the current GPU may stand without one, for a sweep or a pipeline)."""
+    sides = _prepare(answers, catalog, probes or {}, cal, alone)
     quotes = [quote(s.gpu.id, answers.prices, catalog) for s in sides]
     basis: Basis = answers.basis
     built = [_result(s, basis, q, answers, cal) for s, q in zip(sides, quotes, strict=True)]

@@ -15,10 +15,11 @@ from datetime import UTC, datetime
 
 from advisor.core.decide import decide
 from advisor.core.economics.configs import sweep_configs
-from advisor.core.economics.stages import analyse_pipeline
+from advisor.core.economics.stages import PipelineReport, analyse_pipeline
 from advisor.core.model.answers import Answers
 from advisor.core.model.catalog import Catalog
 from advisor.core.model.drift import DRIFT_NOTE, stack_drift
+from advisor.core.model.options import PipelineSpec
 from advisor.core.model.probe_record import ProbeRecord
 from advisor.core.projection.calibration import CAL, Calibration
 from advisor.core.report.document import Provenance, Report, build_report
@@ -26,11 +27,15 @@ from advisor.core.report.document import Provenance, Report, build_report
 
 def run(answers: Answers, catalog: Catalog, probes: Mapping[str, ProbeRecord] | None = None,
         provenance: Provenance | None = None, cal: Calibration = CAL) -> Report:
-    """The whole decision for these answers, as the report both front ends render."""
-    compared = {s.gpu for s in answers.compared(catalog)}
+    """The whole decision for these answers, as the report both front ends render.
+
+    Answers that ask only for a GPU-count sweep or a pipeline may name no target besides
+    the current GPU; the decision then holds the current GPU alone."""
+    alone = answers.configs is not None or answers.pipeline is not None
+    compared = {s.gpu for s in answers.compared(catalog, alone=alone)}
     used = {catalog.gpu(k).id: v for k, v in (probes or {}).items()}
     used = {k: v for k, v in used.items() if k in compared}
-    decision = decide(answers, catalog, used, cal)
+    decision = decide(answers, catalog, used, cal, alone=alone)
     configs = sweep_configs(answers, catalog, used, cal) \
         if answers.configs is not None and answers.workload.token_budget else None
     pipeline = analyse_pipeline(answers.pipeline, catalog, probes=used, cal=cal,
@@ -41,3 +46,12 @@ def run(answers: Answers, catalog: Catalog, probes: Mapping[str, ProbeRecord] | 
                                     created=datetime.now(UTC).replace(microsecond=0))
     return build_report(decision, catalog, used, prov, warnings, configs=configs,
                         pipeline=pipeline)
+
+
+def run_pipeline(spec: PipelineSpec, catalog: Catalog, gpus: int | None = None,
+                 probes: Mapping[str, ProbeRecord] | None = None,
+                 prices: Mapping[str, float] | None = None,
+                 cal: Calibration = CAL) -> PipelineReport:
+    """A staged workload on its own (a [pipeline] file with no decision around it): each
+    stage resolved like a decision's side, gates included, then balanced."""
+    return analyse_pipeline(spec, catalog, gpus=gpus, probes=probes, cal=cal, prices=prices)

@@ -77,16 +77,6 @@ def effective_probes(answers: Answers, catalog: Catalog, state: WizardState
     return probes
 
 
-def ranking_answers(answers: Answers, catalog: Catalog) -> Answers:
-    """The answers with every other catalog GPU as a target (at the workload's count)."""
-    from advisor.core import split_count
-
-    current = catalog.gpu(split_count(answers.current)[0]).id
-    targets = [g.id for g in catalog.gpus if g.id != current]
-    return answers.model_copy(update={"targets": targets, "configs": None, "pipeline": None,
-                                      "layouts": {}})
-
-
 class AdvisorApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "advisor"
@@ -180,7 +170,11 @@ class AdvisorApp(App[None]):
         if kind == "preview":
             return state.preview_answers(catalog, hardware)
         answers = state.to_answers(catalog, hardware)
-        return ranking_answers(answers, catalog) if kind == "ranking" else answers
+        if kind != "ranking":
+            return answers
+        from advisor.core import ranking_answers
+
+        return ranking_answers(answers, catalog)
 
     def inputs(self, kind: Kind) -> Inputs:
         own = tuple(sorted((g, id(r)) for g, r in self.state.probe_records.items()))

@@ -88,6 +88,8 @@ class PipelineBalance(BaseModel):
     power_kw_low: float
     power_kw_high: float
     eta_days: float | None
+    kw_saved: tuple[float, float] | None = Field(
+        default=None, description="power saved against the split as given, (low, high)")
 
 
 def _state(i: int, util: float, slowest: int) -> str:

@@ -26,6 +26,7 @@ from advisor.core.economics.pipeline import (
     Stage,
     balance,
     best_splits,
+    kw_saved,
     neighbours,
 )
 from advisor.core.errors import InputError
@@ -304,13 +305,18 @@ def analyse_pipeline(spec: PipelineSpec, catalog: Catalog, gpus: int | None = No
         assumptions.append("stages run on different GPU types; a split moves GPU slots, "
                            "each keeping its stage's GPU type")
     now = balance(p)
+
+    def saved(b: PipelineBalance) -> PipelineBalance:
+        return b.model_copy(update={"kw_saved": kw_saved(now, b)})
+
     if spec.alternatives:
         assumptions.append("GPU-days-equivalent: GPUs x (price / the first stage GPU's price) x "
                            "days, i.e. the job's cost in days of the current GPU")
     return PipelineReport(
         unit=spec.unit if spec.tokens_per_unit else "token", tokens_per_unit=p.tokens_per_unit,
         box_gpus=p.total_gpus, stages=rates, current=now, best_gpus=total,
-        best=best_splits(p, total, top=top), vary=vary, neighbours=neighbours(p, vary, spec.span),
+        best=[saved(b) for b in best_splits(p, total, top=top)], vary=vary,
+        neighbours=[saved(b) for b in neighbours(p, vary, spec.span)],
         assumptions=assumptions, source=spec.source,
         current_gpu_days=sum(s.gpus for s in spec.stages) * now.eta_days
         if now.eta_days is not None else None,

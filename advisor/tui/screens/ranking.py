@@ -20,7 +20,7 @@ from textual.markup import escape
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, LoadingIndicator, Static
 
-from advisor.core import clean_block
+from advisor.core import clean_block, rank
 from advisor.textfmt import fmt_num
 from advisor.tui.render import KIND, headline, hours, price_text
 from advisor.tui.words import humanize
@@ -31,45 +31,6 @@ if TYPE_CHECKING:
     from advisor.tui.state import Context
 
 ORDERS = {"cost": "$/token", "time": "time", "energy": "energy"}
-
-
-def ranked(report: Report) -> tuple[list[GpuResult], list[GpuResult]]:
-    """(GPUs that pass the gates and run the workload, the others) from one Report."""
-    d = report.decision
-    ok: list[GpuResult] = []
-    out: list[GpuResult] = []
-    for r in (d.current, *d.targets):
-        p = r.point(d.primary_seq_len)
-        runs = p is not None and p.runnable and p.tokens_per_s_per_gpu
-        blocked = r.verdict is not None and r.verdict.kind == "blocked-by-gate"
-        (ok if runs and not blocked else out).append(r)
-    return ok, out
-
-
-def sort_key(r: GpuResult, order: str, seq: int, budget: bool) -> tuple[int, float]:
-    """Missing figures (no price) rank last, never first."""
-    p = r.point(seq)
-    j = r.job
-    if order == "cost":
-        value = p.usd_per_mtok if p else None
-    elif order == "time":
-        value = (j.wall_clock_h if j and budget else
-                 -(p.tokens_per_s_cluster or 0) if p else None)
-    else:
-        value = j.energy_kwh if j and budget else None
-    return (1, 0.0) if value is None else (0, value)
-
-
-def why_out(r: GpuResult, seq: int) -> str:
-    v = r.verdict
-    if v is not None and v.kind == "blocked-by-gate":
-        return humanize(v.headline.removeprefix("blocked: "))
-    if r.problem:
-        return humanize(r.problem)
-    p = r.point(seq)
-    if p is not None and not p.fits:
-        return f"does not fit at {seq:,} tokens ({p.memory_gib:,.0f} GiB needed)"
-    return "not projected"
 
 
 class RankingScreen(ModalScreen[None]):
@@ -130,13 +91,13 @@ class RankingScreen(ModalScreen[None]):
         d = report.decision
         seq = d.primary_seq_len
         budget = d.answers.workload.token_budget is not None
-        ok, out = ranked(report)
-        ok.sort(key=lambda r: sort_key(r, self.order, seq, budget))
+        ranking = rank(d, self.order)  # type: ignore[arg-type]
+        ok, out = ranking.ranked, ranking.out
         note = ("" if budget else " [$warning]No token budget[/]: time ranks by cluster "
                 "tokens/s and energy cannot be ranked; give a budget on Workload.")
         self.query_one("#rank-head", Static).update(
             f"Ranked by [b]{ORDERS[self.order]}[/b] at {seq:,} tokens, each GPU re-tuned, at "
-            f"{d.answers.workload.gpus} GPUs unless counted otherwise; [$warning]default[/] "
+            f"{d.current.gpus} GPUs unless you gave it a count; [$warning]default[/] "
             f"prices are catalog figures, not quotes.{note}")
         table = self.query_one("#rank-table", DataTable)
         table.clear(columns=True)
@@ -172,9 +133,9 @@ class RankingScreen(ModalScreen[None]):
                 (fmt_num(j.energy_kwh, 0) if budget else fmt_num(j.power_kw, 1))
                 if j and j.energy_kwh is not None else "-"]
             table.add_row(*(cells[k] for k in keep), key=r.gpu)
-        lines = [f"[b]Out ({len(out)})[/b] [dim]fail a gate, cannot be projected, or do not "
-                 "fit[/]"]
-        lines += [f"  – {escape(r.gpu)}: {escape(why_out(r, seq))}" for r in out]
+        lines = [f"[b]Out ({len(out)})[/b] [dim]fail a gate, cannot be projected, do not "
+                 "fit, or break the power cap or the deadline[/]"]
+        lines += [f"  – {escape(r.gpu)}: {escape(humanize(why))}" for r, why in out]
         self.query_one("#rank-out", Static).update(clean_block("\n".join(lines)))
         table.focus()
 

@@ -22,7 +22,7 @@ from textual.markup import escape
 from textual.message import Message
 from textual.widgets import Button, DataTable, Input, Static
 
-from advisor.core import InputError, PipelineSpec, clean_block, kw_saved
+from advisor.core import InputError, PipelineSpec, clean_block
 from advisor.textfmt import fmt_num
 from advisor.tui.fields import any_field_def
 from advisor.tui.state import Context
@@ -192,7 +192,7 @@ def split_rows(rows: list[PipelineBalance], now: PipelineBalance) -> list[list[s
                     Text(b.bottleneck, style="green" if b.balanced else ""),
                     Text(waits(b), style="dim" if b.balanced else "yellow"),
                     f"{b.power_kw_low:.2f}-{b.power_kw_high:.2f}",
-                    "{:.2f}-{:.2f}".format(*kw_saved(now, b))])
+                    "{:.2f}-{:.2f}".format(*b.kw_saved) if b.kw_saved else "-"])
     return out
 
 

@@ -18,7 +18,7 @@ import time
 
 from _ratio import interleaved, line
 
-from advisor.core.decide import decide
+from advisor.core.comparison import decide
 from advisor.core.model.answers import Answers
 from advisor.io.catalog_store import load_catalog
 

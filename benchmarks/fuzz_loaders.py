@@ -124,7 +124,7 @@ class Harness:
     # each returns None for ok (or another outcome name), raising what the loader raises
 
     def _answers(self, path: Path) -> None:
-        from advisor.core.decide import decide
+        from advisor.core.comparison import decide
         from advisor.core.economics.configs import sweep_configs
         from advisor.core.economics.stages import analyse_pipeline
         from advisor.core.errors import in_file
@@ -165,7 +165,7 @@ class Harness:
                 card(report.decision, t)
 
     def _probe(self, path: Path) -> None:
-        from advisor.core.decide import decide
+        from advisor.core.comparison import decide
         from advisor.core.errors import in_file
         from advisor.core.model.answers import parse_answers
         from advisor.io.probe_store import probes_for
@@ -183,7 +183,7 @@ class Harness:
             advisor_version="fuzz", catalog_version="fuzz", created=_NOW)))
 
     def _probe_store(self, path: Path) -> str | None:
-        from advisor.core.decide import decide
+        from advisor.core.comparison import decide
         from advisor.core.errors import InputError
         from advisor.core.model.answers import parse_answers
         from advisor.io.probe_store import import_probe, probes_for
@@ -205,7 +205,7 @@ class Harness:
         return None
 
     def _decide_with_store(self) -> None:
-        from advisor.core.decide import decide
+        from advisor.core.comparison import decide
         from advisor.core.model.answers import parse_answers
         from advisor.io.probe_store import probes_for
 
@@ -263,7 +263,7 @@ _NOW = None
 def _good_report(path: Path) -> Any:
     from datetime import UTC, datetime
 
-    from advisor.core.decide import decide
+    from advisor.core.comparison import decide
     from advisor.core.economics.configs import sweep_configs
     from advisor.core.economics.stages import analyse_pipeline
     from advisor.core.report.document import (
@@ -304,7 +304,7 @@ def report_seeds(work: Path) -> list[bytes]:
     probe record for each GPU."""
     from datetime import UTC, datetime
 
-    from advisor.core.decide import decide
+    from advisor.core.comparison import decide
     from advisor.core.model.probe_record import parse_probe_record
     from advisor.core.report.document import Provenance, build_report, report_to_toml
     from advisor.io.catalog_store import load_catalog

@@ -20,11 +20,11 @@ _PUBLIC: dict[str, str] = {
     "PulledSource": "advisor.core.report.document",
     "report_to_toml": "advisor.core.report.document",
     "parse_report": "advisor.core.report.document",
-    "Decision": "advisor.core.decision",
-    "GpuResult": "advisor.core.decision",
-    "SweepPoint": "advisor.core.decision",
-    "SensitivityRow": "advisor.core.decision",
-    "DefaultUsed": "advisor.core.decision",
+    "Decision": "advisor.core.result",
+    "GpuResult": "advisor.core.result",
+    "SweepPoint": "advisor.core.result",
+    "SensitivityRow": "advisor.core.result",
+    "DefaultUsed": "advisor.core.result",
     "diff_reports": "advisor.core.report.diff",
     "Change": "advisor.core.report.diff",
     "answers_to_toml": "advisor.core.report.answers_toml",
@@ -99,13 +99,6 @@ def __getattr__(name: str) -> Any:
 
 
 if TYPE_CHECKING:  # the names above, for type checkers
-    from advisor.core.decision import (
-        Decision,
-        DefaultUsed,
-        GpuResult,
-        SensitivityRow,
-        SweepPoint,
-    )
     from advisor.core.economics.configs import ConfigPoint, ConfigSweep
     from advisor.core.economics.pipeline import PipelineBalance
     from advisor.core.economics.ranking import Ranking, rank, ranking_answers
@@ -145,6 +138,13 @@ if TYPE_CHECKING:  # the names above, for type checkers
         Report,
         parse_report,
         report_to_toml,
+    )
+    from advisor.core.result import (
+        Decision,
+        DefaultUsed,
+        GpuResult,
+        SensitivityRow,
+        SweepPoint,
     )
     from advisor.core.text import clean, clean_block
     from advisor.core.validation import Accuracy, CaseSpec, refit, validate

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import UTC, datetime
 
-from advisor.core.decide import decide
+from advisor.core.comparison import decide
 from advisor.core.economics.configs import sweep_configs
 from advisor.core.economics.stages import PipelineReport, analyse_pipeline
 from advisor.core.model.answers import Answers

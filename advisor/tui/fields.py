@@ -152,10 +152,6 @@ def any_field_def(key: str) -> FieldDef:
     return next(f for f in FIELDS if f.key == key)
 
 
-def field_defs(mode: str, advanced: bool | None = None) -> list[FieldDef]:
-    return [f for f in FIELDS if mode in f.modes and (advanced is None or f.advanced == advanced)]
-
-
 def applies(key: str, mode: str) -> bool:
     """Whether the engine takes this field in this mode (serving has no optimizer to shard)."""
     return any(f.key == key and mode in f.modes for f in FIELDS) or key in ("model", "mode")

@@ -59,14 +59,6 @@ def headline(text: str) -> str:
     return humanize(rest if sep and kind.lower() in known else text)
 
 
-def verdict_line(t: GpuResult) -> str:
-    """One plain line per target: "8x b200-sxm: UPGRADE: 29% cheaper per token, 1.84x faster"."""
-    v = t.verdict
-    if v is None:
-        return f"{t.gpus}x {t.gpu}: no verdict ({t.problem or 'not projected'})"
-    return f"{t.gpus}x {t.gpu}: {KIND[v.kind][0]}: {headline(v.headline)}"
-
-
 def price_text(r: GpuResult) -> str:
     q = r.assumptions.price if r.assumptions else None
     if q is None:
@@ -134,15 +126,6 @@ def _short(value: float, unit: str) -> str:
 def defaults_lines(decision: Decision) -> list[str]:
     return [f"{field_label(d.field)}: {humanize(d.value)} ({humanize(d.source)})"
             for d in decision.defaults]
-
-
-def gate_state(r: GpuResult) -> str:
-    if not r.dtype_gate.passed:
-        return "dtype blocked"
-    g = r.software_gate
-    if g is None:
-        return "software not checked"
-    return {"ok": "software ok", "beta": "software beta", "blocked": "software blocked"}[g.status]
 
 
 def report_warnings(report: Report) -> list[str]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from advisor.core.decide import decide
+from advisor.core.comparison import decide
 from advisor.core.report.answers_toml import parse_answers_toml
 from advisor.core.report.document import Provenance, build_report, report_to_toml
 from advisor.io.catalog_store import load_catalog

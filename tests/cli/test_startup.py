@@ -54,7 +54,7 @@ def test_help_imports_only_the_standard_library_and_advisor(bare: set[str],
 
 def test_the_parser_finds_what_a_heavy_import_looks_like(bare: set[str]) -> None:
     """The check itself can fail: importing the engine shows pydantic and numpy."""
-    names = imported("-c", "import advisor.core.decide")
+    names = imported("-c", "import advisor.core.comparison")
     assert {"pydantic", "numpy"} <= set(third_party(names - bare))
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from advisor.core.decide import Decision, decide
+from advisor.core.comparison import Decision, decide
 from advisor.core.errors import InputError
 from advisor.core.model.answers import Answers, parse_answers
 from advisor.core.model.probe_record import ProbeRecord, parse_probe_record

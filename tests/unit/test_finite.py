@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from advisor.core.decide import decide
+from advisor.core.comparison import decide
 from advisor.core.errors import InputError
 from advisor.core.formats import NonFiniteError, assert_finite
 from advisor.core.model.answers import parse_answers

@@ -308,7 +308,7 @@ def test_version_1_records_are_not_blamed_for_fields_they_never_wrote() -> None:
 
 # --- a store that cannot be poisoned --------------------------------------------------------
 
-from advisor.core.decide import decide  # noqa: E402
+from advisor.core.comparison import decide  # noqa: E402
 from advisor.core.model.answers import parse_answers  # noqa: E402
 from advisor.io.probe_store import probes_for  # noqa: E402
 

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from advisor.core.decide import Decision, decide
+from advisor.core.comparison import Decision, decide
 from advisor.core.errors import InputError
 from advisor.core.model.probe_record import parse_probe_record
 from advisor.core.report.answers_toml import parse_answers_toml

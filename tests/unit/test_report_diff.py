@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from advisor.core.decide import decide
+from advisor.core.comparison import decide
 from advisor.core.model.probe_record import parse_probe_record
 from advisor.core.report.answers_toml import parse_answers_toml
 from advisor.core.report.diff import Change, diff_reports, probe_figures

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Literal
 from advisor.core.model.answers import Answers, split_count
 
 if TYPE_CHECKING:
-    from advisor.core.decision import Decision, GpuResult
     from advisor.core.model.catalog import Catalog
+    from advisor.core.result import Decision, GpuResult
 
 Order = Literal["cost", "time", "energy"]
 

@@ -15,11 +15,11 @@ from dataclasses import replace
 
 import numpy as np
 
-from advisor.core.decision import SensitivityRow
 from advisor.core.economics.verdict import Case, Verdict, judge
 from advisor.core.projection.calibration import Calibration
 from advisor.core.projection.rates import GpuRates
 from advisor.core.projection.retune import Fitted
+from advisor.core.result import SensitivityRow
 
 Z90 = 1.645
 DEFAULT_PRICE_SPREAD = 0.30

@@ -280,14 +280,6 @@ class ProbeRecord(_Model):
     stages_finished: list[str] = Field(default_factory=list)
     estimate_s: Seconds | None = None
 
-    def msmf(self, dtype: str) -> float | None:
-        """Best sustained MSMF for a dtype (version 2 records), or None."""
-        values = [
-            m.msmf_tflops
-            for m in self.matmul
-            if m.status == "ok" and m.dtype == dtype and m.msmf_tflops is not None
-        ]
-        return max(values) if values else None
 
     def attention_kernels(self) -> list[str]:
         """The kernels with at least one measured figure, in the order they first appear."""

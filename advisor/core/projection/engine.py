@@ -25,7 +25,6 @@ thousands of layouts is one numpy pass.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -623,7 +622,3 @@ def project(w: Workload, r: GpuRates, g: Grid, seq: Array | list[int],
     if w.training:
         return train(w, r, g, np.asarray(seq, dtype=float), cal)
     return serve(w, r, g, np.asarray(seq, dtype=float), cal)
-
-
-def finite(x: float) -> bool:
-    return math.isfinite(x)

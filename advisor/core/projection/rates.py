@@ -129,13 +129,6 @@ class GpuRates(BaseModel):
     def host_bps(self) -> float:
         return self.host_gbps * 1e9
 
-    def scaled(self, resource: str, factor: float) -> GpuRates:
-        """These rates with one resource `factor` x (the tornado's one-at-a-time moves)."""
-        keys = {"compute": ("gemm_tflops", "gemm_bf16_tflops", "attn_fb_tflops",
-                            "attn_f_tflops"),
-                "memory": ("hbm_gbps",), "network": ("link_gbps", "nic_gbps")}[resource]
-        return self.model_copy(update={k: getattr(self, k) * factor for k in keys})
-
 
 def _peak(gpu: Gpu, precision: str) -> tuple[str, float] | None:
     for key in PEAK_KEYS[precision]:

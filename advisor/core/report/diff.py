@@ -12,10 +12,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from advisor.core.decision import GpuResult
 from advisor.core.formats import without_nulls
 from advisor.core.model.probe_record import ProbeRecord
 from advisor.core.report.document import Report
+from advisor.core.result import GpuResult
 
 ABSENT = "-"
 

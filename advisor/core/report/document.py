@@ -16,7 +16,6 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from advisor.core.decision import Decision
 from advisor.core.economics.configs import ConfigSweep
 from advisor.core.economics.stages import PipelineReport
 from advisor.core.errors import InputError, not_ours
@@ -31,6 +30,7 @@ from advisor.core.formats import (
 from advisor.core.model.catalog import Catalog
 from advisor.core.model.probe_record import ProbeRecord
 from advisor.core.report.answers_toml import answers_data
+from advisor.core.result import Decision
 
 SCHEMA = "advisor.decision-report"
 VERSION = 1

@@ -1,4 +1,5 @@
-"""decide(): answers + catalog (+ probe records) -> the Decision both front ends render.
+"""The comparison step, decide(): answers + catalog (+ probe records) -> the Decision result
+both front ends render (its models are in `result`).
 
 The steps follow the upgrade guide: gate each GPU on number formats and software,
 resolve achievable rates from the best evidence, project the workload with the one
@@ -15,15 +16,6 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from advisor.core.decision import (
-    Assumptions,
-    Basis,
-    Decision,
-    DefaultUsed,
-    GpuResult,
-    MemoryFit,
-    SweepPoint,
-)
 from advisor.core.economics.buyback import BuyBack, buy_back
 from advisor.core.economics.cost import (
     PriceQuote,
@@ -46,6 +38,15 @@ from advisor.core.projection.engine import BUCKETS, RESOURCES, Projection
 from advisor.core.projection.rates import GpuRates
 from advisor.core.projection.retune import Fitted
 from advisor.core.projection.uncertainty import Z90, band, log_sigma
+from advisor.core.result import (
+    Assumptions,
+    Basis,
+    Decision,
+    DefaultUsed,
+    GpuResult,
+    MemoryFit,
+    SweepPoint,
+)
 from advisor.core.sides import ResolvedSide, resolve_sides
 
 WEAK_SOURCES = ("transferred-efficiency", "generic-kernel-ratio")

@@ -1,5 +1,6 @@
-"""The decision both front ends render: per GPU, the projection as run and re-tuned, gates,
-costs and the verdict, all as structured fields (no front end re-reads prose)."""
+"""The result of a decision, which both front ends render: per GPU, the projection as run and
+re-tuned, gates, costs and the verdict, all as structured fields (no front end re-reads
+prose). `comparison.decide` is the step that fills it."""
 
 from __future__ import annotations
 

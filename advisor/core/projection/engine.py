@@ -269,11 +269,17 @@ def memory_training(w: Workload, g: Grid, s: Array, cal: Calibration = CAL) -> A
     inflight = np.where(g.pp > 1, np.minimum(g.pp * (1 + (g.pp - 1) / (g.pp * g.vp)), g.acc + 0.0),
                         1.0)
     tok = g.mb * s / (g.cp * g.tp)  # activations are sharded by TP (sequence parallel) and CP
-    acts = tok * (layers * inflight * (per_layer + full_inputs)
-                  + np.where(g.recompute == 2, (saved + transient) * 2.0, transient * 2.0))
+    kept = tok * layers * inflight * (per_layer + full_inputs)
+    acts = kept + tok * np.where(g.recompute == 2, (saved + transient) * 2.0, transient * 2.0)
     logits = np.where(g.fused == 1, 2.0 * m.vocab / g.tp * 0.05, 12.0 * m.vocab / g.tp) * tok
-    total = weights + grads + optimizer + acts + logits
-    return total / GIB + cal.framework_floor_gib
+    states = weights + grads + optimizer
+    # The peak is the larger of two phases. The end of the forward pass holds every kept
+    # activation and the framework's buffers (parameter gathers, buckets, the loss); under
+    # full recompute, backward frees some of those buffers but re-materialises one layer.
+    forward = (states + np.where(g.recompute == 2, kept * cal.checkpoint_forward_factor,
+                                 acts + logits)) / GIB + cal.framework_floor_gib
+    backward = (states + acts + logits) / GIB + cal.recompute_floor_gib
+    return np.where(g.recompute == 2, np.maximum(forward, backward), forward)
 
 
 def _layer_widths(w: Workload) -> tuple[float, float, float]:

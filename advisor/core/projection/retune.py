@@ -89,14 +89,23 @@ def _memory(w: Workload, g: Grid, s: np.ndarray, cal: Calibration) -> np.ndarray
 
 
 def _max_seq(w: Workload, g: Grid, usable: float, cal: Calibration) -> np.ndarray:
-    """Longest sequence each layout holds: memory is affine in the sequence length."""
-    at0 = _memory(w, g, np.asarray([0.0]), cal)[:, 0]
-    at1 = _memory(w, g, np.asarray([float(SEQ_GRANULE)]), cal)[:, 0]
-    slope = (at1 - at0) / SEQ_GRANULE
-    with np.errstate(divide="ignore", invalid="ignore"):
-        room = np.where(slope > 0, (usable - at0) / slope, MAX_SEQ)
-    room = np.where(at0 >= usable, 0.0, np.minimum(room, MAX_SEQ))
-    return np.floor(room / SEQ_GRANULE) * SEQ_GRANULE
+    """Longest sequence each layout holds. Memory grows with the length (piecewise affine: the
+    larger of two phases), so a bisection on the granule finds it for every layout at once."""
+    def fits(seq: np.ndarray) -> np.ndarray:  # each layout at its own length: a (L, 1) column
+        col = seq.astype(float).reshape(-1, 1)
+        if w.training:
+            return (memory_training(w, g, col, cal) <= usable)[:, 0]
+        ctx = col if w.mode != "serve" else col + float(w.osl or 0) / 2
+        return (memory_serving(w, g, ctx, cal) <= usable)[:, 0]
+
+    lo = np.zeros(len(g))  # in granules: lo fits (or is 0), hi does not
+    hi = np.full(len(g), float(MAX_SEQ // SEQ_GRANULE))
+    top = fits(hi * SEQ_GRANULE)
+    while np.any(hi - lo > 1):
+        mid = np.floor((lo + hi) / 2)
+        ok = fits(mid * SEQ_GRANULE)
+        lo, hi = np.where(ok, mid, lo), np.where(ok, hi, mid)
+    return np.where(top, float(MAX_SEQ), lo * SEQ_GRANULE)
 
 
 def _latency_ok(w: Workload, p: Projection) -> np.ndarray:

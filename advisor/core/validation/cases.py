@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from advisor.core.model.answers import Answers
+from advisor.core.model.layout import LayoutOverride
 from advisor.core.model.workload import Workload
 
 Kind = Literal[
@@ -36,10 +37,11 @@ class CaseSpec(BaseModel):
     tier: int = 2
     figure: Literal["retuned", "as_run"] = "retuned"
     workload: Workload | None = None
+    layouts: dict[str, LayoutOverride] = {}  # per-GPU changes, e.g. NVFP4 on the target only
     gpu: str | None = None
     current: str | None = None
     target: str | None = None
-    measure: Literal["blended", "attention", "non-attention"] = "blended"
+    measure: Literal["blended", "attention", "non-attention", "tpot"] = "blended"
     seq_len: int | None = None
     dtype: str = "bf16"
     prices: dict[str, float] = {}

@@ -43,7 +43,8 @@ def _at(case: CaseSpec) -> Workload:
 def _answers(case: CaseSpec, w: Workload) -> Answers:
     return Answers(current=need(case.current, case, "current"),
                    targets=[need(case.target, case, "target")], workload=w,
-                   prices=case.prices, basis=case.figure, power_limits_w=case.power_limits_w)
+                   prices=case.prices, basis=case.figure, power_limits_w=case.power_limits_w,
+                   layouts=case.layouts)
 
 
 def _sides(case: CaseSpec, catalog: Catalog, cal: Calibration,
@@ -113,10 +114,19 @@ def _speedup(case: CaseSpec, catalog: Catalog, cal: Calibration
              ) -> tuple[float, float | None, float | None]:
     """(speedup, band low, band high) the way `advisor compare` reports them."""
     w = _at(case)
-    if case.measure != "blended":
+    if case.measure in ("attention", "non-attention"):
         a, b = _sides(case, catalog, cal)
         return _per_token(a, case, w)[0] / _per_token(b, case, w)[0], None, None
     d = decide(_answers(case, w), catalog, cal=cal)
+    if case.measure == "tpot":  # a latency: the ratio of time per output token, current over target
+        cur, tgt = d.current.sweep[0], d.targets[0].sweep[0]
+        if not (cur.tpot_ms and tgt.tpot_ms and tgt.speedup):
+            raise InputError("the model cannot project this case (a gate or no fit)",
+                             entry=case.id)
+        ratio = cur.tpot_ms / tgt.tpot_ms
+        scale = ratio / tgt.speedup
+        return ratio, (tgt.speedup_low or tgt.speedup) * scale, (
+            tgt.speedup_high or tgt.speedup) * scale
     p = d.targets[0].sweep[0]
     if p.speedup is None:
         raise InputError("the model cannot project this case (a gate or no fit)",

@@ -111,11 +111,12 @@ ATTENTION_CURVES: dict[tuple[str, str], AttentionCurve] = {
         "16k, over MI355X's sustained bf16 GEMM (MAMF 1565 x 86%)",
     ),
 }
-# cuDNN's fused attention tracks the FlashAttention generation of each MMA class; torch SDPA's
-# flash backend is FA2.
+# cuDNN's fused attention, the serving engines' own kernels (TensorRT-LLM's FMHA, FlashInfer)
+# track the FlashAttention generation of each MMA class; torch SDPA's flash backend is FA2.
 for _mma, _gen in (("ampere", "fa2"), ("hopper", "fa3"), ("blackwell", "fa4"),
                    ("blackwell-ultra", "fa4")):
-    ATTENTION_CURVES[("cudnn", _mma)] = ATTENTION_CURVES[(_gen, _mma)]
+    for _kernel in ("cudnn", "trtllm", "flashinfer"):
+        ATTENTION_CURVES[(_kernel, _mma)] = ATTENTION_CURVES[(_gen, _mma)]
 for _mma in ("ampere", "hopper", "blackwell"):
     ATTENTION_CURVES[("sdpa", _mma)] = ATTENTION_CURVES[("fa2", _mma)]
 ATTENTION_CURVES[("fa2", "blackwell-ultra")] = ATTENTION_CURVES[("fa2", "blackwell")]

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from advisor.core.model.frameworks import framework_of
 from advisor.core.model.workload import LOW_PRECISION, WEIGHT_BYTES, Workload
 from advisor.core.projection.calibration import CAL, OPT_STATE_BYTES, OPT_TRAFFIC_BYTES, Calibration
 from advisor.core.projection.layout import Grid
@@ -239,7 +240,8 @@ def _attn_rate(peak: float, s_half: float, span: Array) -> Array:
 
 
 def _framework_name(w: Workload) -> str:
-    return w.framework if w.framework != "auto" else "megatron"
+    """The framework a workload runs on, by the one rule (a resolved side has it already)."""
+    return framework_of(w.framework, w.training, w.zero_stage)[0]
 
 
 def _framework(w: Workload, cal: Calibration) -> tuple[float, float, float]:

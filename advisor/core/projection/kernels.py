@@ -28,7 +28,19 @@ KERNEL_NAMES: dict[str, str] = {
     "fa2": "FlashAttention-2", "fa3": "FlashAttention-3", "fa4": "FlashAttention-4 (CuTe DSL)",
     "cudnn": "cuDNN fused attention", "sdpa": "PyTorch SDPA (flash backend, FA2-class)",
     "ck": "AMD CK/aiter flash attention", "vendor": "the vendor's attention kernel",
-    "math": "unfused SDPA math",
+    "math": "unfused SDPA math", "flashinfer": "FlashInfer",
+    "trtllm": "TensorRT-LLM fused attention (FMHA/XQA)",
+}
+# What a serving engine runs on each MMA class (its default backend): TensorRT-LLM its own
+# FMHA/XQA kernels; vLLM FlashAttention (FA3 on Hopper) and FlashInfer on Blackwell; SGLang
+# FlashInfer (FA3 on Hopper); AMD's builds of vLLM and SGLang the aiter kernels.
+SERVING_KERNELS: dict[str, dict[str, str]] = {
+    "trtllm": {"ampere": "trtllm", "hopper": "trtllm", "blackwell": "trtllm",
+               "blackwell-ultra": "trtllm"},
+    "vllm": {"ampere": "fa2", "hopper": "fa3", "blackwell": "flashinfer",
+             "blackwell-ultra": "flashinfer", "cdna2": "ck", "cdna3": "ck", "cdna4": "ck"},
+    "sglang": {"ampere": "flashinfer", "hopper": "fa3", "blackwell": "flashinfer",
+               "blackwell-ultra": "flashinfer", "cdna2": "ck", "cdna3": "ck", "cdna4": "ck"},
 }
 # The FlashAttention generation written for an MMA class, and the package that ships it.
 NEWEST: dict[str, tuple[str, str]] = {
@@ -44,6 +56,8 @@ RUNS_ON: dict[str, frozenset[str]] = {
     "sdpa": frozenset({"ampere", "hopper", "blackwell", "blackwell-ultra", "cdna2", "cdna3",
                        "cdna4"}),
     "ck": frozenset({"cdna2", "cdna3", "cdna4"}),
+    "flashinfer": frozenset({"ampere", "hopper", "blackwell", "blackwell-ultra"}),
+    "trtllm": frozenset({"ampere", "hopper", "blackwell", "blackwell-ultra"}),
 }
 
 
@@ -63,6 +77,9 @@ def choose_attention(arch: str, requested: str, stack: Stack | None,
     """The attention kernel this stack runs on `arch`, and why."""
     mma = MMA_CLASS.get(arch, "other")
     default = VENDOR_DEFAULT.get(mma, "vendor")
+    engine = SERVING_KERNELS.get(framework, {})
+    if requested in ("auto", "vendor") and mma in engine:
+        return KernelChoice(engine[mma], mma, f"the {framework} engine's kernel on {arch}")
     if requested not in ("auto", "vendor"):
         if mma in RUNS_ON.get(requested, frozenset()):
             return KernelChoice(requested, mma, "as requested")

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from advisor.core.model.frameworks import framework_of
 from advisor.core.model.layout import LayoutChoice
 
 if TYPE_CHECKING:
@@ -126,7 +127,7 @@ def training_candidates(w: Workload, gpus: int, per_node: int, domain: int) -> G
     m = w.model
     gbs = w.sequences_per_step
     domain = max(1, min(domain, per_node, gpus))
-    framework = w.framework if w.framework in PARALLEL else "megatron"
+    framework = framework_of(w.framework, w.training, w.zero_stage)[0]
     parallel = PARALLEL[framework]
     # TP stays inside a node's scale-up domain; PP takes any divisor of what is left (an
     # uneven layer split, e.g. 80 layers over 3 stages, is how 12 GPUs run a 70B model)

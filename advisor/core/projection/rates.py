@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict
 
 from advisor.core.errors import InputError
 from advisor.core.model.catalog import Gpu
+from advisor.core.model.frameworks import framework_of
 from advisor.core.model.probe_record import ProbeRecord
 from advisor.core.model.stack import Stack
 from advisor.core.model.workload import Workload
@@ -408,9 +409,7 @@ def resolve_rates(
         gemm = gemm.model_copy(update={
             "detail": f"no {workload.precision} peak published; {key} rate used: {gemm.detail}",
             "sigma": max(gemm.sigma, SOURCE_SIGMA["transferred-efficiency"])})
-    framework = workload.framework
-    if framework == "auto" and stack is not None and stack.version_of("deepspeed"):
-        framework = "deepspeed"
+    framework, _ = framework_of(workload.framework, workload.training, workload.zero_stage, stack)
     choice = choose_attention(gpu.arch, workload.attention_kernel, stack, framework)
     fb, fwd, s_half, attn = _attention(gpu, choice, bf16.value, probe, workload.model.qk_dim,
                                        cal)

@@ -55,14 +55,14 @@ def test_identical_reports_have_no_changes(catalog) -> None:
     assert diff_reports(r, r) == []
 
 
-def test_a_cheaper_quote_flips_the_verdict_and_says_why(catalog) -> None:
+def test_a_new_quote_flips_the_verdict_and_says_why(catalog) -> None:
     old = make(catalog)
-    new = make(catalog, EXAMPLE.replace("h200-sxm = 3.50", "h200-sxm = 3.10"))
+    new = make(catalog, EXAMPLE.replace("h200-sxm = 3.50", "h200-sxm = 4.50"))
     changes = diff_reports(old, new)
     assert changes[0].topic == "verdict"  # the answer first
     items = by_item(changes)
     price = items["h200-sxm $/GPU-hour"]
-    assert (price.topic, price.old, price.new, price.delta) == ("prices", "3.5", "3.1", "-11.4%")
+    assert (price.topic, price.old, price.new, price.delta) == ("prices", "3.5", "4.5", "+28.6%")
     verdict = items["b200-sxm verdict"]
     assert verdict.old != verdict.new
     assert items["h200-sxm @4096 $/Mtok"].topic == "projection"

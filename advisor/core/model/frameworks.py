@@ -35,8 +35,8 @@ def framework_of(framework: str, training: bool, zero_stage: int = 0,
     """(framework, why): the one stated, else read off the stack, else the layout's default.
 
     Training without a stated framework: DeepSpeed or Megatron when the stack declares
-    them; else FSDP for a ZeRO-2/3 layout (FSDP shards gradients or everything), else
-    Megatron. Serving: the engine the stack declares, else vLLM, the engine that runs on
+    them, plain PyTorch (FSDP) when it declares neither; with no stack, FSDP for a
+    ZeRO-2/3 layout (FSDP shards gradients or everything), else Megatron. Serving: the engine the stack declares, else vLLM, the engine that runs on
     every vendor's GPUs.
     """
     if framework != "auto":
@@ -48,6 +48,8 @@ def framework_of(framework: str, training: bool, zero_stage: int = 0,
                 return name, f"{package} is in your stack"
     if not training:
         return "vllm", "no serving engine declared: vLLM assumed"
+    if stack is not None and stack.packages:
+        return "fsdp", "neither Megatron nor DeepSpeed in your stack: PyTorch FSDP assumed"
     if zero_stage >= 2:
         return "fsdp", f"ZeRO-{zero_stage} layout with no framework declared: FSDP assumed"
     return "megatron", "no framework declared: Megatron assumed"

@@ -142,6 +142,23 @@ def add_workload_args(p: argparse.ArgumentParser, *, required: bool, counts: boo
                    default=[], metavar="GPU=W", help="a per-GPU power cap below the part's limit")
     p.add_argument("--electricity", type=float, help="$/kWh (default 0.12)")
     p.add_argument("--power-cap", type=float, help="rack power budget, kW")
+    m = p.add_argument_group(
+        "your own run", "what your job does today on the current GPU, at the first sequence "
+        "length and in your layout: the projection is anchored on it")
+    m.add_argument("--measured-tokens-per-s", type=float, metavar="N",
+                   help="tokens/s per GPU (serving: output tokens/s per GPU)")
+    m.add_argument("--measured-step-s", type=float, metavar="S",
+                   help="training: seconds per optimizer step at your global batch")
+    m.add_argument("--measured-mfu", type=float, metavar="F", help="training: MFU, 0-1")
+    m.add_argument("--measured-attention-share", type=float, metavar="F",
+                   help="share of the step's GPU time in attention, 0-1 (from a profile)")
+    m.add_argument("--measured-peak-gib", type=float, metavar="GIB", help="peak memory per GPU")
+    m.add_argument("--measured-concurrency", type=int, metavar="N",
+                   help="serving: requests in flight per replica when measured")
+    m.add_argument("--measured-tpot-ms", type=float, metavar="MS",
+                   help="serving: time per output token")
+    m.add_argument("--measured-ttft-ms", type=float, metavar="MS",
+                   help="serving: time to first token")
     p.add_argument("--probe", action="append", default=[], metavar="FILE",
                    help="a probe record; it applies to the GPU it was measured on "
                         "(records imported with `advisor probe import` are used too)")
@@ -201,6 +218,12 @@ def answers_from_args(args: argparse.Namespace, catalog: Catalog) -> Answers:
         "power_limits_w": {catalog.gpu(g).id: w for g, w in args.power_limit},
         "layouts": _formats(args, catalog, targets),
     }
+    measured = {k: getattr(args, f"measured_{k}", None) for k in (
+        "tokens_per_s", "step_s", "mfu", "attention_share", "peak_gib", "concurrency",
+        "tpot_ms", "ttft_ms")}
+    if any(v is not None for v in measured.values()):
+        names = {"tokens_per_s": "tokens_per_s_per_gpu", "peak_gib": "peak_memory_gib"}
+        data["measured"] = {names.get(k, k): v for k, v in measured.items() if v is not None}
     if args.power_cap is not None:
         data["power_cap_kw"] = args.power_cap
     if args.electricity is not None:
@@ -304,6 +327,7 @@ def _gpu_json(r: GpuResult, primary: int) -> dict[str, Any]:
         "attention_why": a.attention_why if a else None,
         "price": a.price.model_dump() if a and a.price else None,
         "job": r.job.model_dump() if r.job else None,
+        "modelled_tokens_per_s_per_gpu": r.modelled_tokens_per_s_per_gpu,
         "break_even_usd_per_hour": r.break_even_usd_per_hour,
         "break_even_efficiency": r.break_even_efficiency,
         "buy_back": r.buy_back.model_dump() if r.buy_back else None,
@@ -333,6 +357,7 @@ def summary(report: Report) -> dict[str, Any]:
         "targets": [_gpu_json(t, d.primary_seq_len) for t in d.targets],
         "notes": d.notes,
         "warnings": report.warnings,
+        "anchor": d.anchor.model_dump() if d.anchor else None,
     }
     if report.configs is not None:
         out["configs"] = report.configs.model_dump(mode="json")

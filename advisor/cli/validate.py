@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from advisor.textfmt import render_table
 
 if TYPE_CHECKING:
-    from advisor.core import Accuracy
+    from advisor.core import Accuracy, CaseSpec, Catalog
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -31,6 +31,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="folder of case TOML files (default: the shipped cases)")
     p.add_argument("--refit", action="store_true",
                    help="also solve the fitted constants again from the cases")
+    p.add_argument("--anchored", action="store_true",
+                   help="anchor the current GPU on each case's published figure for it and "
+                        "compare the target's absolute figure, with and without anchoring")
     p.add_argument("--json", action="store_true", help="machine-readable output")
     p.set_defaults(handler=cmd_validate)
 
@@ -59,6 +62,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
     catalog = load_catalog()  # the shipped figures the cases were written against
     cases = load_cases(args.cases or CASES_DIR)
+    if args.anchored:
+        return _anchored(catalog, cases, args.json)
     summary = validate(catalog, cases)
     rows = refit(catalog, cases) if args.refit else []
     if args.json:
@@ -83,7 +88,11 @@ def cmd_validate(args: argparse.Namespace) -> int:
         "Held-out speedups (published cross-GPU measurements the engine was never fitted to):",
         _accuracy_line("all", summary.held_out),
         _accuracy_line("training", summary.held_out_training),
-        _accuracy_line("inference", summary.held_out_inference),
+        _accuracy_line("serving", summary.held_out_inference),
+        _accuracy_line("dtype switch", summary.held_out_switch)
+        + "   (the two GPUs run different formats, e.g. FP8 against NVFP4)",
+        _accuracy_line("unseen", summary.held_out_unseen)
+        + "   (cases added after the band's sigma was chosen)",
         _accuracy_line("in-sample", summary.in_sample) + "   (the seed guide, fitted)",
         f"  every held-out numeric case (memory, bandwidth, rates too): "
         f"{summary.median_abs_error_held_out:.1%} median |error|",
@@ -107,4 +116,34 @@ def cmd_validate(args: argparse.Namespace) -> int:
     lines.append("every case within its tolerance" if not missed
                  else f"outside tolerance ({len(missed)}): {', '.join(missed)}")
     print("\n".join(lines))
+    return 0
+
+
+def _anchored(catalog: Catalog, cases: list[CaseSpec], as_json: bool) -> int:
+    """The transfer check: the target's absolute figure with and without the anchor."""
+    from advisor.core import anchored_groups, validate_anchored
+
+    rows = validate_anchored(catalog, cases)
+    groups = anchored_groups(rows)
+    if as_json:
+        print(json.dumps({"cases": [r.model_dump() for r in rows],
+                          "groups": [g.model_dump() for g in groups]}, indent=2))
+        return 0
+
+    def err(a: float | None, b: float) -> str:
+        return _pct(a / b - 1) if a is not None else "refused"
+
+    table = render_table(
+        ["case", "unit", "published", "model", "error", "anchored", "error", "ratio err",
+         "anchored"],
+        [[r.id, r.unit, _num(r.measured_to), _num(r.modelled_to or 0), err(r.modelled_to,
+          r.measured_to), _num(r.anchored_to or 0), err(r.anchored_to, r.measured_to),
+          _pct(r.ratio_error), _pct(r.anchored_ratio_error)] for r in rows])
+    summary = render_table(
+        ["group", "cases", "target |err| model", "anchored", "ratio |err| model", "anchored"],
+        [[g.group, str(g.cases), f"{g.absolute:.1%}", f"{g.anchored:.1%}", f"{g.ratio:.1%}",
+          f"{g.anchored_ratio:.1%}"] for g in groups])
+    print("Anchored on each case's published figure for the current GPU: the target's "
+          "absolute figure (per GPU) and the speedup, the model alone and anchored\n\n"
+          + table + "\n\nBy source group (median |error|)\n" + summary)
     return 0

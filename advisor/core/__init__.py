@@ -67,6 +67,8 @@ _PUBLIC: dict[str, str] = {
     "DtypeGate": "advisor.core.gates.dtype",
     # validation against the published cases
     "validate": "advisor.core.validation",
+    "validate_anchored": "advisor.core.validation",
+    "anchored_groups": "advisor.core.validation",
     "refit": "advisor.core.validation",
     "CaseSpec": "advisor.core.validation",
     "Accuracy": "advisor.core.validation",
@@ -147,4 +149,11 @@ if TYPE_CHECKING:  # the names above, for type checkers
         SweepPoint,
     )
     from advisor.core.text import clean, clean_block
-    from advisor.core.validation import Accuracy, CaseSpec, refit, validate
+    from advisor.core.validation import (
+        Accuracy,
+        CaseSpec,
+        anchored_groups,
+        refit,
+        validate,
+        validate_anchored,
+    )

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import replace
 
 import numpy as np
 
@@ -33,12 +34,15 @@ from advisor.core.model.catalog import Catalog
 from advisor.core.model.frameworks import name_of
 from advisor.core.model.probe_record import ProbeRecord
 from advisor.core.model.workload import Workload
-from advisor.core.projection.calibration import CAL, Calibration
+from advisor.core.projection.anchor import apply, fit
+from advisor.core.projection.calibration import CAL, SOURCE_SIGMA, Calibration
 from advisor.core.projection.engine import BUCKETS, RESOURCES, Projection
+from advisor.core.projection.layout import RECOMPUTE, grid_of
 from advisor.core.projection.rates import GpuRates
 from advisor.core.projection.retune import Fitted
 from advisor.core.projection.uncertainty import Z90, band, log_sigma
 from advisor.core.result import (
+    AnchorReport,
     Assumptions,
     Basis,
     Decision,
@@ -54,9 +58,62 @@ EFFICIENCY_GRID = np.geomspace(0.05, 20.0, 400)
 
 
 def _prepare(answers: Answers, catalog: Catalog, probes: Mapping[str, ProbeRecord],
-             cal: Calibration, alone: bool) -> list[ResolvedSide]:
-    """Every side resolved once, then projected as run and re-tuned."""
-    return [s.project(cal) for s in resolve_sides(answers, catalog, probes, cal, alone=alone)]
+             cal: Calibration, alone: bool
+             ) -> tuple[list[ResolvedSide], list[ResolvedSide], AnchorReport | None]:
+    """Every side resolved once and projected as run and re-tuned: (the sides the verdict
+    reads, the model's own sides, the anchor). Without a measurement both are the same."""
+    modelled = [s.project(cal) for s in resolve_sides(answers, catalog, probes, cal,
+                                                       alone=alone)]
+    m = answers.measured
+    cur = modelled[0]
+    if m is None or cur.rates is None or cur.projection is None:
+        return modelled, modelled, None
+    # the layout measured: the user's own where it fits and, for serving, where they stated
+    # it; else the engine's best guess at what they run (the re-tuned one)
+    run = cur.projection.as_run
+    told = cur.workload.training or "tp" in cur.stated
+    mine = run.layouts[0] if run.fits[0] and told else cur.projection.retuned.layouts[0]
+    grid = grid_of([(mine.gpus, cur.workload.gpus_per_node, mine.tp, mine.pp, mine.cp, mine.ep,
+                     mine.vp, m.concurrency or mine.micro_batch, mine.accumulation,
+                     mine.zero_stage, RECOMPUTE.index(mine.recompute),
+                     int(mine.offload_optimizer), int(mine.fused_kernels))])
+    anchor = fit(m, cur.workload, cur.rates, grid, cal)
+    anchored, transfers = [], []
+    for i, s in enumerate(modelled):
+        if s.rates is None:
+            anchored.append(s)
+            continue
+        same = i == 0 or s.rates.attention_kernel == anchor.kernel
+        tuned, rates = apply(anchor.knobs, cal, s.rates, same_kernel=same)
+        rates = _anchored_spread(rates, current=i == 0, cal=cal)
+        anchored.append(replace(s, rates=rates, tuned=tuned).project(cal))
+        if i:
+            transfers.append(_transfer_words(s, anchor.kernel, same, anchor.knobs.attention))
+    report = AnchorReport(
+        measured=m.what, source=m.source + (f" ({m.note})" if m.note else ""),
+        measured_tokens_per_s_per_gpu=anchor.measured_tokens_per_s,
+        modelled_tokens_per_s_per_gpu=anchor.modelled_tokens_per_s, moved=anchor.moved,
+        transfers=transfers, efficiency=anchor.knobs.efficiency,
+        attention=anchor.knobs.attention)
+    return anchored, modelled, report
+
+
+def _anchored_spread(r: GpuRates, current: bool, cal: Calibration) -> GpuRates:
+    """A measured side's software is known to the measurement's spread; a target inherits it
+    with the transfer assumption's own spread on top."""
+    sigmas = dict(r.sigmas)
+    for key in ("gemm", "attention", "host"):
+        sigmas[key] = SOURCE_SIGMA["probe"] if current else math.hypot(
+            sigmas[key], cal.anchor_transfer_sigma)
+    return r.model_copy(update={"sigmas": sigmas})
+
+
+def _transfer_words(s: ResolvedSide, kernel: str, same: bool, attention: float) -> str:
+    what = f"{s.gpu.id}: your stack efficiency carries over"
+    if same or abs(attention - 1) < 1e-6:
+        return what + "; its hardware rates are its own"
+    return (what + f"; its attention runs {s.rates.attention_kernel if s.rates else '?'}, not "
+            f"your {kernel}, so the attention multiplier does not (its published curve is used)")
 
 
 def _binding(p: Projection, c: int, fitted: Fitted, cal: Calibration) -> str:
@@ -401,10 +458,13 @@ def decide(answers: Answers, catalog: Catalog,
            alone: bool = False) -> Decision:
     """Project the workload on the current GPU and every target, and judge each target
     (`alone`: the current GPU may stand without one, for a sweep or a pipeline)."""
-    sides = _prepare(answers, catalog, probes or {}, cal, alone)
+    sides, modelled, anchor = _prepare(answers, catalog, probes or {}, cal, alone)
     quotes = [quote(s.gpu.id, answers.prices, catalog) for s in sides]
     basis: Basis = answers.basis
     built = [_result(s, basis, q, answers, cal) for s, q in zip(sides, quotes, strict=True)]
+    if anchor is not None:
+        built = [(r.model_copy(update={"modelled_tokens_per_s_per_gpu": _primary_rate(m, basis)}),
+                  f) for (r, f), m in zip(built, modelled, strict=True)]
     cur, f_cur = built[0]
     cur = cur.model_copy(update={
         "sweep": [_unit(p) for p in cur.sweep], "as_run": [_unit(p) for p in cur.as_run]})
@@ -443,8 +503,21 @@ def decide(answers: Answers, catalog: Catalog,
         notes.append(shape_note)
     if answers.electricity_is_default:
         notes.append(f"electricity at the default ${answers.electricity_usd_per_kwh}/kWh")
+    if anchor is not None:
+        notes.insert(0, f"anchored on your measured {anchor.measured} on {sides[0].gpu.id} "
+                        f"(the model gives {anchor.modelled_tokens_per_s_per_gpu:,.0f} tok/s "
+                        f"per GPU as run); moved: {'; '.join(anchor.moved)}")
     return Decision(
         answers=answers, primary_seq_len=w.seq_lens[0], basis=basis,
         electricity_source="default" if answers.electricity_is_default else "user",
         band_level=0.9, current=cur, targets=targets,
-        defaults=_defaults(answers, sides, quotes), notes=notes)
+        defaults=_defaults(answers, sides, quotes), notes=notes, anchor=anchor)
+
+
+def _primary_rate(side: ResolvedSide, basis: Basis) -> float | None:
+    """The model's own tokens/s per GPU at the primary length, before any anchoring."""
+    p = side.projection
+    if p is None:
+        return None
+    fitted = p.retuned if basis == "retuned" else p.as_run
+    return float(fitted.proj.tokens_per_s[0, 0]) if fitted.fits[0] else None

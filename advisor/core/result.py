@@ -138,6 +138,9 @@ class GpuResult(_Frozen):
         return self.fit_change.get(str(seq_len))
     job: JobCost | None
     power_w: float | None
+    modelled_tokens_per_s_per_gpu: float | None = Field(
+        default=None, description="with an anchor: the model's own figure at the primary length, "
+                                  "before anchoring, beside the anchored one the verdict reads")
     break_even_usd_per_hour: float | None = None
     break_even_efficiency: float | None = None
     buy_back: BuyBack | None = None
@@ -150,6 +153,19 @@ class GpuResult(_Frozen):
 
     def point(self, seq_len: int) -> SweepPoint | None:
         return next((p for p in self.sweep if p.seq_len == seq_len), None)
+
+
+class AnchorReport(_Frozen):
+    """The decision anchored on the user's own measured run of the current GPU."""
+
+    measured: str  # the figure as given, in words
+    source: str  # user, or a workload probe record
+    measured_tokens_per_s_per_gpu: float
+    modelled_tokens_per_s_per_gpu: float  # the current GPU as run, before anchoring
+    moved: list[str]  # the knobs the fit moved, in words
+    transfers: list[str]  # per target: what carries over and what does not
+    efficiency: float  # the share of the modelled rate the user's stack reaches
+    attention: float  # the attention kernel's multiplier (1: not measured apart)
 
 
 class DefaultUsed(_Frozen):
@@ -170,3 +186,4 @@ class Decision(_Frozen):
     targets: list[GpuResult]
     defaults: list[DefaultUsed] = Field(default_factory=list)
     notes: list[str]
+    anchor: AnchorReport | None = None

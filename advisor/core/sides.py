@@ -106,6 +106,7 @@ class ResolvedSide:
     probe: ProbeRecord | None
     slots_per_node: int  # physical GPU slots of one node (idle slots draw idle power)
     stated: frozenset[str] = frozenset()  # layout knobs the user gave for this side
+    tuned: Calibration | None = None  # this side's calibration once anchored on a measurement
     projection: SideProjection | None = None
 
     @property
@@ -150,7 +151,7 @@ class ResolvedSide:
         if self.rates is None:
             return self
         return replace(self, projection=project_side(
-            self.workload, self.rates, seqs or self.workload.seq_lens, cal,
+            self.workload, self.rates, seqs or self.workload.seq_lens, self.tuned or cal,
             keep=self.stated))
 
 

@@ -30,7 +30,7 @@ def write_report(path: Path, answers_text: str = EXAMPLE) -> str:
 def reports(tmp_path: Path) -> tuple[str, str]:
     old = write_report(tmp_path / "march.toml")
     new = write_report(tmp_path / "april.toml",
-                       EXAMPLE.replace("h200-sxm = 3.50", "h200-sxm = 3.10"))
+                       EXAMPLE.replace("h200-sxm = 3.50", "h200-sxm = 4.50"))
     return old, new
 
 
@@ -54,12 +54,12 @@ def test_diff(advisor_cli, reports: tuple[str, str]) -> None:
     lines = r.stdout.splitlines()
     assert lines[0].split()[:2] == ["topic", "what"]
     assert any(ln.startswith("verdict") and "b200-sxm verdict" in ln for ln in lines)
-    assert any(ln.startswith("prices") and "-11.4%" in ln for ln in lines)
+    assert any(ln.startswith("prices") and "+28.6%" in ln for ln in lines)
 
     r = advisor_cli("report", "diff", "--json", old, new)
     changes = json.loads(r.stdout)
-    assert {"topic": "prices", "item": "h200-sxm $/GPU-hour", "old": "3.5", "new": "3.1",
-            "ratio": pytest.approx(3.1 / 3.5), "delta": "-11.4%"} in changes
+    assert {"topic": "prices", "item": "h200-sxm $/GPU-hour", "old": "3.5", "new": "4.5",
+            "ratio": pytest.approx(4.5 / 3.5), "delta": "+28.6%"} in changes
 
     r = advisor_cli("report", "diff", old, old)
     assert r.returncode == 0 and r.stdout.startswith("No changes")

@@ -18,6 +18,7 @@ from advisor.core.errors import InputError
 from advisor.core.formats import validation_error
 from advisor.core.model import bounds as B
 from advisor.core.model.layout import LayoutOverride
+from advisor.core.model.measured import MeasuredRun
 from advisor.core.model.options import ConfigOptions, PipelineSpec
 from advisor.core.model.printable import PrintableModel
 from advisor.core.model.stack import Stack
@@ -86,6 +87,9 @@ class Answers(PrintableModel):
         default=None, description="GPU-count sweep options for `advisor configs sweep`")
     pipeline: PipelineSpec | None = Field(
         default=None, description="a staged workload for `advisor configs pipeline`")
+    measured: MeasuredRun | None = Field(
+        default=None, description="what your job does today on the current GPU, at the first "
+                                  "sequence length: the decision is anchored on it")
 
     def compared(self, catalog: Catalog, alone: bool = False) -> list[GpuSpec]:
         """The current GPU, then each distinct target, with catalog ids resolved; `alone`

@@ -36,8 +36,8 @@ def framework_of(framework: str, training: bool, zero_stage: int = 0,
 
     Training without a stated framework: DeepSpeed or Megatron when the stack declares
     them, plain PyTorch (FSDP) when it declares neither; with no stack, FSDP for a
-    ZeRO-2/3 layout (FSDP shards gradients or everything), else Megatron. Serving: the engine the stack declares, else vLLM, the engine that runs on
-    every vendor's GPUs.
+    ZeRO-2/3 layout (FSDP shards gradients or everything), else Megatron. Serving: the
+    engine the stack declares, else vLLM, the engine that runs on every vendor's GPUs.
     """
     if framework != "auto":
         return framework, "as you gave it"

@@ -25,7 +25,7 @@ thousands of layouts is one numpy pass.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -627,6 +627,17 @@ def _serving_projection(s: Array, t: dict[str, Array], step: Array, tokens: Arra
 def project(w: Workload, r: GpuRates, g: Grid, seq: Array | list[int],
             cal: Calibration = CAL) -> Projection:
     """The one entry: training or serving, every layout in `g`, every sequence length."""
-    if w.training:
-        return train(w, r, g, np.asarray(seq, dtype=float), cal)
-    return serve(w, r, g, np.asarray(seq, dtype=float), cal)
+    s = np.asarray(seq, dtype=float)
+    p = train(w, r, g, s, cal) if w.training else serve(w, r, g, s, cal)
+    return p if cal.stack_efficiency == 1.0 else _at_efficiency(p, cal.stack_efficiency)
+
+
+def _at_efficiency(p: Projection, e: float) -> Projection:
+    """Every time `1/e` as long: a stack measured to reach `e` of the modelled rate."""
+    def div(d: dict[str, Array]) -> dict[str, Array]:
+        return {k: v / e for k, v in d.items()}
+
+    return replace(p, times=div(p.times), compute_s=div(p.compute_s),
+                   memory_s=div(p.memory_s), step_s=p.step_s / e,
+                   ttft_s=p.ttft_s / e if p.ttft_s is not None else None,
+                   tpot_s=p.tpot_s / e if p.tpot_s is not None else None)

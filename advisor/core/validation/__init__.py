@@ -11,10 +11,17 @@ the peak-FLOPS and HBM-bandwidth ratios. `refit()` solves the fitted constants a
 the cases, so the shipped values can be checked, not trusted.
 """
 
+from advisor.core.validation.anchored import (
+    AnchoredGroup,
+    AnchoredRow,
+    anchored_groups,
+    validate_anchored,
+)
 from advisor.core.validation.cases import Accuracy, CaseResult, CaseSpec, Summary
 from advisor.core.validation.predict import naive_ratio, predict
 from advisor.core.validation.refit import RefitRow, refit
 from advisor.core.validation.score import evaluate, fitted_groups, validate
 
-__all__ = ["Accuracy", "CaseResult", "CaseSpec", "RefitRow", "Summary", "evaluate",
-           "fitted_groups", "naive_ratio", "predict", "refit", "validate"]
+__all__ = ["Accuracy", "AnchoredGroup", "AnchoredRow", "CaseResult", "CaseSpec", "RefitRow",
+           "Summary", "anchored_groups", "evaluate", "fitted_groups", "naive_ratio", "predict",
+           "refit", "validate", "validate_anchored"]

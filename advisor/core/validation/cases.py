@@ -50,6 +50,8 @@ class CaseSpec(BaseModel):
     nodes: int = 1
     payload_gib: float | None = None
     nic_gbit: float = 400.0
+    value_from: float | None = None  # the absolute figures behind a ratio, per GPU (tokens/s,
+    value_to: float | None = None  # or ms per token for a TPOT case): what anchoring uses
     speedup: float | None = None
     price_ratio: float | None = None
     overhead: float | None = None  # a KV-cache sizing's own overhead factor
@@ -80,6 +82,7 @@ class CaseResult(BaseModel):
     naive_error: float | None
     tolerance: float
     passed: bool
+    switch: bool = False  # the two GPUs run different number formats
 
 
 class Accuracy(BaseModel):
@@ -102,6 +105,8 @@ class Summary(BaseModel):
     held_out: Accuracy
     held_out_training: Accuracy
     held_out_inference: Accuracy
+    held_out_switch: Accuracy  # the cases whose two GPUs run different number formats
+    held_out_unseen: Accuracy  # the cases added after the band's sigma was chosen
     in_sample: Accuracy
     median_abs_error_held_out: float  # every numeric held-out case, not just speedups
     suggested_model_sigma: float  # the model sigma that makes the band hold 90% held out

@@ -34,13 +34,13 @@ def need(value: Any, case: CaseSpec, field: str) -> Any:
     return value
 
 
-def _at(case: CaseSpec) -> Workload:
+def at_primary(case: CaseSpec) -> Workload:
     w: Workload = need(case.workload, case, "workload")
     seq = case.seq_len or w.seq_lens[0]
     return w.model_copy(update={"seq_lens": [seq]})
 
 
-def _answers(case: CaseSpec, w: Workload) -> Answers:
+def answers_for(case: CaseSpec, w: Workload) -> Answers:
     return Answers(current=need(case.current, case, "current"),
                    targets=[need(case.target, case, "target")], workload=w,
                    prices=case.prices, basis=case.figure, power_limits_w=case.power_limits_w,
@@ -51,11 +51,11 @@ def _sides(case: CaseSpec, catalog: Catalog, cal: Calibration,
            gpu: str | None = None) -> list[SideProjection]:
     """Each GPU of the case (or just `gpu`) resolved like a decision's, projected as run and
     re-tuned."""
-    w = _at(case)
+    w = at_primary(case)
     if gpu is not None:
         compared = [resolve_gpu(gpu, w, catalog, cal)]
     else:
-        compared = resolve_sides(_answers(case, w), catalog, {}, cal)[:2]
+        compared = resolve_sides(answers_for(case, w), catalog, {}, cal)[:2]
     out = []
     for s in compared:
         projected = s.project(cal).projection
@@ -113,11 +113,11 @@ def naive(case: CaseSpec, catalog: Catalog) -> float | None:
 def _speedup(case: CaseSpec, catalog: Catalog, cal: Calibration
              ) -> tuple[float, float | None, float | None]:
     """(speedup, band low, band high) the way `advisor compare` reports them."""
-    w = _at(case)
+    w = at_primary(case)
     if case.measure in ("attention", "non-attention"):
         a, b = _sides(case, catalog, cal)
         return _per_token(a, case, w)[0] / _per_token(b, case, w)[0], None, None
-    d = decide(_answers(case, w), catalog, cal=cal)
+    d = decide(answers_for(case, w), catalog, cal=cal)
     if case.measure == "tpot":  # a latency: the ratio of time per output token, current over target
         cur, tgt = d.current.sweep[0], d.targets[0].sweep[0]
         if not (cur.tpot_ms and tgt.tpot_ms and tgt.speedup):
@@ -155,7 +155,7 @@ def predict(case: CaseSpec, catalog: Catalog, cal: Calibration = CAL
         return (mt.tflops / mc.tflops if mc and mt else float("nan")), None, None
     if k == "attention-ratio":
         s = float(need(case.seq_len, case, "seq_len"))
-        w = _at(case)
+        w = at_primary(case)
         a = Answers(current=need(case.current, case, "current"),
                     targets=[need(case.target, case, "target")], workload=w)
         pair = [x.rates for x in resolve_sides(a, catalog, {}, cal)]
@@ -163,7 +163,7 @@ def predict(case: CaseSpec, catalog: Catalog, cal: Calibration = CAL
         return speed[1] / speed[0], None, None
     if k == "tflops":
         side = _sides(case, catalog, cal, gpu=need(case.gpu, case, "gpu"))[0]
-        return _per_token(side, case, _at(case))[1] / 1e12, None, None
+        return _per_token(side, case, at_primary(case))[1] / 1e12, None, None
     if k in ("memory", "max-seq", "fits"):
         w = need(case.workload, case, "workload")
         gpu = catalog.gpu(need(case.gpu, case, "gpu"))
@@ -198,7 +198,7 @@ def predict(case: CaseSpec, catalog: Catalog, cal: Calibration = CAL
         f = side.retuned if case.figure == "retuned" else side.as_run
         return RESOURCES[int(f.proj.resource_time()[:, 0, 0].argmax())], None, None
     if k == "verdict":
-        verdict = decide(_answers(case, need(case.workload, case, "workload")), catalog,
+        verdict = decide(answers_for(case, need(case.workload, case, "workload")), catalog,
                          cal=cal).targets[0].verdict
         return (verdict.kind if verdict else "none"), None, None
     w = need(case.workload, case, "workload")

@@ -26,6 +26,11 @@ def fitted_groups(cal: Calibration = CAL) -> set[str]:
     return groups | {g for curve in cal.attention.values() for g in curve.fitted_to}
 
 
+def _looked_at(cal: Calibration) -> set[str]:
+    """Case groups some constant was chosen after looking at."""
+    return {g for note in cal.notes().values() for g in note.chosen_after}
+
+
 def _basis(case: CaseSpec, groups: set[str]) -> Basis:
     if case.basis == "input":
         return "input"
@@ -36,8 +41,10 @@ def evaluate(case: CaseSpec, catalog: Catalog, groups: set[str], cal: Calibratio
              ) -> CaseResult:
     predicted, low, high = predict(case, catalog, cal)
     basis = _basis(case, groups)
+    formats = {v.precision for v in case.layouts.values() if v.precision}
+    switch = case.workload is not None and bool(formats - {case.workload.precision})
     common = dict(id=case.id, title=case.title, kind=case.kind, basis=basis,
-                  category=case.category, group=case.group, source=case.source)
+                  category=case.category, group=case.group, source=case.source, switch=switch)
     if case.measured is None:
         expected = need(case.expected, case, "expected")
         return CaseResult(**common, predicted=predicted, measured=expected, error=None,
@@ -104,6 +111,8 @@ def validate(catalog: Catalog, cases: list[CaseSpec], cal: Calibration = CAL) ->
         results=results, held_out=_accuracy(held),
         held_out_training=_accuracy([r for r in held if r.category == "training"]),
         held_out_inference=_accuracy([r for r in held if r.category == "inference"]),
+        held_out_switch=_accuracy([r for r in held if r.switch]),
+        held_out_unseen=_accuracy([r for r in held if r.group not in _looked_at(cal)]),
         in_sample=_accuracy([r for r in speedups if r.basis == "in-sample"]),
         median_abs_error_held_out=_median_abs([r.error for r in numeric
                                                if r.basis == "held-out"]),

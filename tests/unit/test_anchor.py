@@ -1,0 +1,97 @@
+"""Anchoring on the user's measured run: the current side meets the measurement, the targets
+get what transfers, and an impossible figure is refused with the reason."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from advisor.core.comparison import decide
+from advisor.core.errors import InputError
+from advisor.core.model.answers import Answers, parse_answers
+from advisor.io.catalog_store import load_catalog
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog()
+
+
+def answers(**kw: Any) -> Answers:
+    base: dict[str, Any] = {
+        "current": "h100-sxm", "targets": ["b200-sxm"],
+        "workload": {"model": "llama-3.1-8b", "seq_lens": [8192], "gpus": 8, "zero_stage": 1,
+                     "recompute": "selective", "fused_kernels": True, "tp": 2,
+                     "micro_batch": 2},
+    }
+    return parse_answers(base | kw)
+
+
+def test_the_current_side_meets_the_measurement(catalog) -> None:
+    plain = decide(answers(), catalog)
+    modelled = plain.current.as_run[0].tokens_per_s_per_gpu
+    assert modelled
+    measured = 0.8 * modelled
+    d = decide(answers(measured={"tokens_per_s_per_gpu": measured}), catalog)
+    assert d.anchor is not None
+    assert d.anchor.measured_tokens_per_s_per_gpu == pytest.approx(measured)
+    assert d.anchor.modelled_tokens_per_s_per_gpu == pytest.approx(modelled)
+    assert d.current.as_run[0].tokens_per_s_per_gpu == pytest.approx(measured, rel=1e-6)
+    assert d.anchor.efficiency == pytest.approx(0.8, rel=1e-6)
+    assert "stack efficiency x0.80" in d.anchor.moved[0]
+    # the model's own figure stays beside the anchored one
+    assert d.current.modelled_tokens_per_s_per_gpu == pytest.approx(
+        plain.current.sweep[0].tokens_per_s_per_gpu)
+    assert d.notes[0].startswith("anchored on your measured")
+
+
+def test_a_stack_efficiency_carries_to_the_target_and_keeps_the_ratio(catalog) -> None:
+    """One number: the software reaches the same share of the model on both GPUs, so the
+    target's absolute figure moves and the speedup does not."""
+    plain = decide(answers(), catalog)
+    cur = plain.current.as_run[0].tokens_per_s_per_gpu
+    assert cur
+    d = decide(answers(measured={"tokens_per_s_per_gpu": 0.8 * cur}), catalog)
+    p, q = plain.targets[0].sweep[0], d.targets[0].sweep[0]
+    assert q.tokens_per_s_per_gpu == pytest.approx(0.8 * (p.tokens_per_s_per_gpu or 0), rel=1e-6)
+    assert q.speedup == pytest.approx(p.speedup, rel=1e-6)
+    assert "stack efficiency carries over" in d.anchor.transfers[0]  # type: ignore[union-attr]
+
+
+def test_the_attention_share_moves_the_kernel_alone(catalog) -> None:
+    plain = decide(answers(), catalog)
+    cur = plain.current.as_run[0]
+    share = cur.bucket_seconds["attention"] / sum(cur.bucket_seconds.values())
+    d = decide(answers(measured={"tokens_per_s_per_gpu": cur.tokens_per_s_per_gpu,
+                                 "attention_share": share * 1.5}), catalog)
+    assert d.anchor is not None and d.anchor.attention < 1  # a slower kernel than published
+    moved = " ".join(d.anchor.moved)
+    assert "attention kernel (fa3)" in moved
+    assert "fa4, not your fa3" in d.anchor.transfers[0]  # FA3's rate says nothing of FA4
+
+
+def test_step_time_and_mfu_are_the_same_measurement(catalog) -> None:
+    plain = decide(answers(), catalog)
+    p = plain.current.as_run[0]
+    assert p.step_s and p.mfu
+    by_step = decide(answers(measured={"step_s": p.step_s * 1.25}), catalog).anchor
+    by_mfu = decide(answers(measured={"mfu": p.mfu / 1.25}), catalog).anchor
+    assert by_step and by_mfu
+    assert by_step.efficiency == pytest.approx(0.8, rel=1e-6)
+    assert by_mfu.efficiency == pytest.approx(0.8, rel=1e-6)
+
+
+@pytest.mark.parametrize(("measured", "words"), [
+    ({"tokens_per_s_per_gpu": 1e7}, "of this GPU's peak"),
+    ({"tokens_per_s_per_gpu": 10.0}, "slower than any stack explains"),
+])
+def test_an_impossible_measurement_is_refused_with_the_reason(catalog, measured, words) -> None:
+    with pytest.raises(InputError) as err:
+        decide(answers(measured=measured), catalog)
+    assert words in err.value.message and err.value.field == "measured"
+
+
+def test_a_measurement_needs_a_figure() -> None:
+    with pytest.raises(InputError, match="give what you measured"):
+        answers(measured={"attention_share": 0.3})

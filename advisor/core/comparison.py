@@ -144,13 +144,15 @@ def _points(fitted: Fitted | None, side: ResolvedSide, seqs: list[int],
     for c, s in enumerate(seqs):
         fits = fitted.fits[c]
         mem = float(fitted.memory_gib[c])
-        margin = usable - mem
-        borderline = abs(margin) <= Z90 * cal.memory_sigma * mem
+        limit = fitted.limits[c] if fitted.limits else None
+        # serving fills the KV cache on purpose: whether it fits at all is one request's
+        need = limit.one_request_gib if limit is not None else mem
+        margin = usable - need
+        borderline = abs(margin) <= Z90 * cal.memory_sigma * need
         latency = bool(_latency_met(side.workload, p, c))
         run = runnable_base and (fits or (borderline and latency))
         tok = float(p.tokens_per_s[0, c])
         binding = _binding(p, c, fitted, cal) if (fits or borderline) else "capacity"
-        limit = fitted.limits[c] if fitted.limits else None
         out.append(SweepPoint(
             seq_len=s, fits=fits, memory_gib=mem, runnable=run, memory_margin_gib=margin,
             borderline=borderline,
@@ -303,9 +305,11 @@ def _borderline(r: GpuResult, cal: Calibration) -> list[str]:
             continue
         how = (f"fits by {p.memory_margin_gib:.1f} GiB" if p.memory_margin_gib >= 0 else
                f"over by {-p.memory_margin_gib:.1f} GiB")
-        out.append(f"borderline on {r.gpu} at {p.seq_len:,} tokens: {how} "
-                   f"({p.memory_gib:.1f} of {r.memory.usable_gib:.1f} GiB usable, within the "
-                   f"memory model's +-{Z90 * cal.memory_sigma:.0%}): measure it")
+        need = r.memory.usable_gib - p.memory_margin_gib
+        what = "one request needs" if p.batch is not None else "needs"
+        out.append(f"borderline on {r.gpu} at {p.seq_len:,} tokens: {how} ({what} "
+                   f"{need:.1f} of {r.memory.usable_gib:.1f} GiB usable, within the memory "
+                   f"model's +-{Z90 * cal.memory_sigma:.0%}): measure it")
     return out
 
 
@@ -375,7 +379,8 @@ def _judge(res: GpuResult, cur: GpuResult, g: ResolvedSide, c: ResolvedSide,
         time_premium=answers.time_premium, power_warning=power_warning, count_ratio=counts,
         basis=("re-tuned layouts on both GPUs" if answers.basis == "retuned"
                else "the layouts as you run them"),
-        borderline=tuple(_borderline(cur, cal) + _borderline(res, cal)),
+        borderline=tuple(_borderline(cur, cal) + _borderline(res, cal))
+        + _capacity_binds(cur, res, seqs[0]),
         format_switch=switch,
         layouts=_layout_words(cur, res, answers),
     )
@@ -387,6 +392,32 @@ def _judge(res: GpuResult, cur: GpuResult, g: ResolvedSide, c: ResolvedSide,
         "break_even_efficiency": be_eff, "buy_back": buy, "sensitivity": rows})
 
 
+CAPS = {"kv-capacity": "the KV cache holds no more", "tpot": "the TPOT limit",
+        "ttft": "the TTFT limit", "engine cap": "the engine's batch cap",
+        "your concurrency": "your concurrency", "throughput peak": "more would serve less"}
+
+
+def serving_words(r: GpuResult, p: SweepPoint) -> str:
+    """One side's serving layout and what set its batch: 'h100-sxm 8 GPUs, TP 2, 287
+    requests in flight per replica (the KV cache holds no more), TTFT 107 ms, TPOT 62 ms'."""
+    assert p.layout is not None
+    cap = f" ({CAPS.get(p.batch_cap, p.batch_cap)})" if p.batch_cap else ""
+    times = (f", TTFT {p.ttft_ms:,.0f} ms, TPOT {p.tpot_ms:,.1f} ms"
+             if p.ttft_ms is not None and p.tpot_ms is not None else "")
+    return f"{r.gpu} {p.layout.describe(True)}{cap}{times}"
+
+
+def capacity_words(r: GpuResult, p: SweepPoint) -> str | None:
+    """Where the KV cache binds, by how much: the reason a larger GPU serves more."""
+    if p.binding != "capacity" or not p.kv_batch or not p.uncapped_batch \
+            or not p.tokens_per_s_per_gpu or not p.uncapped_tokens_per_s_per_gpu:
+        return None
+    gain = p.uncapped_tokens_per_s_per_gpu / p.tokens_per_s_per_gpu
+    return (f"KV capacity binds on {r.gpu}: {p.kv_batch:,} requests in flight fit after the "
+            f"weights, of the {p.uncapped_batch:,} the latency limits and the engine would "
+            f"take ({gain:.2f}x the tokens/s per GPU with room for them)")
+
+
 def _layout_words(cur: GpuResult, res: GpuResult, answers: Answers) -> str | None:
     """Serving: both layouts the verdict compares, named (the re-tune may change TP)."""
     w = answers.workload
@@ -396,7 +427,17 @@ def _layout_words(cur: GpuResult, res: GpuResult, answers: Answers) -> str | Non
     a, b = cur.point(seq), res.point(seq)
     if a is None or b is None or a.layout is None or b.layout is None:
         return None
-    return (f"{cur.gpu} {a.layout.describe(True)} vs {res.gpu} {b.layout.describe(True)}")
+    return f"{serving_words(cur, a)} vs {serving_words(res, b)}"
+
+
+def _capacity_binds(cur: GpuResult, res: GpuResult, seq: int) -> tuple[str, ...]:
+    out = []
+    for r in (cur, res):
+        p = r.point(seq)
+        words = capacity_words(r, p) if p is not None else None
+        if words:
+            out.append(words)
+    return tuple(out)
 
 
 TRAINING_DEFAULTS = ("micro_batch", "global_batch", "precision", "optimizer", "zero_stage",

@@ -52,6 +52,7 @@ class BatchLimit:
     kv_batch: int  # the most requests the KV cache left after the weights holds
     uncapped_batch: int  # the batch if the KV cache held any number (latency and engine caps)
     uncapped_tokens_per_s: float  # per GPU at that batch
+    one_request_gib: float  # the layout's memory with one request: whether it fits at all
 
 
 @dataclass(frozen=True)
@@ -215,15 +216,15 @@ def _smallest_change(mine: LayoutChoice, pool: Grid, fits: np.ndarray,
 
 
 def _kv_batch(w: Workload, layouts: list[tuple[int, int, int]], gpus: int, per_node: int,
-              seq: float, usable: float, cal: Calibration) -> np.ndarray:
-    """The most requests in flight each layout's KV cache holds at `seq` (memory is affine
-    in the batch: weights and workspace, then KV per request)."""
+              seq: float, usable: float, cal: Calibration) -> tuple[np.ndarray, np.ndarray]:
+    """(the most requests in flight each layout's KV cache holds at `seq`, its memory with
+    one request): memory is affine in the batch, weights and workspace then KV per request."""
     zero = serving_candidates(w, gpus, per_node, layouts, [0])
     one = serving_candidates(w, gpus, per_node, layouts, [1])
     s = np.asarray([seq])
     a, b = _memory(w, zero, s, cal)[:, 0], _memory(w, one, s, cal)[:, 0]
     per_request = np.maximum(b - a, 1e-12)
-    return np.floor(np.maximum(usable - a, 0.0) / per_request).astype(int)
+    return np.floor(np.maximum(usable - a, 0.0) / per_request).astype(int), b
 
 
 def _serve_column(w: Workload, rates: GpuRates, seq: float, layouts: list[tuple[int, int, int]],
@@ -232,7 +233,7 @@ def _serve_column(w: Workload, rates: GpuRates, seq: float, layouts: list[tuple[
     """Every layout at every batch (plus each layout's exact KV-cache batch) at one length:
     (projection, grid, chosen row, ok mask, what limited its batch)."""
     gpus, per_node = w.gpus, w.gpus_per_node
-    kv = _kv_batch(w, layouts, gpus, per_node, seq, usable, cal)
+    kv, one_gib = _kv_batch(w, layouts, gpus, per_node, seq, usable, cal)
     rows = [(lay, b) for lay in layouts for b in batches]
     if not stated_batch:
         rows += [(lay, int(k)) for lay, k in zip(layouts, kv, strict=True)
@@ -253,6 +254,7 @@ def _serve_column(w: Workload, rates: GpuRates, seq: float, layouts: list[tuple[
     batch = int(grid.mb[best, 0])
     layout = (int(grid.tp[best, 0]), int(grid.pp[best, 0]), int(grid.ep[best, 0]))
     kv_here = int(kv[layouts.index(layout)])
+    one_here = float(one_gib[layouts.index(layout)])
     nxt = _next_batch(grid, best)
     cap: BatchCap
     if stated_batch:
@@ -269,7 +271,7 @@ def _serve_column(w: Workload, rates: GpuRates, seq: float, layouts: list[tuple[
         cap = "throughput peak"
     limit = BatchLimit(batch=batch, cap=cap, kv_batch=kv_here,
                        uncapped_batch=int(grid.mb[top, 0]),
-                       uncapped_tokens_per_s=float(tps[top]))
+                       uncapped_tokens_per_s=float(tps[top]), one_request_gib=one_here)
     return p, grid, best, ok, limit
 
 

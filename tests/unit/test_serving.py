@@ -1,0 +1,89 @@
+"""Serving as a serving engineer runs it: TP re-tuned where the user did not state it, the KV
+cache named where it binds, per-side formats, and capacity verdicts with a margin."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from advisor.core.comparison import decide
+from advisor.core.model.answers import Answers, parse_answers
+from advisor.io.catalog_store import load_catalog
+
+
+@pytest.fixture(scope="module")
+def catalog():
+    return load_catalog()
+
+
+def serve(current: str, target: str, **workload: Any) -> Answers:
+    w: dict[str, Any] = {"model": "llama-3.1-70b", "mode": "serve", "seq_lens": [1000],
+                         "osl": 1000, "precision": "fp8"}
+    return parse_answers({"current": current, "targets": [target], "workload": w | workload})
+
+
+def test_a_70b_on_8_gpus_is_not_served_at_tp1(catalog) -> None:
+    """It was 9.77x with both sides kept at TP 1 (the H100 holding 70 GB of weights per GPU
+    and batching 8 requests); a user serves it at TP 2-8 and so does the re-tune."""
+    d = decide(serve("h100-sxm@8", "h200-sxm@8"), catalog)
+    t, c = d.targets[0].sweep[0], d.current.sweep[0]
+    assert c.layout is not None and c.layout.tp > 1
+    assert t.speedup is not None and 1.0 < t.speedup < 2.0
+
+
+def test_the_mi300x_holds_a_70b_alone_and_the_h100_does_not_need_to(catalog) -> None:
+    d = decide(serve("mi300x@8", "h100-sxm@8"), catalog)
+    s = d.targets[0].sweep[0].speedup
+    assert s is not None and 0.6 < s < 1.4  # it was 0.30 with the H100 kept at TP 1
+
+
+def test_a_stated_tp_is_kept_and_the_kv_cache_binds(catalog) -> None:
+    """TP 1 stated: the H100 holds the weights with room for a few requests, and says so."""
+    d = decide(serve("h100-sxm@1", "h200-sxm@1", tp=1), catalog)
+    c, t = d.current.sweep[0], d.targets[0].sweep[0]
+    assert c.layout is not None and c.layout.tp == 1
+    assert c.binding == "capacity" and c.batch_cap == "kv-capacity"
+    assert c.kv_batch is not None and t.kv_batch is not None and c.kv_batch * 5 < t.kv_batch
+    assert t.speedup is not None and t.speedup > 4
+    verdict = d.targets[0].verdict
+    assert verdict is not None
+    assert any(r.text.startswith("KV capacity binds on h100-sxm") for r in verdict.reasons)
+    assert c.ttft_ms and c.tpot_ms
+
+
+def test_fp8_on_the_old_gpu_against_nvfp4_on_the_new(catalog) -> None:
+    a = serve("h200-sxm@8", "b200-sxm@8").model_copy(
+        update={"layouts": parse_answers({
+            "current": "h200-sxm", "targets": ["b200-sxm"],
+            "workload": {"model": "llama-3.1-8b", "seq_lens": [8]},
+            "layouts": {"b200-sxm": {"precision": "nvfp4"}}}).layouts})
+    d = decide(a, catalog)
+    assert (d.current.precision, d.targets[0].precision) == ("fp8", "nvfp4")
+    assert d.current.dtype_gate.passed and d.targets[0].dtype_gate.passed
+    same = decide(serve("h200-sxm@8", "b200-sxm@8"), catalog).targets[0].sweep[0].speedup
+    switched = d.targets[0].sweep[0].speedup
+    assert same and switched and switched > same  # NVFP4 reads and multiplies faster
+
+
+def test_the_longest_input_stops_at_the_models_context(catalog) -> None:
+    d = decide(serve("h100-sxm@8", "h200-sxm@8"), catalog)
+    for r in (d.current, d.targets[0]):
+        assert r.memory.max_seq_len is not None and r.memory.max_seq_len <= 131072 - 1000
+
+
+def test_the_guides_long_context_sweep_fits_both_gpus_as_run(catalog) -> None:
+    """The seed guide ran 8k-256k on H200 and B200 (ZeRO-3, full recompute, optimizer offload,
+    Liger) at ~125 GiB of the H200's ~130 GiB: both fit at every length, and the speedups
+    stay within 10% of the guide's."""
+    guide = {8192: 1.19, 32768: 1.62, 65536: 1.84, 131072: 1.99, 196608: 2.02, 262144: 2.03}
+    a = parse_answers({
+        "current": "h200-sxm", "targets": ["b200-sxm"], "basis": "as_run",
+        "workload": {"model": "llama-3.1-8b", "seq_lens": list(guide), "zero_stage": 3,
+                     "checkpointing": True, "offload_optimizer": True, "fused_kernels": True,
+                     "micro_batch": 1, "gpus": 8}})
+    d = decide(a, catalog)
+    assert d.targets[0].verdict is not None and d.targets[0].verdict.kind != "capability"
+    for c, t in zip(d.current.sweep, d.targets[0].sweep, strict=True):
+        assert c.fits and t.fits
+        assert t.speedup == pytest.approx(guide[t.seq_len], rel=0.10)

@@ -175,6 +175,8 @@ class Calibration:
     serve_max_tokens: float = 8192.0
     serve_step_s: float = 5.0e-4
     serve_request_s: float = 4.0e-6
+    prefill_dispatch_s_per_layer: dict[str, float] = field(default_factory=lambda: {
+        "vllm": 0.8e-3, "sglang": 0.0, "trtllm": 0.0})
     decode_attn_bw: float = 1.0
     decode_attn_compute: float = 0.5
     power_exponent: float = 0.6
@@ -365,6 +367,13 @@ NOTES: dict[str, Note] = {
         "Python-driven serving engine; it caps tokens/s for small models whatever the GPU. "
         "Its size was chosen after looking at the TensorRT-LLM perf-overview cases",
         chosen_after=("trtllm-perf-overview",),
+    ),
+    "prefill_dispatch_s_per_layer": Note(
+        "assumption", "s per layer per request's first token", 0.5,
+        f"{AIC}: vLLM's CPU-side dispatch before a prefill, ~0.8 ms per layer, which "
+        "AIConfigurator adds to TTFT for vLLM (sdk/backends/vllm_backend.py, calibrated there "
+        "on its own silicon corpus); none for TensorRT-LLM and SGLang, whose TTFT it models "
+        "without one. TTFT only: throughput is unchanged",
     ),
     "decode_attn_bw": Note(
         "derived", "of the catalog's measured streaming bandwidth", 0.05,

@@ -595,7 +595,8 @@ def serve(w: Workload, r: GpuRates, g: Grid, seq: Array, cal: Calibration = CAL)
     model_flops = tokens * (2 * n_act + attention_flops_per_token(w, ctx))
     mem_ctx = s if decode_only else s + osl / 2  # paged KV: requests hold their tokens so far
     mem = memory_serving(w, g, mem_ctx, cal) + zeros
-    ttft = pre_s + round_s + zeros
+    dispatch = cal.prefill_dispatch_s_per_layer.get(_framework_name(w), 0.0) * m.layers
+    ttft = pre_s + round_s + dispatch + zeros
     tpot = step + zeros
     return _serving_projection(s, t, step, tokens, model_flops, r.peak_flops, mem, ttft, tpot,
                                pp * dec["_dense_c"], pp * dec["_dense_m"],

@@ -56,6 +56,14 @@ CONVENTIONS = {
         "sw_thermal_slowdown; sw_power_cap is normal under a full GEMM load and only noted"
     ),
     "units": "TFLOPS = 1e12 FLOP/s; GB/s = 1e9 bytes/s",
+    "workload": (
+        "the workload probe (`workload`, absent or null in a suite record): the user's model "
+        "built at 1 and up to 4 layers; each run's steps timed on the host clock around a "
+        "synchronize, its split into attention, GEMM and other from a profiled window (rules "
+        "in workload.classification), carved out of the median step; per layer = (deep - "
+        "shallow) / layers apart, outside the layers = shallow - its layers, the whole model "
+        "on one device = outside + all layers (extrapolated: true), unsharded"
+    ),
 }
 
 # A record is a few hundred KiB at most; anything far larger is not one of ours.
@@ -82,6 +90,7 @@ def new_record(stamp: dict[str, Any], settings: dict[str, Any]) -> dict[str, Any
         "bandwidth": [],
         "collectives": [],
         "node_health": None,
+        "workload": None,
         "seconds_total": 0.0,
     }
 
@@ -150,6 +159,8 @@ def read_record(path: str | os.PathLike[str]) -> dict[str, Any]:
     for key in ("matmul", "attention", "bandwidth", "collectives", "notes"):
         if not isinstance(data_obj.get(key, []), list):
             raise RecordError(f"{name}: field {key!r} is not a list")
+    if not isinstance(data_obj.get("workload", {}), dict | None):
+        raise RecordError(f"{name}: field 'workload' is not an object")
     if not isinstance(data_obj.get("stamp"), dict):
         raise RecordError(f"{name}: field 'stamp' is missing or not an object")
     return data_obj

@@ -49,7 +49,7 @@ from .workload_record import (
     layers_text,
     new_run,
 )
-from .workload_shape import ModelShape, WorkloadConfig, toy_shape
+from .workload_shape import TOY_MICRO_BATCH, TOY_SEQ_LEN, ModelShape, WorkloadConfig, toy_shape
 
 PHASES = {"train": ("train",), "lora": ("train",), "prefill": ("prefill",),
           "decode": ("decode",), "serve": ("prefill", "decode")}
@@ -64,7 +64,7 @@ STEP_EFFORT = {"gpu": Effort(3, 20, 3), "small": Effort(2, 10, 2)}
 DECODE_EFFORT = {"gpu": Effort(3, 50, 5), "small": Effort(2, 20, 3)}
 PROFILE_STEPS = {"gpu": 2, "small": 1}
 PROFILE_OVERHEAD_S = {"gpu": 1.5, "small": 0.4}  # starting the profiler, reading its events
-DEEPEST = {"gpu": 4, "small": 4}  # the deeper depth when the caller gives none
+DEEPEST = 4  # the deeper depth when the caller gives none and memory allows
 MEMORY_FRACTION = 0.8  # of the free GPU memory the deeper depth may plan to use
 TOY_THREADS = 1
 
@@ -183,8 +183,8 @@ def plan_workload(config: WorkloadConfig, device: Device,
     toy = not device.is_gpu
     cls = "small" if toy else "gpu"
     shape = toy_shape(config.shape) if toy else config.shape
-    seq = min(config.seq_len, 256) if toy else config.seq_len
-    batch = min(config.micro_batch, 2) if toy else config.micro_batch
+    seq = min(config.seq_len, TOY_SEQ_LEN) if toy else config.seq_len
+    batch = min(config.micro_batch, TOY_MICRO_BATCH) if toy else config.micro_batch
     notes = list(config.notes)
     context = None
     if config.mode == "decode":
@@ -205,7 +205,7 @@ def plan_workload(config: WorkloadConfig, device: Device,
     if config.recompute == "selective":
         notes.append("recompute selective is not built by the probe; ran without recompute")
     full = config.shape.layers
-    deep = config.depth or min(full, DEEPEST[cls])
+    deep = config.depth or min(full, DEEPEST)
     free = _free_bytes(device)
     if config.depth is None and free is not None:
         while deep > 1 and _memory_bytes(shape, deep, tokens, training, context or seq,
@@ -417,6 +417,14 @@ class _DepthRun:
 
     # --- measuring --------------------------------------------------------------------
 
+    def _phase_report(self, index: int, count: int) -> Callable[[float, str], None]:
+        """Progress within one phase, as a share of the stage (prefill, then decode)."""
+
+        def report(fraction: float, message: str) -> None:
+            self.report((index + fraction) / count, message)
+
+        return report
+
     def _timed(self, step: _Step) -> float:
         synchronize(self.device)
         t0 = self.clock()
@@ -424,7 +432,8 @@ class _DepthRun:
         synchronize(self.device)
         return self.clock() - t0
 
-    def measure(self, phase: str, step: _Step, entry: dict[str, Any], deadline: float) -> None:
+    def measure(self, phase: str, step: _Step, entry: dict[str, Any], deadline: float,
+                report: Callable[[float, str], None]) -> None:
         """Warm-up, timed and profiled steps into `entry`, as far as time and Ctrl-C allow."""
         cls = self.plan.device_class
         effort = (DECODE_EFFORT if phase == "decode" else STEP_EFFORT)[cls]
@@ -436,7 +445,7 @@ class _DepthRun:
             warm.append(self._timed(step))
             entry["warmup_steps"] = len(warm)
             entry["first_step_ms"] = round(warm[0] * 1e3, 3)
-            self.report(0.1, f"{label}: warm-up step {len(warm)} took {warm[-1]:.3g} s")
+            report(0.1, f"{label}: warm-up step {len(warm)} took {warm[-1]:.3g} s")
         profile_steps = PROFILE_STEPS[cls]
         last = warm[-1]
         times: list[float] = entry["steps_ms"]
@@ -449,7 +458,7 @@ class _DepthRun:
                 break
             last = self._timed(step)
             times.append(round(last * 1e3, 4))
-            self.report(0.1 + 0.7 * len(times) / effort.iters,
+            report(0.1 + 0.7 * len(times) / effort.iters,
                         f"{label}: {len(times)} steps timed, median "
                         f"{statistics.median(times):.4g} ms")
         if self.sampler is not None:
@@ -506,13 +515,15 @@ class _DepthRun:
         for i, (phase, entry) in enumerate(entries.items()):
             entry["build_s"] = round(build_s, 3)
             if self.stop():
-                entry.update(status="stopped", reason="stopped before this phase")
+                entry.update(status="stopped",
+                             reason="stopped early (Ctrl-C) before its first step")
                 continue
             if self.device.is_gpu:
                 torch.cuda.reset_peak_memory_stats(self.device.index)
             entry["status"] = "running"
             try:
-                self.measure(phase, steps[phase], entry, self.clock() + share)
+                self.measure(phase, steps[phase], entry, self.clock() + share,
+                             self._phase_report(i, len(entries)))
             except Exception as exc:
                 entry.update(status="failed", reason=describe(exc))
                 if is_oom(exc):

@@ -38,13 +38,16 @@ ATTENTION_RANGE = "workload.attention"
 AttentionFn = Callable[[Any, Any, Any, bool], Any]
 
 
+# The gradients' fp8 format for each values' format (OCP, and AMD's fnuz on MI300).
+FP8_GRADIENTS = {"float8_e4m3fn": "float8_e5m2", "float8_e4m3fnuz": "float8_e5m2fnuz"}
+
+
 class Fp8Format:
     """The fp8 dtypes of one device family: e4m3 for values, e5m2 for gradients."""
 
     def __init__(self, value_dtype: str) -> None:
         self.value = getattr(torch, value_dtype)
-        grad_name = value_dtype.replace("e4m3fn", "e5m2")  # e4m3fn -> e5m2, ...fnuz -> ...fnuz
-        self.grad = getattr(torch, grad_name)
+        self.grad = getattr(torch, FP8_GRADIENTS[value_dtype])
 
 
 def _quantize(x: Any, dtype: Any) -> tuple[Any, Any]:

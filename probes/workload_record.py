@@ -65,7 +65,7 @@ def finish_run(entry: dict[str, Any], tokens: int, stopped: bool) -> None:
     if entry["status"] in ("running", "not run"):
         if stopped:
             done = f"{len(times)} step(s) timed" if times else "nothing timed"
-            entry.update(status="stopped", reason=f"stopped by Ctrl-C; {done}"
+            entry.update(status="stopped", reason=f"stopped early (Ctrl-C); {done}"
                          + ("" if entry["split"] else ", not profiled"))
         elif times:
             entry["status"] = "ok"

@@ -26,13 +26,14 @@ A bad value is one line naming the file (or flag), the field and the value.
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from .record import parse_json_text, read_capped_text
 
 MLPS = ("swiglu", "gelu")
 # The probe's modes; advisor's pretrain and finetune both train every weight.
@@ -175,33 +176,18 @@ def load_shape_file(path: str) -> ModelShape:
 
 def read_shape_file(path: str) -> dict[str, Any]:
     """A shape file's table, decoded but not yet checked (flags may still override it)."""
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_SHAPE_FILE_BYTES + 1)
-    except OSError as exc:
-        raise ShapeError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    if len(raw) > MAX_SHAPE_FILE_BYTES:
-        raise ShapeError(f"{path}: larger than 1 MiB; not a shape file")
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ShapeError(f"{path}: not UTF-8 (byte {exc.start})") from None
-    try:
-        if Path(path).suffix.lower() == ".toml":
+    text = read_capped_text(path, MAX_SHAPE_FILE_BYTES, "a shape file", ShapeError)
+    if Path(path).suffix.lower() == ".toml":
+        try:
             data: Any = tomllib.loads(text)
-        else:
-            data = json.loads(text, parse_constant=lambda c: _no_constant(c))
-    except (tomllib.TOMLDecodeError, json.JSONDecodeError, RecursionError) as exc:
-        kind = "TOML" if Path(path).suffix.lower() == ".toml" else "JSON"
-        first = (str(exc).splitlines() or [""])[0]
-        raise ShapeError(f"{path}: not valid {kind} ({first})") from None
+        except (tomllib.TOMLDecodeError, RecursionError) as exc:
+            first = (str(exc).splitlines() or [""])[0]
+            raise ShapeError(f"{path}: not valid TOML ({first})") from None
+    else:
+        data = parse_json_text(text, path, "a shape file", ShapeError)
     if not isinstance(data, dict):
         raise ShapeError(f"{path}: a model shape must be a table of dimensions")
     return data
-
-
-def _no_constant(name: str) -> Any:
-    raise json.JSONDecodeError(f"{name} is not a dimension", name, 0)
 
 
 @dataclass(frozen=True)

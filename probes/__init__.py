@@ -14,4 +14,4 @@ SCHEMA = "advisor.probe-record"
 #    gap), msmf_tflops the sustained figure; every attention entry names its kernel.
 VERSION = 2
 # The probe code's own version, written into every stamp next to a hash of the sources.
-PROBE_VERSION = "2.0.0"
+PROBE_VERSION = "2.1.0"

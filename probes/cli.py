@@ -106,6 +106,11 @@ def add_suite_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--gqa-ratio", type=int, default=1, help="query heads per KV head (default 1)"
     )
+    add_common_arguments(parser)
+
+
+def add_common_arguments(parser: argparse.ArgumentParser) -> None:
+    """The flags every measuring command shares: the device, the catalog entry, the output."""
     parser.add_argument(
         "--catalog-id", help="catalog entry to compare with, when the name does not match"
     )
@@ -122,6 +127,37 @@ def add_suite_arguments(parser: argparse.ArgumentParser) -> None:
         help="write the record here (a file is rewritten after each stage; a FIFO or "
         "character device such as /dev/stdout gets it once, at the end)",
     )
+
+
+Start = Callable[..., dict[str, Any]]
+
+
+def measurement_from_args(args: argparse.Namespace) -> Start:
+    """What the flags ask to measure, checked before anything loads: the workload probe
+    (`python -m probes workload`, or the config `advisor probe --workload` put on args as
+    `workload_config`), else the suite. torch loads only when the returned call runs."""
+    workload = getattr(args, "workload_config", None)
+    if workload is None and getattr(args, "command", None) == "workload":
+        from .workload_cli import workload_config_from_args
+
+        workload = workload_config_from_args(args)
+    if workload is not None:
+        checked = workload.checked()
+
+        def run_workload(**kwargs: Any) -> dict[str, Any]:
+            from .workload import run_workload
+
+            return run_workload(checked, **kwargs)
+
+        return run_workload
+    config = config_from_args(args)
+
+    def run_suite(**kwargs: Any) -> dict[str, Any]:
+        from .runner import run_suite
+
+        return run_suite(config, **kwargs)
+
+    return run_suite
 
 
 def config_from_args(args: argparse.Namespace) -> SuiteConfig:
@@ -218,7 +254,12 @@ def format_summary(record: dict[str, Any]) -> str:
     catalog = dev["catalog_id"] or dev["catalog_note"]
     lines = []
     if dev["kind"] in ("cpu", "mps"):
-        lines.append(f"NOTE: {TOY_NOTE}")
+        if record.get("workload"):
+            from .workload_record import WORKLOAD_TOY_NOTE
+
+            lines.append(f"NOTE: {WORKLOAD_TOY_NOTE}")
+        else:
+            lines.append(f"NOTE: {TOY_NOTE}")
     lines.append(f"{dev['name']} ({dev['kind']} x{dev['count']}); catalog: {catalog}")
     lines.extend(_matmul_line(m) for m in record["matmul"])
     rows: dict[tuple[Any, ...], list[str]] = {}
@@ -245,6 +286,10 @@ def format_summary(record: dict[str, Any]) -> str:
     for c in record["collectives"]:
         shown = f"busbw {_fmt(c['busbw_gbps'])} GB/s" if c["status"] == "ok" else c["reason"]
         lines.append(f"all_reduce {c['bytes'] / 2**20:g} MiB x{c['world_size']}: {shown}")
+    if record.get("workload"):
+        from .workload_record import workload_lines
+
+        lines.extend(workload_lines(record["workload"]))
     health = record.get("node_health")
     if health:
         if health["status"] == "ok":
@@ -311,7 +356,7 @@ def run_command(
     """Run the suite from parsed flags: progress on stderr, record to --out and/or stdout."""
     with command_scope(prog) as interrupts:
         try:
-            config = config_from_args(args)
+            start = measurement_from_args(args)
         except ValueError as exc:
             _say(prog, f"error: {exc}")
             return EXIT_INPUT_ERROR
@@ -322,8 +367,6 @@ def run_command(
             except OutputError as exc:
                 _say(prog, f"error: {exc}")
                 return EXIT_INPUT_ERROR
-        from .runner import run_suite  # torch loads here; Ctrl-C still exits 130 cleanly
-
         problems: list[str] = []
 
         def checkpoint(record: dict[str, Any]) -> None:
@@ -346,8 +389,7 @@ def run_command(
                          f"({exc.strerror or exc}); carrying on")
 
         try:
-            record = run_suite(
-                config,
+            record = start(  # torch loads here; Ctrl-C still exits 130 cleanly
                 progress=ProgressPrinter(),
                 checkpoint=checkpoint if target is not None else None,
             )

@@ -6,16 +6,19 @@
 # Run from a checkout (the GPU tests import advisor's record schema; they are skipped with
 # a reason when pytest or advisor's dependencies are missing). Each step has its own
 # timeout, writes its output to $OUT, and a failed step is recorded while the next still
-# runs; the per-step limits add up to under 10 minutes on one GPU:
-#   1. the default suite (about 80 s on a datacenter GPU)             -> suite.json  (180 s)
-#   2. bench_search over a GPU-sized space (1,000 shapes)              -> bench.txt   (220 s)
-#   3. the GPU-marked tests                                            -> gpu_tests.out (120 s)
-#   4. a 1-GPU all-reduce under torchrun (smoke test of the code path) -> coll1.json  (50 s)
+# runs; the per-step limits add up to 9.5 minutes on one GPU (575 s):
+#   1. the default suite (about 80 s on a datacenter GPU)             -> suite.json  (150 s)
+#   2. bench_search over a GPU-sized space (1,000 shapes)              -> bench.txt   (200 s)
+#   3. the GPU-marked tests                                            -> gpu_tests.out (110 s)
+#   4. a 1-GPU all-reduce under torchrun (smoke test of the code path) -> coll1.json  (40 s)
 #      and, on a multi-GPU box only, an all-reduce over every GPU      -> coll.json   (90 s)
+#   5. the workload probe: Llama-3.1-8B training at 8k, micro-batch 1, bf16, 1 and 4
+#      layers, 30 s of steps (planned about 48 s)                      -> workload.json (75 s)
 # It ends with $OUT/summary.txt (and summary.json): bf16 and fp8 MAMF/MSMF with shapes,
 # clocks and power, attention per kernel, HBM and host-link bandwidth, stage and suite
-# times, the bench_search verdict, and CHECK lines where a figure is far from what is
-# published for the GPU (a bug to find, not a result).
+# times, the bench_search verdict, the workload's step times, tokens/s, memory and time
+# split, and CHECK lines where a figure is far from what is published for the GPU (a
+# bug to find, not a result).
 set -u
 PY="${PYTHON:-python}"
 OUT=$(mkdir -p "${OUT:-gpu_check_out}" && cd "${OUT:-gpu_check_out}" && pwd)
@@ -47,22 +50,26 @@ fi
   > "$OUT/torch.txt" 2>&1
 NGPU=$("$PY" -c "import torch; print(max(1, torch.cuda.device_count()))" 2>/dev/null || echo 1)
 
-step suite 180 "$PY" -m probes run --out "$OUT/suite.json"
-step bench 220 "$PY" -m probes.bench_search --dtype bf16
+step suite 150 "$PY" -m probes run --out "$OUT/suite.json"
+step bench 200 "$PY" -m probes.bench_search --dtype bf16
 cp "$OUT/bench.out" "$OUT/bench.txt" 2>/dev/null
 if "$PY" -c "import pytest, pydantic" 2>/dev/null; then
-  step gpu_tests 120 "$PY" -m pytest -q -m gpu -p no:cacheprovider tests/probes/test_probes_gpu.py
+  step gpu_tests 110 "$PY" -m pytest -q -m gpu -p no:cacheprovider tests/probes/test_probes_gpu.py
 else
   echo "gpu_tests skipped: pytest or pydantic is not installed" | tee -a "$OUT/steps.txt" > "$OUT/gpu_tests.out"
 fi
 TORCHRUN=(torchrun)
 command -v torchrun > /dev/null || TORCHRUN=("$PY" -m torch.distributed.run)
-step coll1 50 "${TORCHRUN[@]}" --standalone --nproc-per-node 1 -m probes collectives \
+step coll1 40 "${TORCHRUN[@]}" --standalone --nproc-per-node 1 -m probes collectives \
   --sizes 1M,64M --iters 5 --out "$OUT/coll1.json"
 if [ "$NGPU" -gt 1 ]; then
   step coll 90 "${TORCHRUN[@]}" --standalone --nproc-per-node "$NGPU" -m probes collectives \
     --sizes 1M,64M,1G --iters 10 --out "$OUT/coll.json"
 fi
+# The H200->B200 guide's worked example (Llama-3.1-8B, 8k, micro-batch 1, bf16), on one GPU.
+step workload 75 "$PY" -m probes workload --name llama-3.1-8b --hidden 4096 --layers 32 \
+  --heads 32 --kv-heads 8 --ffn 14336 --vocab 128256 --seq-len 8192 --micro-batch 1 \
+  --precision bf16 --budget 30 --out "$OUT/workload.json"
 echo "total seconds=$(( $(date +%s) - START ))" >> "$OUT/steps.txt"
 
 "$PY" - "$OUT" > "$OUT/summary.txt" 2>&1 <<'EOF'
@@ -162,6 +169,45 @@ for name in ("coll1.json", "coll.json"):
         for e in c["collectives"]:
             print(f"{name}: all_reduce {e['bytes']} B x{e['world_size']}: {e['status']} "
                   f"busbw={e['busbw_gbps']} skew={e.get('rank_skew_pct')}% {e['reason'] or ''}")
+w = load("workload.json")
+if w is not None and w.get("workload"):
+    wl = w["workload"]
+    print(f"\n== workload: {wl['status']} in {w['seconds_total']} s (planned {w.get('estimate_s')}); "
+          f"layers {wl['layers_run']} of {wl['layers_total']}, seq {wl['seq_len_run']}, "
+          f"mb {wl['micro_batch_run']}, {wl['precision']}, attention {wl['attention_kernel']} "
+          f"{wl['attention_ops']}")
+    summary["workload"] = {}
+    for ph in wl["phases"]:
+        for r in ph["runs"]:
+            print(f"{ph['phase']} {r['layers']} layers: {r['status']} {r['step_ms_median']} ms "
+                  f"(spread {r['spread_pct']}%, {r['steps_timed']} steps) {r['tokens_per_s']} tok/s "
+                  f"peak {r['peak_memory_gib']} GiB (reserved {r['peak_reserved_gib']}) "
+                  f"split {r['split']} gpu {r['gpu_state']} {r['reason'] or ''}")
+        full, per = ph["full_model"], ph["per_layer"]
+        print(f"{ph['phase']} per layer {per}; outside {ph['outside_layers']}; whole {full}; "
+              f"{ph['reason'] or ''}")
+        summary["workload"][ph["phase"]] = {"per_layer": per, "full_model": full}
+        s = wl["shape_run"]
+        if ph["phase"] == "train" and full:
+            # model FLOPs: 6·N per token (dense_N as the guide: layers + LM head) + causal
+            # attention 6·s·d·h·L per token (the guide's 6·s²·d·h·L per sequence)
+            per_layer_n = s["hidden"] * s["head_dim"] * (2 * s["heads"] + 2 * s["kv_heads"]) \
+                + 3 * s["hidden"] * s["ffn"]
+            n = s["layers"] * per_layer_n + s["vocab"] * s["hidden"]
+            seq = wl["seq_len_run"]
+            flops = 6 * n + 6 * seq * s["head_dim"] * s["heads"] * s["layers"]
+            tflops = full["tokens_per_s"] * flops / 1e12
+            print(f"train whole model: {tflops:.0f} model TFLOPS on one GPU")
+            summary["workload"]["model_tflops"] = round(tflops, 1)
+            if not 100 <= tflops <= 1000:
+                checks.append(f"CHECK: workload at {tflops:.0f} model TFLOPS, outside 100-1000")
+            share = full.get("attention_share")
+            if share is not None and not 0.05 <= share <= 0.30:
+                checks.append(f"CHECK: workload attention share {share:.0%} at 8k; the guide "
+                              "measured ~12% of the step")
+    if wl["status"] != "ok":
+        checks.append(f"CHECK: workload status {wl['status']}")
+    print("notes:", wl["notes"])
 bench = (out / "bench.txt").read_text().strip().splitlines() if (out / "bench.txt").exists() else []
 print("\n== bench_search\n" + "\n".join(bench[-9:]))
 summary["bench"] = bench[-1:] if bench else None

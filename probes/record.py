@@ -56,6 +56,14 @@ CONVENTIONS = {
         "sw_thermal_slowdown; sw_power_cap is normal under a full GEMM load and only noted"
     ),
     "units": "TFLOPS = 1e12 FLOP/s; GB/s = 1e9 bytes/s",
+    "workload": (
+        "the workload probe (`workload`, absent or null in a suite record): the user's model "
+        "built at 1 and up to 4 layers; each run's steps timed on the host clock around a "
+        "synchronize, its split into attention, GEMM and other from a profiled window (rules "
+        "in workload.classification), carved out of the median step; per layer = (deep - "
+        "shallow) / layers apart, outside the layers = shallow - its layers, the whole model "
+        "on one device = outside + all layers (extrapolated: true), unsharded"
+    ),
 }
 
 # A record is a few hundred KiB at most; anything far larger is not one of ours.
@@ -82,6 +90,7 @@ def new_record(stamp: dict[str, Any], settings: dict[str, Any]) -> dict[str, Any
         "bandwidth": [],
         "collectives": [],
         "node_health": None,
+        "workload": None,
         "seconds_total": 0.0,
     }
 
@@ -107,39 +116,50 @@ def write_record(record: dict[str, Any], path: str | os.PathLike[str] | Target) 
     return write_text(target, to_json(record))
 
 
-def _no_constants(name: str) -> Any:
-    raise ValueError(f"{name} is not a number a probe record may hold")
+def read_capped_text(name: str, limit: int, what: str,
+                     error: type[ValueError] = RecordError) -> str:
+    """A regular file's UTF-8 text of at most `limit` bytes; `error`, one line, otherwise."""
+    try:
+        with open(name, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                raise error(f"{name}: not a regular file")
+            data = fh.read(limit + 1)
+    except OSError as exc:
+        raise error(f"{name}: cannot read ({exc.strerror or exc})") from None
+    if len(data) > limit:
+        raise error(f"{name}: larger than {limit / 2**20:g} MiB; not {what}")
+    if data.startswith(b"\xef\xbb\xbf"):
+        raise error(f"{name}: starts with a byte-order mark; {what} is plain UTF-8")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(f"{name}: not UTF-8 (byte {exc.start})") from None
+
+
+def parse_json_text(text: str, name: str, what: str,
+                    error: type[ValueError] = RecordError) -> Any:
+    """Strict JSON (no NaN or Infinity, bounded nesting); `error`, one line, otherwise."""
+
+    def no_constants(constant: str) -> Any:
+        raise ValueError(f"{constant} is not a number {what} may hold")
+
+    try:
+        return json.loads(text, parse_constant=no_constants)
+    except RecursionError:
+        raise error(f"{name}: not valid JSON (nested too deeply)") from None
+    except json.JSONDecodeError as exc:
+        raise error(
+            f"{name}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+        ) from None
+    except ValueError as exc:
+        raise error(f"{name}: not valid JSON ({exc})") from None
 
 
 def read_record(path: str | os.PathLike[str]) -> dict[str, Any]:
     """A record written by this package, read with a size cap; RecordError if it is not one."""
     name = os.fspath(path)
-    try:
-        with open(name, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                raise RecordError(f"{name}: not a regular file")
-            data = fh.read(MAX_RECORD_BYTES + 1)
-    except OSError as exc:
-        raise RecordError(f"{name}: cannot read ({exc.strerror or exc})") from None
-    if len(data) > MAX_RECORD_BYTES:
-        limit = f"{MAX_RECORD_BYTES / 2**20:g} MiB"
-        raise RecordError(f"{name}: larger than {limit}; not a probe record")
-    if data.startswith(b"\xef\xbb\xbf"):
-        raise RecordError(f"{name}: starts with a byte-order mark; a probe record is plain UTF-8")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise RecordError(f"{name}: not UTF-8 (byte {exc.start})") from None
-    try:
-        data_obj = json.loads(text, parse_constant=_no_constants)
-    except RecursionError:
-        raise RecordError(f"{name}: not valid JSON (nested too deeply)") from None
-    except json.JSONDecodeError as exc:
-        raise RecordError(
-            f"{name}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
-        ) from None
-    except ValueError as exc:
-        raise RecordError(f"{name}: not valid JSON ({exc})") from None
+    text = read_capped_text(name, MAX_RECORD_BYTES, "a probe record")
+    data_obj = parse_json_text(text, name, "a probe record")
     if not isinstance(data_obj, dict) or data_obj.get("schema") != SCHEMA:
         raise RecordError(f"{name}: not a probe record")
     if data_obj.get("version") != VERSION:
@@ -150,6 +170,8 @@ def read_record(path: str | os.PathLike[str]) -> dict[str, Any]:
     for key in ("matmul", "attention", "bandwidth", "collectives", "notes"):
         if not isinstance(data_obj.get(key, []), list):
             raise RecordError(f"{name}: field {key!r} is not a list")
+    if not isinstance(data_obj.get("workload", {}), dict | None):
+        raise RecordError(f"{name}: field 'workload' is not an object")
     if not isinstance(data_obj.get("stamp"), dict):
         raise RecordError(f"{name}: field 'stamp' is missing or not an object")
     return data_obj

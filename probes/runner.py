@@ -225,11 +225,52 @@ def _finish_health(
     record["node_health"] = health
 
 
+@dataclass(frozen=True)
+class Box:
+    """This box as every run starts from it: the device, its identity, its catalog entry
+    and NVML (opened on NVIDIA, else the reason it is not)."""
+
+    device: Device
+    identity: dict[str, Any]
+    match: CatalogMatch
+    nvml_module: Any
+    nvml_reason: str | None
+
+
+def open_box(device_kind: str | None, catalog_id: str | None) -> Box:
+    device = detect(device_kind)
+    identity = gpu_identity(device)
+    match = match_device(device, identity["capability"], identity["memory_gib"], catalog_id)
+    if device.kind == "cuda":
+        nvml_module, nvml_reason = nvml.open_nvml()
+    else:
+        nvml_module, nvml_reason = None, f"NVML telemetry is NVIDIA-only; none on {device.kind}"
+    return Box(device, identity, match, nvml_module, nvml_reason)
+
+
+def begin_record(
+    box: Box,
+    settings: dict[str, Any],
+    run_settings: dict[str, Any],
+    estimates: dict[str, float],
+    estimate_s: float,
+) -> dict[str, Any]:
+    """A stamped record with every planned stage `not run` and its estimate."""
+    stamp = collect_stamp(box.device, box.identity, box.match, box.nvml_module, box.nvml_reason,
+                          run_settings)
+    record = new_record(stamp, settings)
+    record["stages"] = [
+        {"name": name, "status": "not run", "estimate_s": round(seconds, 2), "seconds": None}
+        for name, seconds in estimates.items()
+    ]
+    record["estimate_s"] = round(estimate_s, 1)
+    return record
+
+
 def prepare(config: SuiteConfig) -> tuple[Context, dict[str, Any], Any, str | None]:
     """Detect the device, match the catalog, plan, stamp; also opens NVML on NVIDIA."""
-    device = detect(config.device)
-    identity = gpu_identity(device)
-    match = match_device(device, identity["capability"], identity["memory_gib"], config.catalog_id)
+    box = open_box(config.device, config.catalog_id)
+    device, identity = box.device, box.identity
     plan = plan_suite(config, device)
     skip = {
         d: why
@@ -237,59 +278,39 @@ def prepare(config: SuiteConfig) -> tuple[Context, dict[str, Any], Any, str | No
         if (why := dtype_support(device, d, identity["capability"], identity["gcn_arch"]))
     }
     plan = dataclasses.replace(plan, skip_dtypes=skip)
-    if device.kind == "cuda":
-        nvml_module, nvml_reason = nvml.open_nvml()
-    else:
-        nvml_module, nvml_reason = None, f"NVML telemetry is NVIDIA-only; none on {device.kind}"
-    stamp = collect_stamp(device, identity, match, nvml_module, nvml_reason, plan.run_settings())
-    ctx = Context(device, identity, match, plan)
-    record = new_record(stamp, plan.settings())
+    ctx = Context(device, identity, box.match, plan)
     estimates = plan.estimates(device)
-    record["stages"] = [
-        {"name": name, "status": "not run", "estimate_s": round(estimates.get(name, 0.0), 2),
-         "seconds": None}
-        for name in plan.stage_names()
-    ]
-    record["estimate_s"] = round(plan.estimate_s(device), 1)
+    record = begin_record(
+        box, plan.settings(), plan.run_settings(),
+        {name: estimates.get(name, 0.0) for name in plan.stage_names()},
+        plan.estimate_s(device),
+    )
     if plan.toy:
         record["notes"].append(TOY_NOTE)
-    return ctx, record, nvml_module, nvml_reason
+    return ctx, record, box.nvml_module, box.nvml_reason
 
 
-def run_suite(
-    config: SuiteConfig | None = None,
-    progress: Callable[[Progress], None] | None = None,
-    stop: StopFlag | None = None,
-    checkpoint: Callable[[dict[str, Any]], None] | None = None,
-) -> dict[str, Any]:
-    """Run the planned probes and return the record (partial if stopped)."""
-    t0 = time.perf_counter()
-    ctx, record, nvml_module, nvml_reason = prepare(config or SuiteConfig())
-    stop_flag = _Stop(stop)
-    plan_stages = stages(ctx)
-    weights = ctx.plan.estimates(ctx.device)
+def execute(
+    record: dict[str, Any],
+    plan_stages: list[Stage],
+    weights: dict[str, float],
+    announce: str,
+    progress: Callable[[Progress], None] | None,
+    stop_flag: _Stop,
+    checkpoint: Callable[[dict[str, Any]], None] | None,
+    t0: float,
+) -> None:
+    """Run the stages in order under the Ctrl-C policy, keeping each stage's status and
+    time in the record; a stage that raises is noted and the next one still runs."""
     total = sum(weights.values()) or 1.0
-    sampler = None
-    if nvml_module is not None:
-        try:
-            sampler = nvml.Sampler(nvml_module, list(ctx.identity["uuids"]) or [None]).start()
-            uuid = ctx.identity["uuids"][0] if ctx.identity["uuids"] else None
-            h = nvml.handle(nvml_module, uuid, ctx.device.index)
-            ctx = dataclasses.replace(
-                ctx, telemetry=nvml.DeviceTelemetry(nvml_module, h, sampler, 0)
-            )
-        except Exception as exc:
-            record["notes"].append(f"NVML telemetry unavailable: {describe(exc)}")
     by_name = {s["name"]: s for s in record["stages"]}
     done = 0.0
     current: dict[str, Any] | None = None
+    started = time.perf_counter()
     with _ctrl_c_stops(stop_flag):
         try:
             if progress is not None:  # from here on, a Ctrl-C keeps a (partial) record
-                shown = ", ".join(f"{k} ~{v:.0f} s" for k, v in weights.items())
-                head = f"{TOY_NOTE}. " if ctx.plan.toy else ""
-                about = f"{head}about {record['estimate_s']:.0f} s: {shown}"
-                progress(Progress("plan", about, 0.0))
+                progress(Progress("plan", announce, 0.0))
             for name, run in plan_stages:
                 if stop_flag():
                     break
@@ -328,10 +349,15 @@ def run_suite(
                 current.update(
                     status="stopped", seconds=round(time.perf_counter() - started, 3)
                 )
-        finally:
-            telemetry = sampler.stop() if sampler is not None else []
-    telemetry_note = nvml_reason if ctx.device.is_gpu and not telemetry else None
-    _finish_health(record, ctx, telemetry, telemetry_note)
+
+
+def conclude(
+    record: dict[str, Any],
+    stop_flag: _Stop,
+    t0: float,
+    progress: Callable[[Progress], None] | None,
+) -> dict[str, Any]:
+    """Say how far the run got: complete, interrupted, the stages that finished."""
     statuses = [s["status"] for s in record["stages"]]
     cut = any(s in ("stopped", "not run") for s in statuses)
     record["interrupted"] = bool(stop_flag.requested and cut)
@@ -341,3 +367,37 @@ def run_suite(
     if progress is not None:
         progress(Progress("done", "stopped early" if record["interrupted"] else "finished", 1.0))
     return record
+
+
+def run_suite(
+    config: SuiteConfig | None = None,
+    progress: Callable[[Progress], None] | None = None,
+    stop: StopFlag | None = None,
+    checkpoint: Callable[[dict[str, Any]], None] | None = None,
+) -> dict[str, Any]:
+    """Run the planned probes and return the record (partial if stopped)."""
+    t0 = time.perf_counter()
+    ctx, record, nvml_module, nvml_reason = prepare(config or SuiteConfig())
+    stop_flag = _Stop(stop)
+    weights = ctx.plan.estimates(ctx.device)
+    sampler = None
+    if nvml_module is not None:
+        try:
+            sampler = nvml.Sampler(nvml_module, list(ctx.identity["uuids"]) or [None]).start()
+            uuid = ctx.identity["uuids"][0] if ctx.identity["uuids"] else None
+            h = nvml.handle(nvml_module, uuid, ctx.device.index)
+            ctx = dataclasses.replace(
+                ctx, telemetry=nvml.DeviceTelemetry(nvml_module, h, sampler, 0)
+            )
+        except Exception as exc:
+            record["notes"].append(f"NVML telemetry unavailable: {describe(exc)}")
+    shown = ", ".join(f"{k} ~{v:.0f} s" for k, v in weights.items())
+    head = f"{TOY_NOTE}. " if ctx.plan.toy else ""
+    announce = f"{head}about {record['estimate_s']:.0f} s: {shown}"
+    try:
+        execute(record, stages(ctx), weights, announce, progress, stop_flag, checkpoint, t0)
+    finally:
+        telemetry = sampler.stop() if sampler is not None else []
+    telemetry_note = nvml_reason if ctx.device.is_gpu and not telemetry else None
+    _finish_health(record, ctx, telemetry, telemetry_note)
+    return conclude(record, stop_flag, t0, progress)

@@ -28,7 +28,22 @@ The default suite takes about a minute on a datacenter GPU; on a CPU it runs at
 toy sizes and says so. Ctrl-C stops after the current measurement and keeps the
 partial record (a second Ctrl-C stops at once). For all-reduce bandwidth run
 `torchrun --standalone --nproc-per-node N -m probes collectives --out FILE`.
+
+With --workload ANSWERS it measures your own model instead: the answers file's
+workload (its model preset or [workload.model] table, first sequence length,
+micro-batch, precision, attention kernel, mode) built with torch at fewer layers,
+training steps or prefill and decode steps, with the time split into attention,
+GEMM and the rest (the same probe as `python -m probes workload` on a rented box).
 """
+
+# The answers' attention kernels, as the workload probe names them.
+_KERNELS = {"auto": "auto", "sdpa": "sdpa", "fa2": "flash-attn-2", "fa3": "flash-attn-3",
+            "fa4": "flash-attn-4", "cudnn": "sdpa-cudnn", "ck": "flash-attn-2-ck",
+            "vendor": "auto"}
+# Suite flags that mean nothing to the workload probe, and their defaults.
+_SUITE_ONLY = {"preset": "default", "exhaustive": False, "dtype": None, "only": None,
+               "health": None, "budget": None, "seq_lens": None, "head_dims": None,
+               "gqa_ratio": 1}
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -41,6 +56,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_suite_arguments(p)
+    p.add_argument("--workload", metavar="ANSWERS",
+                   help="measure the answers file's own model (preset or [workload.model], "
+                   "sequence length, micro-batch, precision, attention kernel) at fewer layers "
+                   "instead of the suite")
     p.set_defaults(handler=cmd_probe)
     psub = p.add_subparsers(dest="probe_command", metavar="import")
     imp = psub.add_parser("import", help="file a probe record made on another box, by GPU")
@@ -88,6 +107,8 @@ def cmd_probe(args: argparse.Namespace) -> int:
     from advisor.io.atomic import check_output_path, is_stream
     from advisor.probes.cli import run_command
 
+    if args.workload:
+        args.workload_config = workload_config(args)
     if args.out:
         check_output_path(args.out, example="box.json")  # before measuring, not after
     write = RecordWriter(stream=bool(args.out) and is_stream(args.out))
@@ -100,6 +121,75 @@ def cmd_probe(args: argparse.Namespace) -> int:
         return run_command(args, write, check, prog="advisor")
     except KeyboardInterrupt:
         return _interrupted(args.out, write)
+
+
+def workload_config(args: argparse.Namespace) -> Any:
+    """The workload probe's explicit shape and settings from an answers file, read with
+    advisor's own loader (presets resolved, defaults filled); what the one-device probe
+    cannot run is carried into the record's notes."""
+    from advisor.io.documents import load_answers
+    from advisor.probes.workload_shape import ShapeError, WorkloadConfig, shape_from_mapping
+
+    for flag, default in _SUITE_ONLY.items():
+        if getattr(args, flag, default) != default:
+            name = "--quick/--full" if flag == "preset" else "--" + flag.replace("_", "-")
+            raise InputError(f"{name} applies to the probe suite, not to --workload")
+    file = args.workload
+    w = load_answers(file).workload
+    m = w.model
+    if m.mla is not None or m.dense_layers:
+        what = "multi-head latent attention" if m.mla else "leading dense layers in an MoE"
+        raise InputError(f"the workload probe does not build {what} ({m.name})", file=file,
+                         field="workload.model", value=m.name)
+    shape = {"name": m.name, "hidden": m.hidden, "layers": m.layers, "heads": m.heads,
+             "kv_heads": m.kv_heads, "head_dim": m.d_head, "ffn": m.ffn, "vocab": m.vocab,
+             "mlp": "swiglu" if m.gated_mlp else "gelu", "tie_embeddings": m.tie_embeddings,
+             "experts": m.experts, "active_experts": m.active_experts,
+             "expert_ffn": m.expert_ffn if m.experts else 0,
+             "shared_experts": m.shared_experts}
+    try:
+        return WorkloadConfig(
+            shape=shape_from_mapping(shape, f"{file}: workload.model"),
+            mode=w.mode, seq_len=w.seq_lens[0], micro_batch=w.micro_batch,
+            precision=w.precision, attention=_KERNELS[w.attention_kernel],
+            recompute=w.recompute, osl=w.osl, device=args.device,
+            catalog_id=args.catalog_id, source=file, notes=tuple(_not_run(w)),
+        ).checked(file)
+    except ShapeError as exc:
+        raise InputError(str(exc)) from None
+
+
+def _not_run(w: Any) -> list[str]:
+    """What of the answers' workload one device running the model does not reproduce."""
+    notes = []
+    if len(w.seq_lens) > 1:
+        notes.append(f"answers: measured at the primary sequence length {w.seq_lens[0]} of "
+                     f"{', '.join(map(str, w.seq_lens))}")
+    layout = [f"{k} {v}" for k, v in (("tp", w.tp), ("pp", w.pp), ("cp", w.cp), ("ep", w.ep))
+              if v > 1]
+    if w.training and w.zero_stage:
+        layout.append(f"ZeRO stage {w.zero_stage}")
+    if w.training and w.offload_optimizer:
+        layout.append("optimizer offload")
+    if w.gpus > 1 or layout:
+        notes.append(f"answers: one device runs the whole micro-batch; the {w.gpus} GPUs' "
+                     f"communication{' and ' + ', '.join(layout) if layout else ''} are not "
+                     "measured")
+    if w.training and w.accumulation > 1:
+        notes.append(f"answers: {w.accumulation} micro-steps per optimizer step; the probe "
+                     "steps the optimizer every micro-step")
+    if w.training and w.optimizer != "adamw":
+        notes.append(f"answers: optimizer {w.optimizer} measured as AdamW")
+    if w.fused_kernels:
+        notes.append("answers: fused kernels (Liger-style) are not built; norms, RoPE and the "
+                      "MLP activation run as eager torch ops")
+    if w.packed_doc_len:
+        notes.append(f"answers: packed documents of {w.packed_doc_len} tokens are not built; "
+                     "attention is causal over the whole sequence")
+    if not w.training and w.kv_dtype not in ("auto", "bf16"):
+        notes.append(f"answers: KV cache in {w.kv_dtype} is not built; it is held in the "
+                     "compute precision")
+    return notes
 
 
 class RecordWriter:
@@ -171,6 +261,10 @@ def _interrupted(out: str | None, writer: RecordWriter) -> int:
         writer(done, out)
         counts = ", ".join(f"{len(done.get(k) or [])} {k}" for k in
                            ("matmul", "attention", "bandwidth") if done.get(k))
+        runs = [r for p in (done.get("workload") or {}).get("phases", []) for r in p["runs"]
+                if r.get("step_ms_median")]
+        if runs:
+            counts = f"{len(runs)} workload run{'s' if len(runs) > 1 else ''}"
         print(f"advisor: interrupted; partial record ({counts or 'no results yet'}) written to "
               f"{writer.where(out)}", file=sys.stderr)
     else:

@@ -25,9 +25,14 @@ from advisor.io.documents import load_probe_record, probe_record_from_bytes
 from advisor.io.files import read_bytes
 from advisor.io.paths import probes_dir
 
+# A workload probe's record (`advisor probe --workload`, `python -m probes workload`) is
+# kept beside the suite's record of the same GPU, not over it: one holds the kernel rates,
+# the other the user's own step.
+WORKLOAD_SUFFIX = ".workload.json"
 
-def stored_path(gpu_id: str) -> Path:
-    return probes_dir() / f"{gpu_id}.json"
+
+def stored_path(gpu_id: str, workload: bool = False) -> Path:
+    return probes_dir() / f"{gpu_id}{WORKLOAD_SUFFIX if workload else '.json'}"
 
 
 def warn_skipped(line: str) -> None:
@@ -35,19 +40,33 @@ def warn_skipped(line: str) -> None:
 
 
 def stored_probes(on_skip: Callable[[str], None] | None = warn_skipped) -> dict[str, ProbeRecord]:
-    """Every imported record, by catalog id.
+    """Every imported suite record, by catalog id.
 
     An entry that no longer loads (edited by hand, written by another version, damaged) is
     skipped with one line naming it, through `on_skip`: one bad file must not stop every
     decision, and the others are still used.
     """
+    return _stored(False, on_skip)
+
+
+def stored_workloads(
+    on_skip: Callable[[str], None] | None = warn_skipped,
+) -> dict[str, ProbeRecord]:
+    """Every imported workload-probe record, by catalog id (`measured_workload()` on each)."""
+    return _stored(True, on_skip)
+
+
+def _stored(workload: bool, on_skip: Callable[[str], None] | None) -> dict[str, ProbeRecord]:
     folder = probes_dir()
     if not folder.is_dir():
         return {}
     out = {}
     for path in sorted(folder.glob("*.json")):
+        if path.name.endswith(WORKLOAD_SUFFIX) != workload:
+            continue
         try:
-            out[path.stem] = load_probe_record(path)
+            out[path.name.removesuffix(WORKLOAD_SUFFIX if workload else ".json")] = (
+                load_probe_record(path))
         except InputError as exc:
             if on_skip is not None:
                 on_skip(f"{exc.one_line()}; skipped this stored probe record "
@@ -91,7 +110,8 @@ class Imported:
     def summary(self) -> str:
         s = self.record.stamp
         torch = s.versions.torch or "no torch"
-        head = (f"imported probe record for {self.gpu_id}: {s.device.name} on {s.hostname}, "
+        kind = "workload probe record" if self.record.workload is not None else "probe record"
+        head = (f"imported {kind} for {self.gpu_id}: {s.device.name} on {s.hostname}, "
                 f"{s.date}, torch {torch}; stored in {self.path}")
         if self.replaced is not None:
             head += f" (replaced the record from {self.replaced.stamp.date})"
@@ -126,17 +146,31 @@ def import_probe(file: str | Path, catalog: Catalog, gpu: str | None = None) -> 
         notes.append("the record is incomplete (the probe run was interrupted); "
                      "missing figures fall back to the catalog")
 
+    workload = record.workload is not None
     others = stored_probes(on_skip=None)  # a damaged entry is not compared with
-    replaced = others.pop(gpu_id, None)
+    workloads = stored_workloads(on_skip=None)
+    replaced = (workloads if workload else others).pop(gpu_id, None)
     compared = {f"new {gpu_id}": record}
     if replaced is not None:
         compared[f"previous {gpu_id}"] = replaced
     compared.update(others)
-    drift = stack_drift(compared)
+    compared.update({f"{g} workload": r for g, r in workloads.items()})
+    drift = stack_drift(_comparable(compared))
 
-    path = stored_path(gpu_id)
+    path = stored_path(gpu_id, workload)
     write_output(path, data, create_parents=True)  # the validated bytes, extra fields and all
     return Imported(gpu_id, path, record, replaced, drift, notes)
+
+
+def _comparable(records: dict[str, ProbeRecord]) -> dict[str, ProbeRecord]:
+    """Suite and workload records measure different things with different run settings:
+    where both are compared, their stacks are, their run settings are not."""
+    kinds = {r.workload is not None for r in records.values()}
+    if len(kinds) < 2:
+        return records
+    return {label: r.model_copy(update={"settings": {},
+                                        "stamp": r.stamp.model_copy(update={"run": {}})})
+            for label, r in records.items()}
 
 
 def import_command(file: str, gpu: str | None) -> int:

@@ -135,3 +135,27 @@ def test_node_health_runs_every_gpu_at_once_for_seconds():
     assert result["status"] == "ok" and len(result["gpus"]) == device.count
     assert all(g["status"] == "ok" and g["seconds"] >= 2.0 for g in result["gpus"])
     assert result["spread"] is not None
+
+
+def test_the_workload_probe_in_fp8_on_the_gpu():
+    """gpu_check.sh runs the workload probe at full size in bf16; this reaches what a CPU
+    cannot: fp8 through torch._scaled_mm (or the reason it is skipped), the CUDA profiler's
+    kernels and the allocator's peak memory."""
+    from probes.workload import run_workload
+    from probes.workload_shape import ModelShape, WorkloadConfig
+
+    shape = ModelShape(hidden=2048, layers=16, heads=16, kv_heads=4, head_dim=128, ffn=5632,
+                       vocab=32000, name="small")
+    record = run_workload(WorkloadConfig(shape=shape, seq_len=2048, precision="fp8",
+                                         budget_s=6.0))
+    w = parse_probe_record(record, "gpu workload").measured_workload()
+    assert w is not None and w.status == "ok" and not w.toy_sizes and w.device == "cuda"
+    if w.precision != "fp8":
+        assert any(n.startswith("fp8 skipped") for n in w.notes)
+    assert w.attention_ops, "the profile saw no attention op"
+    for run in w.phases[0].runs:
+        assert run.split is not None and run.split.kernel_ms_per_step
+        assert run.split.gemm_share > 0.2 and run.split.attention_share > 0
+        assert 0.2 < (run.split.busy_share or 0) < 2  # kernels cover most of the step
+        assert run.peak_memory_gib and run.peak_reserved_gib
+        assert run.gpu_state is None or "sm_clock_mhz_median" in run.gpu_state

@@ -48,6 +48,10 @@ def good_record() -> dict:
             "field 'matmul' is not a list",
         ),
         (b'{"schema": "advisor.probe-record", "version": 2}', "field 'stamp' is missing"),
+        (
+            b'{"schema": "advisor.probe-record", "version": 2, "stamp": {}, "workload": []}',
+            "field 'workload' is not an object",
+        ),
     ],
 )
 def test_bad_bytes_give_one_line(tmp_path, data, message):

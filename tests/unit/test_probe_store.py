@@ -14,7 +14,7 @@ from advisor.core.errors import InputError
 from advisor.core.model.drift import drift_warning, stack_drift
 from advisor.core.model.probe_record import parse_probe_record
 from advisor.io.catalog_store import load_catalog
-from advisor.io.probe_store import import_probe, stored_probes
+from advisor.io.probe_store import import_probe, stored_probes, stored_workloads
 
 
 @pytest.fixture(autouse=True)
@@ -406,3 +406,113 @@ def test_a_store_entry_damaged_after_import_is_skipped_and_decide_still_works(
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "h200-sxm.json" in err[0] and "skipped" in err[0]
     assert set(stored_probes(on_skip=None)) == {"b200-sxm"}
+
+
+# --- the workload probe's section
+
+def workload_run(layers: int, step_ms: float, attention: float, gemm: float) -> dict:
+    other = 1 - attention - gemm
+    return {
+        "layers": layers, "status": "ok", "steps_ms": [step_ms, step_ms], "steps_timed": 2,
+        "step_ms_median": step_ms, "step_ms_min": step_ms, "step_ms_max": step_ms,
+        "spread_pct": 0.0, "tokens_per_step": 8192, "tokens_per_s": 8192 / (step_ms / 1e3),
+        "peak_memory_gib": 20.0 + 5 * layers,
+        "split": {"attention_ms": attention * step_ms, "gemm_ms": gemm * step_ms,
+                  "other_ms": other * step_ms, "attention_share": attention,
+                  "gemm_share": gemm, "other_share": other, "profiled_steps": 2},
+    }
+
+
+def workload_record(catalog_id: str = "h200-sxm") -> dict:
+    """A GPU record as `python -m probes workload` writes it (figures made up, not measured)."""
+    data = full_record(catalog_id)
+    data["matmul"] = []
+    data["stamp"]["run"] = {"preset": "workload", "mode": "train", "toy_sizes": False,
+                            "budget_s": 40.0}
+    shape = {"name": "llama-3.1-8b", "hidden": 4096, "layers": 32, "heads": 32, "kv_heads": 8,
+             "head_dim": 128, "ffn": 14336, "vocab": 128256}
+    data["workload"] = {
+        "status": "ok", "mode": "train", "shape": shape, "shape_run": shape,
+        "toy_sizes": False, "device": "cuda", "device_name": "NVIDIA H200",
+        "layers_total": 32, "layers_run": [1, 4], "seq_len": 8192, "seq_len_run": 8192,
+        "micro_batch": 1, "micro_batch_run": 1, "precision_requested": "bf16",
+        "precision": "bf16", "attention_kernel_requested": "auto", "attention_kernel": "sdpa",
+        "phases": [{
+            "phase": "train", "tokens_per_step": 8192,
+            "runs": [workload_run(1, 100.0, 0.05, 0.6), workload_run(4, 220.0, 0.1, 0.7)],
+            "per_layer": {"step_ms": 40.0, "attention_ms": 5.67, "gemm_ms": 31.33,
+                          "other_ms": 3.0, "peak_memory_gib": 5.0},
+            "outside_layers": {"step_ms": 60.0, "attention_ms": 0.0, "gemm_ms": 28.67,
+                               "other_ms": 32.0, "peak_memory_gib": 20.0},
+            "full_model": {"layers": 32, "extrapolated": True, "step_ms": 1340.0,
+                           "tokens_per_s": 6113.4, "peak_memory_gib": 180.0,
+                           "attention_share": 0.135, "gemm_share": 0.77, "other_share": 0.095},
+        }],
+    }
+    return data
+
+
+def test_a_workload_record_is_kept_beside_the_suite_record(tmp_path, home, catalog) -> None:
+    import_probe(write(tmp_path, "suite.json", full_record("h200-sxm")), catalog)
+    done = import_probe(write(tmp_path, "w.json", workload_record()), catalog)
+    assert done.path == home / "probes" / "h200-sxm.workload.json" and done.replaced is None
+    assert done.drift == []  # same stack; the suite's run settings are not the workload's
+    assert "imported workload probe record for h200-sxm" in done.summary()
+    suite, kept = stored_probes()["h200-sxm"], stored_workloads()["h200-sxm"]
+    assert suite.mamf("bf16") == 700.0 and suite.workload is None
+    w = kept.measured_workload()
+    assert w is not None and w.primary is not None and w.primary.full_model is not None
+    assert w.primary.full_model.tokens_per_s == 6113.4 and w.phase("decode") is None
+    again = import_probe(write(tmp_path, "w2.json", workload_record()), catalog)
+    assert again.replaced is not None and set(stored_probes()) == {"h200-sxm"}
+    drifted = workload_record()
+    drifted["stamp"]["versions"]["torch"] = "2.8.0+cu128"
+    fields = {d.field for d in import_probe(write(tmp_path, "w3.json", drifted), catalog).drift}
+    assert "torch" in fields and not any(f.startswith("run ") for f in fields)
+
+
+def test_records_without_a_workload_still_load() -> None:
+    assert parse_probe_record(record(), "v1").measured_workload() is None
+    assert parse_probe_record(full_record(), "v2").workload is None
+    data = workload_record()
+    data["workload"]["status"] = "failed"
+    for run in data["workload"]["phases"][0]["runs"]:
+        run.update(status="failed", steps_ms=[], steps_timed=0, step_ms_median=None,
+                   tokens_per_s=None, split=None)
+    assert parse_probe_record(data, "failed").measured_workload() is None
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "message"),
+    [
+        ("phases.0.runs.0.split.attention_share", 1.5,
+         "field 'workload.phases.0.runs.0.split.attention_share', value 1.5: Input should be "
+         "less than or equal to 1"),
+        ("phases.0.runs.0.split.gemm_share", 0.9, "shares must add up to 1"),
+        ("phases.0.runs.0.tokens_per_s", 1000.0, "tokens_per_s 1000.0 is not tokens_per_step"),
+        ("phases.0.runs.1.step_ms_median", -5.0, "Input should be greater than 0"),
+        ("phases.0.runs.0.steps_timed", 7, "steps_timed 7 but 2 steps_ms"),
+        ("phases.0.full_model.other_share", None, "shares must add up to 1"),
+        ("precision", "int4", "field 'workload.precision', value 'int4'"),
+        ("shape.kv_heads", 7, "heads 32 is not a multiple of kv_heads 7"),
+        ("phases.0.phase", "inference", "field 'workload.phases.0.phase', value 'inference'"),
+        ("phases.0.per_layer.step_ms", float("inf"), "finite"),
+    ],
+)
+def test_a_bad_workload_value_is_refused_in_one_line(tmp_path, home, catalog, path: str,
+                                                     value: Any, message: str) -> None:
+    data = workload_record()
+    node: Any = data["workload"]
+    *parents, last = path.split(".")
+    for key in parents:
+        node = node[int(key)] if key.isdigit() else node[key]
+    node[last] = value
+    if value == float("inf"):
+        with pytest.raises(InputError) as exc:
+            parse_probe_record(data, "w.json")
+    else:
+        with pytest.raises(InputError) as exc:
+            import_probe(write(tmp_path, "w.json", data), catalog)
+        assert not (home / "probes").exists()
+    line = exc.value.one_line()
+    assert "w.json" in line and message in line and "\n" not in line

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from advisor.core.errors import InputError, not_ours
 from advisor.core.formats import validation_error
@@ -20,7 +20,8 @@ SCHEMA = "advisor.probe-record"
 VERSION = 2  # what `python -m probes` writes now
 # Version 1 records (mamf_tflops was the single fastest iteration, attention entries named
 # only a backend) still load; version 2 adds burst MAMF / sustained MSMF, a kernel per
-# attention entry, the full stack stamp and per-stage timings.
+# attention entry, the full stack stamp and per-stage timings. The optional `workload`
+# section (the workload probe) adds fields and changes none, so it needs no new version.
 SUPPORTED_VERSIONS = (1, 2)
 
 Status = Literal["ok", "skipped", "failed"]
@@ -254,6 +255,201 @@ class NodeHealth(_Measurement):
     power_capped_gpus: list[int] | None = None
 
 
+# --- the workload probe (`python -m probes workload`, `advisor probe --workload`) ----------
+
+Ms = Annotated[float, Field(ge=0, le=B.MAX_SECONDS * 1000)]
+StepMs = Annotated[float, Field(gt=0, le=B.MAX_SECONDS * 1000)]
+Gib = Annotated[float, Field(ge=0, le=B.MAX_DEVICE_GIB)]
+Fraction = Annotated[float, Field(ge=0, le=1)]
+TokensPerS = Annotated[float, Field(gt=0, le=B.MAX_TOKENS)]
+Width = Annotated[int, Field(ge=1, le=B.MAX_WIDTH)]
+Layers = Annotated[int, Field(ge=1, le=B.MAX_LAYERS)]
+Heads = Annotated[int, Field(ge=1, le=B.MAX_HEADS)]
+Experts = Annotated[int, Field(ge=0, le=B.MAX_EXPERTS)]
+SHARE_SUM_TOLERANCE = 0.01  # the three shares are rounded to 5 digits each
+
+
+def _shares_add_up(shares: tuple[float | None, ...]) -> None:
+    present = [x for x in shares if x is not None]
+    if present and (len(present) != len(shares)
+                    or abs(sum(present) - 1) > SHARE_SUM_TOLERANCE):
+        raise ValueError(f"attention, GEMM and other shares must add up to 1, not {shares}")
+
+
+class WorkloadShape(_Model):
+    """The model shape, every dimension explicit (the probe's shape file has this form)."""
+
+    name: str = "custom"
+    hidden: Width
+    layers: Layers
+    heads: Heads
+    kv_heads: Heads
+    head_dim: Width
+    ffn: Width
+    vocab: Annotated[int, Field(ge=1, le=B.MAX_VOCAB)]
+    mlp: Literal["swiglu", "gelu"] = "swiglu"
+    tie_embeddings: bool = False
+    experts: Experts = 0
+    active_experts: Experts = 0
+    expert_ffn: Annotated[int, Field(ge=0, le=B.MAX_WIDTH)] = 0
+    shared_experts: Experts = 0
+
+    @model_validator(mode="after")
+    def _groups(self) -> WorkloadShape:
+        if self.heads % self.kv_heads:
+            raise ValueError(f"heads {self.heads} is not a multiple of kv_heads {self.kv_heads}")
+        return self
+
+
+class WorkloadSplit(_Model):
+    """One run's device time by kind: each bucket's ms is its share of the median step."""
+
+    attention_ms: Ms
+    gemm_ms: Ms
+    other_ms: Ms
+    attention_share: Fraction
+    gemm_share: Fraction
+    other_share: Fraction
+    kernel_ms_per_step: Ms | None = Field(
+        default=None, description="summed kernel (GPU) or op self (CPU) time per profiled step")
+    busy_share: Share | None = Field(
+        default=None, description="kernel_ms_per_step / the median step (above 1: overlap or "
+                                  "profiler overhead)")
+    profiled_steps: Annotated[int, Field(ge=1, le=B.MAX_COUNT)] = 1
+    samples: Count = 0
+
+    @model_validator(mode="after")
+    def _adds_up(self) -> WorkloadSplit:
+        _shares_add_up((self.attention_share, self.gemm_share, self.other_share))
+        return self
+
+
+class WorkloadRun(_Model):
+    """One phase at one depth: warm-up, timed and profiled steps."""
+
+    layers: Layers
+    status: Literal["ok", "stopped", "failed", "skipped", "not run"]
+    reason: str | None = None
+    build_s: Seconds | None = None
+    warmup_steps: Count = 0
+    first_step_ms: StepMs | None = None
+    steps_ms: list[StepMs] = Field(default_factory=list)
+    steps_timed: Count = 0
+    step_ms_median: StepMs | None = None
+    step_ms_min: StepMs | None = None
+    step_ms_max: StepMs | None = None
+    spread_pct: Annotated[float, Field(ge=0)] | None = Field(
+        default=None, description="(slowest - fastest) / median of the timed steps, %")
+    tokens_per_step: Annotated[int, Field(ge=1, le=B.MAX_COUNT)] | None = None
+    tokens_per_s: TokensPerS | None = None
+    peak_memory_gib: Gib | None = None
+    peak_reserved_gib: Gib | None = None
+    memory_source: str | None = None
+    split: WorkloadSplit | None = None
+    attention_ops: list[str] = Field(default_factory=list)
+    gpu_state: dict[str, Any] | None = Field(
+        default=None, description="NVML over the timed steps: SM clock, power, reasons")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> WorkloadRun:
+        if self.steps_timed != len(self.steps_ms):
+            raise ValueError(f"steps_timed {self.steps_timed} but {len(self.steps_ms)} steps_ms")
+        if self.status == "ok" and self.step_ms_median is None:
+            raise ValueError("an ok run needs step_ms_median")
+        if self.step_ms_median is not None and self.tokens_per_step and self.tokens_per_s:
+            expected = self.tokens_per_step / (self.step_ms_median / 1e3)
+            if abs(self.tokens_per_s - expected) > 1e-3 * expected:
+                raise ValueError(f"tokens_per_s {self.tokens_per_s} is not tokens_per_step / "
+                                 f"step time ({expected:.6g})")
+        return self
+
+
+class WorkloadLayerFigures(_Model):
+    """What one layer adds (per_layer), or what lies outside the layers (outside_layers)."""
+
+    step_ms: Ms
+    attention_ms: Ms | None = None
+    gemm_ms: Ms | None = None
+    other_ms: Ms | None = None
+    peak_memory_gib: Gib | None = None
+
+
+class WorkloadWhole(_Model):
+    """The whole model on one device: measured when every layer ran, else extrapolated."""
+
+    layers: Layers
+    extrapolated: bool
+    step_ms: StepMs
+    tokens_per_s: TokensPerS
+    peak_memory_gib: Gib | None = Field(default=None, description="unsharded, one device")
+    attention_share: Fraction | None = None
+    gemm_share: Fraction | None = None
+    other_share: Fraction | None = None
+
+    @model_validator(mode="after")
+    def _adds_up(self) -> WorkloadWhole:
+        _shares_add_up((self.attention_share, self.gemm_share, self.other_share))
+        return self
+
+
+class WorkloadPhase(_Model):
+    phase: Literal["train", "prefill", "decode"]
+    tokens_per_step: Annotated[int, Field(ge=1, le=B.MAX_COUNT)]
+    runs: list[WorkloadRun] = Field(default_factory=list)
+    per_layer: WorkloadLayerFigures | None = None
+    outside_layers: WorkloadLayerFigures | None = None
+    full_model: WorkloadWhole | None = None
+    reason: str | None = Field(default=None, description="why a figure above is missing")
+
+
+class WorkloadSection(_Model):
+    """The user's own model measured on the box (a training step, or prefill and decode)."""
+
+    status: Literal["ok", "partial", "failed", "not run"]
+    mode: Literal["train", "lora", "prefill", "decode", "serve"]
+    source: str | None = None
+    shape: WorkloadShape = Field(description="as asked")
+    shape_run: WorkloadShape = Field(description="as built (toy-sized on a CPU)")
+    toy_sizes: bool
+    device: DeviceKind
+    device_name: str
+    layers_total: Layers
+    layers_run: list[Layers]
+    seq_len: Dim
+    seq_len_run: Dim
+    micro_batch: Annotated[int, Field(ge=1, le=B.MAX_MICRO_BATCH)]
+    micro_batch_run: Annotated[int, Field(ge=1, le=B.MAX_MICRO_BATCH)]
+    osl: Dim | None = None
+    decode_context: Dim | None = None
+    precision_requested: str
+    precision: Literal["bf16", "fp16", "fp8"]
+    fp8_dtype: str | None = None
+    attention_kernel_requested: str
+    attention_kernel: str
+    attention_ops: list[str] = Field(default_factory=list,
+                                     description="the attention ops the profile saw run")
+    recompute: Literal["none", "full"] = "none"
+    lora_rank: Annotated[int, Field(ge=1, le=B.MAX_WIDTH)] | None = None
+    optimizer: str | None = None
+    budget_s: Seconds | None = None
+    cpu_threads: int | None = None
+    classification: str = ""
+    phases: list[WorkloadPhase] = Field(default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+    def phase(self, name: str) -> WorkloadPhase | None:
+        return next((p for p in self.phases if p.phase == name), None)
+
+    @property
+    def primary(self) -> WorkloadPhase | None:
+        """The phase a throughput is quoted for: the training step, else decode (output
+        tokens), else prefill."""
+        for name in ("train", "decode", "prefill"):
+            if (found := self.phase(name)) is not None:
+                return found
+        return None
+
+
 class StageResult(_Model):
     name: str
     status: StageStatus
@@ -279,6 +475,13 @@ class ProbeRecord(_Model):
     stages: list[StageResult] = Field(default_factory=list)
     stages_finished: list[str] = Field(default_factory=list)
     estimate_s: Seconds | None = None
+    workload: WorkloadSection | None = None  # from the workload probe; absent elsewhere
+
+    def measured_workload(self) -> WorkloadSection | None:
+        """The workload probe's section when it timed at least one step, else None. Toy-sized
+        CPU figures are marked (`toy_sizes`); `advisor probe import` files GPU records only."""
+        w = self.workload
+        return w if w is not None and w.status in ("ok", "partial") else None
 
 
     def attention_kernels(self) -> list[str]:

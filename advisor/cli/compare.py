@@ -266,12 +266,13 @@ def _expand_targets(targets: list[str], catalog: Catalog) -> list[str]:
 def cmd_compare(args: argparse.Namespace) -> int:
     from advisor.core import run
     from advisor.io.catalog_store import effective_catalog, provenance
-    from advisor.io.probe_store import probes_for
+    from advisor.io.probe_store import probes_for, workloads_for
 
     catalog = effective_catalog()
     answers = answers_from_args(args, catalog)
     ids = [s.gpu for s in answers.compared(catalog)]
-    report = run(answers, catalog, probes_for(ids, catalog, args.probe), provenance())
+    report = run(answers, catalog, probes_for(ids, catalog, args.probe), provenance(),
+                 workloads=workloads_for(ids, catalog, args.probe))
     if args.json:
         print(json.dumps(summary(report), indent=2))
     else:

@@ -43,7 +43,7 @@ def cmd_decide(args: argparse.Namespace) -> int:
     from advisor.io.atomic import check_output_path, write_output
     from advisor.io.catalog_store import effective_catalog, provenance
     from advisor.io.documents import load_answers
-    from advisor.io.probe_store import probes_for
+    from advisor.io.probe_store import probes_for, workloads_for
 
     if args.out:
         check_output_path(args.out)  # a bad --out fails now, not after the work
@@ -51,8 +51,10 @@ def cmd_decide(args: argparse.Namespace) -> int:
     answers = load_answers(args.answers, catalog)
     with in_file(args.answers):  # what the engine refuses is in the answers
         ids = [s.gpu for s in answers.compared(catalog)]
-        probes = probes_for(ids, catalog, args.probe, stored=not args.no_stored_probes)
-        report = run(answers, catalog, probes, provenance())
+        stored = not args.no_stored_probes
+        probes = probes_for(ids, catalog, args.probe, stored=stored)
+        report = run(answers, catalog, probes, provenance(),
+                     workloads=workloads_for(ids, catalog, args.probe, stored=stored))
     if args.out:  # written before the summary, so a closed stdout cannot lose it
         write_output(args.out, report_to_toml(report))
     drift = stack_drift(report.probes)

@@ -32,12 +32,13 @@ from advisor.core.gates.software import SoftwareGate
 from advisor.core.model.answers import Answers, split_count
 from advisor.core.model.catalog import Catalog
 from advisor.core.model.frameworks import name_of
+from advisor.core.model.measured import MeasuredRun
 from advisor.core.model.probe_record import ProbeRecord
 from advisor.core.model.workload import Workload
-from advisor.core.projection.anchor import apply, fit
+from advisor.core.projection.anchor import apply, fit, from_probe
 from advisor.core.projection.calibration import CAL, SOURCE_SIGMA, Calibration
 from advisor.core.projection.engine import BUCKETS, RESOURCES, Projection
-from advisor.core.projection.layout import RECOMPUTE, grid_of
+from advisor.core.projection.layout import RECOMPUTE, Grid, as_run, grid_of
 from advisor.core.projection.rates import GpuRates
 from advisor.core.projection.retune import Fitted
 from advisor.core.projection.uncertainty import Z90, band, log_sigma
@@ -57,27 +58,50 @@ WEAK_SOURCES = ("transferred-efficiency", "generic-kernel-ratio")
 EFFICIENCY_GRID = np.geomspace(0.05, 20.0, 400)
 
 
-def _prepare(answers: Answers, catalog: Catalog, probes: Mapping[str, ProbeRecord],
-             cal: Calibration, alone: bool
-             ) -> tuple[list[ResolvedSide], list[ResolvedSide], AnchorReport | None]:
-    """Every side resolved once and projected as run and re-tuned: (the sides the verdict
-    reads, the model's own sides, the anchor). Without a measurement both are the same."""
-    modelled = [s.project(cal) for s in resolve_sides(answers, catalog, probes, cal,
-                                                       alone=alone)]
+def _measurement(answers: Answers, cur: ResolvedSide,
+                 workload_probe: ProbeRecord | None) -> tuple[MeasuredRun, Workload, Grid] | str:
+    """What the current side is anchored on, the workload it was measured with and that
+    layout: the user's figure (their layout), else a workload-probe record (one device)."""
+    assert cur.projection is not None
     m = answers.measured
-    cur = modelled[0]
-    if m is None or cur.rates is None or cur.projection is None:
-        return modelled, modelled, None
+    if m is None:
+        if workload_probe is None:
+            return "no measurement"
+        assert cur.rates is not None
+        found = from_probe(workload_probe, cur.workload, cur.rates.attention_kernel)
+        if isinstance(found, str):
+            return found
+        m, w = found
+        return m, w, as_run(w)
     # the layout measured: the user's own where it fits and, for serving, where they stated
     # it; else the engine's best guess at what they run (the re-tuned one)
     run = cur.projection.as_run
     told = cur.workload.training or "tp" in cur.stated
     mine = run.layouts[0] if run.fits[0] and told else cur.projection.retuned.layouts[0]
-    grid = grid_of([(mine.gpus, cur.workload.gpus_per_node, mine.tp, mine.pp, mine.cp, mine.ep,
-                     mine.vp, m.concurrency or mine.micro_batch, mine.accumulation,
-                     mine.zero_stage, RECOMPUTE.index(mine.recompute),
-                     int(mine.offload_optimizer), int(mine.fused_kernels))])
-    anchor = fit(m, cur.workload, cur.rates, grid, cal)
+    return m, cur.workload, grid_of([
+        (mine.gpus, cur.workload.gpus_per_node, mine.tp, mine.pp, mine.cp, mine.ep, mine.vp,
+         m.concurrency or mine.micro_batch, mine.accumulation, mine.zero_stage,
+         RECOMPUTE.index(mine.recompute), int(mine.offload_optimizer),
+         int(mine.fused_kernels))])
+
+
+def _prepare(answers: Answers, catalog: Catalog, probes: Mapping[str, ProbeRecord],
+             cal: Calibration, alone: bool, workload_probe: ProbeRecord | None
+             ) -> tuple[list[ResolvedSide], list[ResolvedSide], AnchorReport | None, str | None]:
+    """Every side resolved once and projected as run and re-tuned: (the sides the verdict
+    reads, the model's own sides, the anchor, why a workload probe was not used). Without a
+    measurement both lists are the same."""
+    modelled = [s.project(cal) for s in resolve_sides(answers, catalog, probes, cal,
+                                                       alone=alone)]
+    cur = modelled[0]
+    if cur.rates is None or cur.projection is None:
+        return modelled, modelled, None, None
+    found = _measurement(answers, cur, workload_probe)
+    if isinstance(found, str):
+        unused = None if workload_probe is None else f"workload probe not used: {found}"
+        return modelled, modelled, None, unused
+    m, measured_w, grid = found
+    anchor = fit(m, measured_w, cur.rates, grid, cal)
     anchored, transfers = [], []
     for i, s in enumerate(modelled):
         if s.rates is None:
@@ -95,7 +119,7 @@ def _prepare(answers: Answers, catalog: Catalog, probes: Mapping[str, ProbeRecor
         modelled_tokens_per_s_per_gpu=anchor.modelled_tokens_per_s, moved=anchor.moved,
         transfers=transfers, efficiency=anchor.knobs.efficiency,
         attention=anchor.knobs.attention)
-    return anchored, modelled, report
+    return anchored, modelled, report, None
 
 
 def _anchored_spread(r: GpuRates, current: bool, cal: Calibration) -> GpuRates:
@@ -496,10 +520,13 @@ def _defaults(answers: Answers, sides: list[ResolvedSide], quotes: list[PriceQuo
 
 def decide(answers: Answers, catalog: Catalog,
            probes: Mapping[str, ProbeRecord] | None = None, cal: Calibration = CAL,
-           alone: bool = False) -> Decision:
+           alone: bool = False, workload_probe: ProbeRecord | None = None) -> Decision:
     """Project the workload on the current GPU and every target, and judge each target
-    (`alone`: the current GPU may stand without one, for a sweep or a pipeline)."""
-    sides, modelled, anchor = _prepare(answers, catalog, probes or {}, cal, alone)
+    (`alone`: the current GPU may stand without one, for a sweep or a pipeline). The
+    current side is anchored on the answers' measurement, else on a workload-probe record
+    of the current GPU."""
+    sides, modelled, anchor, unused = _prepare(answers, catalog, probes or {}, cal, alone,
+                                               workload_probe)
     quotes = [quote(s.gpu.id, answers.prices, catalog) for s in sides]
     basis: Basis = answers.basis
     built = [_result(s, basis, q, answers, cal) for s, q in zip(sides, quotes, strict=True)]
@@ -544,8 +571,11 @@ def decide(answers: Answers, catalog: Catalog,
         notes.append(shape_note)
     if answers.electricity_is_default:
         notes.append(f"electricity at the default ${answers.electricity_usd_per_kwh}/kWh")
+    if unused:
+        notes.append(unused)
     if anchor is not None:
-        notes.insert(0, f"anchored on your measured {anchor.measured} on {sides[0].gpu.id} "
+        whose = "your measured" if anchor.source.startswith("user") else "the workload probe's"
+        notes.insert(0, f"anchored on {whose} {anchor.measured} on {sides[0].gpu.id} "
                         f"(the model gives {anchor.modelled_tokens_per_s_per_gpu:,.0f} tok/s "
                         f"per GPU as run); moved: {'; '.join(anchor.moved)}")
     return Decision(

@@ -26,16 +26,21 @@ from advisor.core.report.document import Provenance, Report, build_report
 
 
 def run(answers: Answers, catalog: Catalog, probes: Mapping[str, ProbeRecord] | None = None,
-        provenance: Provenance | None = None, cal: Calibration = CAL) -> Report:
+        provenance: Provenance | None = None, cal: Calibration = CAL,
+        workloads: Mapping[str, ProbeRecord] | None = None) -> Report:
     """The whole decision for these answers, as the report both front ends render.
 
     Answers that ask only for a GPU-count sweep or a pipeline may name no target besides
-    the current GPU; the decision then holds the current GPU alone."""
+    the current GPU; the decision then holds the current GPU alone. `workloads` are
+    workload-probe records by GPU: the current GPU's anchors the decision when the answers
+    give no measurement of their own."""
     alone = answers.configs is not None or answers.pipeline is not None
     compared = {s.gpu for s in answers.compared(catalog, alone=alone)}
     used = {catalog.gpu(k).id: v for k, v in (probes or {}).items()}
     used = {k: v for k, v in used.items() if k in compared}
-    decision = decide(answers, catalog, used, cal, alone=alone)
+    current = answers.compared(catalog, alone=alone)[0].gpu
+    mine = {catalog.gpu(k).id: v for k, v in (workloads or {}).items()}.get(current)
+    decision = decide(answers, catalog, used, cal, alone=alone, workload_probe=mine)
     configs = sweep_configs(answers, catalog, used, cal) \
         if answers.configs is not None and answers.workload.token_budget else None
     pipeline = analyse_pipeline(answers.pipeline, catalog, probes=used, cal=cal,

@@ -76,9 +76,22 @@ def _stored(workload: bool, on_skip: Callable[[str], None] | None) -> dict[str, 
 
 def probes_for(gpu_ids: Iterable[str], catalog: Catalog, files: Sequence[str] = (),
                stored: bool = True) -> dict[str, ProbeRecord]:
-    """The records a decision uses: the imported ones for its GPUs, then explicit files."""
+    """The suite records a decision uses: the imported ones for its GPUs, then explicit
+    files (a workload-probe file goes to `workloads_for` instead)."""
+    return _records_for(gpu_ids, catalog, files, stored, workload=False)
+
+
+def workloads_for(gpu_ids: Iterable[str], catalog: Catalog, files: Sequence[str] = (),
+                  stored: bool = True) -> dict[str, ProbeRecord]:
+    """The workload-probe records a decision may anchor on, by GPU: imported, then files."""
+    return _records_for(gpu_ids, catalog, files, stored, workload=True)
+
+
+def _records_for(gpu_ids: Iterable[str], catalog: Catalog, files: Sequence[str], stored: bool,
+                 workload: bool) -> dict[str, ProbeRecord]:
     wanted = set(gpu_ids)
-    out = {g: r for g, r in stored_probes().items() if g in wanted} if stored else {}
+    mine = stored_workloads() if workload else stored_probes()
+    out = {g: r for g, r in mine.items() if g in wanted} if stored else {}
     for file in files:
         record = load_probe_record(file)
         cid = record.stamp.device.catalog_id
@@ -94,7 +107,8 @@ def probes_for(gpu_ids: Iterable[str], catalog: Catalog, files: Sequence[str] = 
         if gpu_id not in wanted:
             raise InputError(f"record is for {gpu_id}, which this decision does not compare",
                              file=file, field="stamp.device.catalog_id", value=cid)
-        out[gpu_id] = record
+        if (record.workload is not None) == workload:
+            out[gpu_id] = record
     return out
 
 

@@ -95,3 +95,26 @@ def test_an_impossible_measurement_is_refused_with_the_reason(catalog, measured,
 def test_a_measurement_needs_a_figure() -> None:
     with pytest.raises(InputError, match="give what you measured"):
         answers(measured={"attention_share": 0.3})
+
+
+def test_a_workload_probe_record_anchors_the_current_gpu(catalog) -> None:
+    """`advisor probe --workload` on the current GPU: its whole-model figure (one device,
+    eager PyTorch) anchors the decision when the answers give no measurement."""
+    from pathlib import Path
+
+    from advisor.core.entry import run
+    from advisor.core.formats import parse_json
+    from advisor.core.model.probe_record import parse_probe_record
+
+    path = Path(__file__).parent / "data" / "h100_workload_probe.json"
+    record = parse_probe_record(parse_json(path.read_text(), str(path)), str(path))
+    a = answers(workload={"model": "llama-3.1-8b", "seq_lens": [4096], "gpus": 8})
+    d = run(a, catalog, workloads={"h100-sxm": record}).decision
+    assert d.anchor is not None and d.anchor.source.startswith("probe")
+    assert d.anchor.measured_tokens_per_s_per_gpu == pytest.approx(7000.0)
+    assert "its attention ran sdpa, not fa3" in d.anchor.source  # the share is not used
+    assert d.anchor.attention == 1.0
+    toy = record.model_copy(update={"workload": record.workload.model_copy(  # type: ignore[union-attr]
+        update={"toy_sizes": True})})
+    d = run(a, catalog, workloads={"h100-sxm": toy}).decision
+    assert d.anchor is None and any("toy sizes" in n for n in d.notes)

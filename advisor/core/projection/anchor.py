@@ -27,9 +27,11 @@ from dataclasses import dataclass, replace
 
 from advisor.core.errors import InputError
 from advisor.core.model.measured import MeasuredRun
+from advisor.core.model.probe_record import ProbeRecord
 from advisor.core.model.workload import Workload
 from advisor.core.projection.calibration import Calibration
 from advisor.core.projection.engine import Projection, project
+from advisor.core.projection.kernels import probe_kernel
 from advisor.core.projection.layout import Grid
 from advisor.core.projection.rates import GpuRates
 
@@ -132,3 +134,47 @@ def fit(m: MeasuredRun, w: Workload, rates: GpuRates, grid: Grid, cal: Calibrati
     return Anchor(measured=m, knobs=knobs, kernel=rates.attention_kernel,
                   modelled_tokens_per_s=modelled, measured_tokens_per_s=target,
                   moved=moved or ["nothing: the model already gives what you measured"])
+
+
+def from_probe(record: ProbeRecord, w: Workload, kernel: str
+               ) -> tuple[MeasuredRun, Workload] | str:
+    """A workload-probe record as a measurement, with the workload it measured (one device,
+    its own sequence length and micro-batch, eager PyTorch), or why it cannot anchor. Its
+    attention share counts only when it ran the kernel the side runs (`kernel`)."""
+    sec = record.measured_workload()
+    if sec is None:
+        return "the workload probe timed no step"
+    if sec.toy_sizes:
+        return "the workload probe ran at toy sizes on a CPU: its figures are not GPU figures"
+    phase = sec.primary
+    whole = phase.full_model if phase is not None else None
+    if phase is None or whole is None:
+        return "the workload probe has no whole-model figure"
+    if (phase.phase == "train") != w.training:
+        return f"the workload probe measured {phase.phase}, not this {w.mode} workload"
+    if sec.precision != w.precision:
+        return f"the workload probe ran {sec.precision}, this workload {w.precision}"
+    serving = phase.phase != "train"
+    try:
+        measured_w = w.model_copy(update={
+            "gpus": 1, "nodes": 1, "tp": 1, "pp": 1, "cp": 1, "ep": 1, "vp": 1,
+            "micro_batch": sec.micro_batch_run, "global_batch": None, "zero_stage": 0,
+            "offload_optimizer": False, "fused_kernels": False, "packed_doc_len": None,
+            "recompute": "none" if serving else sec.recompute,
+            "mode": w.mode if not serving else phase.phase,
+            "osl": None if serving else w.osl,
+            "seq_lens": [sec.decode_context or sec.seq_len_run] if serving else [sec.seq_len_run],
+            "framework": w.framework if serving else "fsdp"})
+        measured_w = Workload.model_validate(measured_w.model_dump())
+    except ValueError as exc:
+        return f"the workload probe's run does not map onto this workload ({exc})"
+    how = "extrapolated from" if whole.extrapolated else "measured on"
+    ran = probe_kernel(sec.attention_kernel)
+    share = whole.attention_share if not serving and ran == kernel else None
+    note = (f"workload probe on {record.stamp.hostname} {record.stamp.date[:10]}: one "
+            f"device, eager PyTorch, {how} {whole.layers} layers"
+            + (f"; its attention ran {sec.attention_kernel}, not {kernel}, so its share is "
+               "not used" if ran != kernel and not serving else ""))
+    return (MeasuredRun(tokens_per_s_per_gpu=whole.tokens_per_s, attention_share=share,
+                        peak_memory_gib=whole.peak_memory_gib, source="probe", note=note),
+            measured_w)

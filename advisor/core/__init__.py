@@ -69,6 +69,8 @@ _PUBLIC: dict[str, str] = {
     "refit": "advisor.core.validation",
     "CaseSpec": "advisor.core.validation",
     "Accuracy": "advisor.core.validation",
+    "CaseResult": "advisor.core.validation",
+    "Summary": "advisor.core.validation",
     "PipelineAlternative": "advisor.core.model.options",
     # text codecs and errors
     "InputError": "advisor.core.errors",
@@ -145,4 +147,4 @@ if TYPE_CHECKING:  # the names above, for type checkers
         report_to_toml,
     )
     from advisor.core.text import clean, clean_block
-    from advisor.core.validation import Accuracy, CaseSpec, refit, validate
+    from advisor.core.validation import Accuracy, CaseResult, CaseSpec, Summary, refit, validate

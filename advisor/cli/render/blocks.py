@@ -45,6 +45,8 @@ class Col:
     numeric: bool = False
     drop: int = 0
     """0: always shown; otherwise left out, highest first, when the table does not fit."""
+    whole: bool | None = None
+    """Never wrapped; default: number columns and the first (the row's name)."""
 
     def title(self, sep: str = " ") -> str:
         return f"{self.header}{sep}{self.unit}" if self.unit else self.header

@@ -152,10 +152,15 @@ def _least(t: Table, i: int) -> int:
     to its longest word."""
     col = t.cols[i]
     cells = [clean(row[i]) for row in t.rows if i < len(row)]
-    if col.numeric or i == 0:
+    if _whole(t, i):
         return max([len(col.header), len(col.unit), *(len(c) for c in cells)])
     words = [len(w) for text in (col.header, col.unit, *cells) for w in text.split()]
     return min(LONGEST_WORD, max(words, default=1))
+
+
+def _whole(t: Table, i: int) -> bool:
+    col = t.cols[i]
+    return col.whole if col.whole is not None else (col.numeric or i == 0)
 
 
 def _width(t: Table, keep: Sequence[int]) -> int:
@@ -180,8 +185,7 @@ def _rich_table(t: Table, keep: Sequence[int]) -> RenderableType:
         header = Text(clean(col.header))
         if col.unit:
             header.append("\n" + clean(col.unit), style="dim")
-        whole = col.numeric or i == 0
-        table.add_column(header, justify="right" if col.numeric else "left", no_wrap=whole,
+        table.add_column(header, justify="right" if col.numeric else "left", no_wrap=_whole(t, i),
                          overflow="fold", min_width=_least(t, i))
     for row in t.rows:
         table.add_row(*(Text(clean(row[i]) if i < len(row) else "") for i in keep))

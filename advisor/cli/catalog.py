@@ -4,8 +4,10 @@ team's own catalog over it."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from advisor.cli import COMMANDS
 from advisor.cli.output import add_output_options, show
 from advisor.cli.prices import PULL_HELP, add_pull_options, run_pull
 from advisor.cli.render.blocks import Block, Bullets, Col, Heading, Para, Table
@@ -26,7 +28,8 @@ default.
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("catalog", help="list and inspect the GPU catalog, or pull a team one")
+    p = sub.add_parser(
+        "catalog", help=COMMANDS["catalog"])
     csub = p.add_subparsers(dest="catalog_command", metavar="SUBCOMMAND", required=True)
 
     lst = csub.add_parser("list", help="one line per accelerator, with its sources")
@@ -79,7 +82,7 @@ def _source_count(g: Gpu) -> int:
     return len({c for s in _sources(g) for c in s.source})
 
 
-def _peak(g: Gpu, formats: list[str], dtype: str) -> str:
+def _peak(g: Gpu, formats: Sequence[str], dtype: str) -> str:
     """A dense peak, NA where the GPU's matrix units have no such format, UNKNOWN where they
     do but no figure is published."""
     value = getattr(g.peak_tflops, dtype, None)

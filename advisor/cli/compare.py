@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
+from advisor.cli import COMMANDS
 from advisor.cli.output import add_output_options, show
 from advisor.core import InputError
 
@@ -46,7 +47,7 @@ def _keyed(unit: str, example: str) -> Any:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
-        "compare", help="project a workload on the current GPU and targets, with a verdict each",
+        "compare", help=COMMANDS["compare"],
         description="Project the workload on --current and each --target from the catalog (and "
                     "any probe records), each GPU as you run it and re-tuned for it, and say "
                     "whether moving is worth it.",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
+from advisor.cli import COMMANDS
 from advisor.cli.output import add_output_options, show
 from advisor.core import MAX_GPUS, InputError, in_file
 
@@ -47,7 +48,7 @@ def _ints(text: str) -> list[int]:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
-        "configs", help="GPU-count sweep and pipeline split",
+        "configs", help=COMMANDS["configs"],
         description="How many of which GPU, and how to split a staged pipeline.")
     cmds = p.add_subparsers(dest="configs_command", metavar="SUBCOMMAND", required=True)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from advisor.cli import COMMANDS
 from advisor.cli.output import add_output_options, chosen, status
 
 DESCRIPTION = """\
@@ -24,7 +25,7 @@ line naming the file, field and value, and exit code 2.
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
-        "decide", help="headless run: answers.toml in, decision report (TOML) out",
+        "decide", help=COMMANDS["decide"],
         description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--answers", required=True, metavar="FILE",

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import argparse
 
+from advisor.cli import COMMANDS
 from advisor.cli.output import add_output_options, chosen, show
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("report", help="show a decision report, or what changed between two")
+    p = sub.add_parser(
+        "report", help=COMMANDS["report"])
     rsub = p.add_subparsers(dest="report_command", metavar="SUBCOMMAND", required=True)
 
     show_p = rsub.add_parser(

@@ -14,6 +14,7 @@ from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from advisor.cli import COMMANDS
 from advisor.cli.output import add_output_options, chosen, show
 from advisor.cli.render.blocks import Block, Bullets, Col, Heading, Para, Table
 from advisor.humanize import NA, number
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
-        "validate", help="check the model against published measurements, with its error",
+        "validate", help=COMMANDS["validate"],
         description="Predicted vs measured for every published case, the median |error|, and "
                     "the naive peak-ratio predictor's error beside ours.",
     )

@@ -3,6 +3,7 @@ configurations, the chart and what they rest on."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from advisor.cli.render.blocks import Block, Bullets, Col, Heading, Para, Table
@@ -64,7 +65,7 @@ def sweep_blocks(r: ConfigSweep, answers: Answers) -> list[Block]:
     return out
 
 
-def _split(split: list[int]) -> str:
+def _split(split: Sequence[int]) -> str:
     return "+".join(str(n) for n in split)
 
 

@@ -107,6 +107,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _dispatch(argv: Sequence[str] | None) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
+    if args.command not in (None, "probe"):  # torch (probes, the wizard) keeps its threads
+        single_threaded_blas()
     handler = getattr(args, "handler", None)
     try:
         if handler is None:
@@ -123,6 +125,14 @@ def _dispatch(argv: Sequence[str] | None) -> int:
         where = f"{exc.filename} -> {exc.filename2}" if exc.filename2 else str(exc.filename)
         _say(f"advisor: error: {where}: {exc.strerror or exc}")
         return EXIT_INPUT_ERROR
+
+
+def single_threaded_blas() -> None:
+    """One OpenBLAS thread, unless the user chose: numpy's OpenBLAS otherwise starts a
+    thread per core when it loads, which costs a short command more CPU than the engine's
+    arrays (a few hundred numbers, elementwise) ever repay; on a loaded box they also spin
+    against other work. Set before numpy is first imported, which is inside the handler."""
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 EXIT_INTERRUPTED = 130

@@ -209,19 +209,22 @@ def cmd_compare(args: argparse.Namespace) -> int:
     answers = answers_from_args(args, catalog)
     ids = [s.gpu for s in answers.compared(catalog)]
     report = run(answers, catalog, probes_for(ids, catalog, args.probe), provenance())
-    show_report(args, report, kept=False)
+    show_report(args, report, kept=False, answers_file=False)
     return 0
 
 
 def show_report(args: argparse.Namespace, report: Report, *, kept: bool,
-                data: Callable[[], Any] | None = None, file: TextIO | None = None) -> None:
+                answers_file: bool = True, data: Callable[[], Any] | None = None,
+                file: TextIO | None = None) -> None:
     """The report as the output flags ask: the verdict first and the details after, as text,
     md, html or svg; `summary` as JSON unless `data` says otherwise; the verdict lines alone
-    with --quiet. `kept` adds what a saved report records (prices, probes, provenance)."""
+    with --quiet. `kept` adds what a saved report records (prices, probes, provenance);
+    `answers_file` words the engine's hints for answers read from a file."""
     from advisor.cli.render import decision
     from advisor.cli.render import report as document
 
-    show(args, lambda: document.blocks(report, provenance=kept), document.title(report),
+    show(args, lambda: document.blocks(report, provenance=kept, answers_file=answers_file),
+         document.title(report),
          data or (lambda: summary(report)), lambda: decision.verdict_summary(report.decision),
          file)
 

@@ -37,7 +37,7 @@ from advisor.core.economics.cost import (
 from advisor.core.economics.sensitivity import tornado
 from advisor.core.economics.verdict import Case, judge
 from advisor.core.gates.software import SoftwareGate
-from advisor.core.model.answers import Answers
+from advisor.core.model.answers import Answers, split_count
 from advisor.core.model.catalog import Catalog
 from advisor.core.model.probe_record import ProbeRecord
 from advisor.core.projection.calibration import CAL, Calibration
@@ -294,6 +294,9 @@ def _defaults(answers: Answers, sides: list[Compared], quotes: list[PriceQuote |
         if name in w.model_fields_set or (name == "recompute"
                                           and "checkpointing" in w.model_fields_set):
             continue
+        if name == "gpus" and all(split_count(g)[1] for g in (answers.current,
+                                                              *answers.targets)):
+            continue  # every side names its own count (`b200-sxm@64`)
         value: object = getattr(w, name)
         if name == "global_batch":
             value = f"one micro-batch per data-parallel rank ({w.sequences_per_step})"

@@ -8,8 +8,8 @@ Markdown file alike.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -71,3 +71,27 @@ class Figure:
 
 
 Block = Heading | Para | Bullets | Table | Figure
+
+
+def reword(blocks: Sequence[Block], phrases: Mapping[str, str]) -> list[Block]:
+    """The blocks with each phrase replaced, longest first: the engine's messages name the
+    flags of `advisor compare` ("quote one with --price"), and a report decided from an
+    answers file says where its answers go instead (as the wizard's words.py does)."""
+    order = sorted(phrases, key=len, reverse=True)
+
+    def text(t: str) -> str:
+        for phrase in order:
+            t = t.replace(phrase, phrases[phrase])
+        return t
+
+    out: list[Block] = []
+    for b in blocks:
+        if isinstance(b, Para):
+            b = replace(b, text=text(b.text))
+        elif isinstance(b, Bullets):
+            b = replace(b, items=[text(i) for i in b.items])
+        elif isinstance(b, Table):
+            b = replace(b, rows=[[text(c) for c in row] for row in b.rows],
+                        notes=[text(n) for n in b.notes])
+        out.append(b)
+    return out

@@ -22,6 +22,9 @@ def speedup_chart(d: Decision) -> Figure:
     and what binds it; a point that cannot run says why instead of drawing a bar."""
     from rich.bar import Bar
     from rich.table import Table
+    from rich.text import Text
+
+    from advisor.core import clean
 
     highs = [p.speedup_high or p.speedup or 0.0 for t in d.targets for p in t.sweep]
     scale = max([2.0, *highs])
@@ -32,19 +35,19 @@ def speedup_chart(d: Decision) -> Figure:
     grid.add_column(overflow="fold")
     for t in d.targets:
         for i, (cur, p) in enumerate(zip(d.current.sweep, t.sweep, strict=False)):
-            name = t.gpu if i == 0 else ""
+            name = Text(clean(t.gpu) if i == 0 else "")  # Text: data is never markup
             if p.speedup is None:
                 blocked = t.verdict is not None and t.verdict.kind == "blocked-by-gate"
                 why = ("blocked at a gate" if blocked else "does not fit" if not p.fits else
                        f"{d.current.gpu} does not fit" if not cur.fits else "not projected")
-                grid.add_row(name, f"{p.seq_len:,}", "", why)
+                grid.add_row(name, f"{p.seq_len:,}", "", Text(clean(why)))
                 continue
             colour = "green" if p.speedup >= 1 else "yellow"
             span = (f" ({p.speedup_low:.2f}-{p.speedup_high:.2f})"
                     if p.speedup_low is not None and p.speedup_high is not None else "")
             grid.add_row(name, f"{p.seq_len:,}", Bar(scale, 0, p.speedup, width=BAR_WIDTH,
                                                      color=colour),
-                         f"{p.speedup:.2f}x{span} {p.binding or ''}".rstrip())
+                         Text(f"{p.speedup:.2f}x{span} {p.binding or ''}".rstrip()))
     return Figure(f"Speedup over {d.current.gpu} by sequence length (tokens)", grid,
                   notes=[f"a full bar is {scale:.1f}x; the band is 90%; the word after it is "
                          "the resource that binds"])
@@ -63,6 +66,8 @@ def cost_chart(sweep: ConfigSweep, width: int = 48, height: int = 10) -> Figure:
     """Wall-clock (log scale) against job cost, one mark per GPU type; upper case is on
     the Pareto front over time, $ and kW, and `!` is the pick."""
     from rich.text import Text
+
+    from advisor.core import clean
 
     priced = [p for p in sweep.points if p.usd is not None]
     if not priced:
@@ -96,7 +101,7 @@ def cost_chart(sweep: ConfigSweep, width: int = 48, height: int = 10) -> Figure:
     body.append(f"{'':>{pad}} +{'-' * width}\n", style="dim")
     body.append(f"{'':>{pad}}  {lo}{'wall-clock'.center(max(1, width - len(lo) - len(hi)))}{hi}",
                 style="dim")
-    legend = ", ".join(f"{m} {g}" for g, m in mark.items())
+    legend = ", ".join(f"{m} {clean(g)}" for g, m in mark.items())
     return Figure("Time against cost, one mark per configuration", body,
                   notes=[f"{legend}; upper case: on the Pareto front (time, $, kW); ! the "
                          "pick; time on a log scale"])

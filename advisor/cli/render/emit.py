@@ -108,12 +108,13 @@ def _hanging(mark: str, items: Sequence[str], indent: int) -> RenderableType:
     """A list whose wrapped lines stay under their item's first word."""
     from rich.padding import Padding
     from rich.table import Table as RichTable
+    from rich.text import Text
 
     grid = RichTable.grid(padding=(0, 1))
     grid.add_column(no_wrap=True)
     grid.add_column(overflow="fold")
     for item in items:
-        grid.add_row(mark, clean_block(item))
+        grid.add_row(mark, Text(clean_block(item)))  # Text: a `[` in data is not markup
     return Padding(grid, (0, 0, 0, indent))
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from advisor.cli.render import configs, decision
-from advisor.cli.render.blocks import Block, Bullets, Col, Heading, Para, Table
+from advisor.cli.render.blocks import Block, Bullets, Col, Heading, Para, Table, reword
 from advisor.humanize import NA, UNKNOWN, number
 
 if TYPE_CHECKING:
@@ -20,9 +20,17 @@ def title(r: Report) -> str:
     return f"advisor: {d.current.label} against {targets}, {d.answers.workload.model.name}"
 
 
-def blocks(r: Report, *, provenance: bool = True) -> list[Block]:
+ANSWERS_FILE_WORDS = {
+    "quote one with --price GPU=USD": "quote one under [prices] in the answers file",
+    "quote one with --price": "quote one under [prices] in the answers file",
+}
+"""The engine's messages name compare's flags; from an answers file, its tables instead."""
+
+
+def blocks(r: Report, *, provenance: bool = True, answers_file: bool = True) -> list[Block]:
     """The decision first; `provenance` adds the prices, probes and where the data came from
-    (a kept report's; `compare` has nothing of it to say)."""
+    (a kept report's; `compare` has nothing of it to say). `answers_file`: the answers came
+    from a file (decide, report show), not from compare's flags."""
     out = decision.blocks(r.decision)
     if r.configs is not None:
         out += configs.sweep_blocks(r.configs, r.decision.answers)
@@ -32,7 +40,7 @@ def blocks(r: Report, *, provenance: bool = True) -> list[Block]:
         out += provenance_blocks(r)
     elif r.warnings:
         out.append(Bullets(r.warnings, title="Warnings"))
-    return out
+    return reword(out, ANSWERS_FILE_WORDS) if answers_file else out
 
 
 def provenance_blocks(r: Report) -> list[Block]:

@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict
 from advisor.core.model.catalog import Catalog, Gpu
 from advisor.core.model.stack import Stack, normalize_package
 
-# pip distribution -> catalog package id (support-matrix.md §7). The FA4 distribution
+# pip distribution -> catalog package id. The FA4 distribution
 # is flash-attn-4 although it imports as flash_attn.cute; cuDNN ships as nvidia-cudnn-cuXX.
 DISTRIBUTIONS: dict[str, str] = {
     "torch": "torch",

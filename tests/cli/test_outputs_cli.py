@@ -198,5 +198,5 @@ def test_probe_without_torch_says_how_to_get_it(monkeypatch, capsys) -> None:
                         lambda name, *a: None if name == "torch" else real(name, *a))
     assert main(["probe", "--quick"]) == 2
     assert capsys.readouterr().err == (
-        "advisor: error: torch is not installed here: install advisor[probe] or torch "
+        "advisor: error: torch is not installed here: install gpu-upgrade-advisor[probe] or torch "
         "to measure this box\n")

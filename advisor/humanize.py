@@ -49,7 +49,8 @@ def count(value: float | None, unit: str = "") -> str:
             scaled = value / scale
             text = f"{scaled:.1f}" if abs(scaled) < 99.95 else f"{scaled:,.0f}"
             return f"{text}{suffix}" + (f" {unit}" if unit else "")
-    text = f"{value:.0f}" if float(value).is_integer() or abs(value) >= 100 else f"{value:.3g}"
+    text = f"{value:.0f}" if float(value).is_integer() or abs(value) >= 100 \
+        else f"{value:.2f}".rstrip("0").rstrip(".")  # never 1e-05
     return text + (f" {unit}" if unit else "")
 
 

@@ -12,7 +12,7 @@ from advisor.cli.output import add_output_options, show
 from advisor.cli.prices import PULL_HELP, add_pull_options, run_pull
 from advisor.cli.render.blocks import Block, Bullets, Col, Heading, Para, Table
 from advisor.core import InputError
-from advisor.humanize import NA, UNKNOWN, number
+from advisor.humanize import NA, UNKNOWN, fmt_num, number
 
 if TYPE_CHECKING:  # pydantic models: loaded when a command runs, not for `advisor --help`
     from advisor.core import Catalog, Gpu, Sourced
@@ -126,14 +126,14 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def _figures(group: Any, fields: list[tuple[str, str, str]]) -> str:
-    """`180 GiB, HBM3e, 8.00 TB/s`: each published figure with its unit."""
+def _figures(group: Any, fields: list[tuple[str, str]]) -> str:
+    """`180 GiB, HBM3e, 8 TB/s`: each published figure with its unit, as precise as given."""
     parts = []
-    for attr, unit, fmt in fields:
+    for attr, unit in fields:
         v = getattr(group, attr)
         if v is None:
             continue
-        text = number(v, int(fmt)) if isinstance(v, float | int) and fmt else str(v)
+        text = fmt_num(v) if isinstance(v, float | int) and not isinstance(v, bool) else str(v)
         parts.append(f"{text} {unit}".strip())
     return ", ".join(parts)
 
@@ -160,21 +160,20 @@ def describe(g: Gpu, catalog: Catalog) -> list[Block]:
         if getattr(group, "note", ""):
             notes.append(f"{title}: {group.note}")
 
-    add("memory", g.memory, _figures(g.memory, [("gib", "GiB", "0"), ("kind", "", ""),
-                                                ("bandwidth_tbps", "TB/s", "2")]))
+    add("memory", g.memory, _figures(g.memory, [("gib", "GiB"), ("kind", ""),
+                                                ("bandwidth_tbps", "TB/s")]))
     ic = g.interconnect
-    add("interconnect", ic, _figures(ic, [("kind", "", ""), ("gbps", "GB/s", "0"),
-                                          ("direction", "", ""), ("domain_gpus", "GPUs a domain",
-                                                                  "0"),
-                                          ("host_link", "host link", "")]) if ic else "")
-    add("power", g.power, _figures(g.power, [("tdp_w", "W TDP", "0"), ("idle_w", "W idle", "0")])
+    add("interconnect", ic, _figures(ic, [("kind", ""), ("gbps", "GB/s"), ("direction", ""),
+                                          ("domain_gpus", "GPUs a domain"),
+                                          ("host_link", "host link")]) if ic else "")
+    add("power", g.power, _figures(g.power, [("tdp_w", "W TDP"), ("idle_w", "W idle")])
         if g.power else "")
     peaks = g.peak_tflops
-    add("dense peak TFLOPS", peaks, ", ".join(f"{d} {number(v)}" for d, v in peaks.items())
+    add("dense peak TFLOPS", peaks, ", ".join(f"{d} {fmt_num(v)}" for d, v in peaks.items())
         + ("  (published sparse; halved)" if peaks.sparse_halved else ""))
     for dtype, m in g.mamf.items():
         eff = g.mamf_efficiency(dtype)
-        add(f"MAMF {dtype}", m, f"{number(m.tflops)} TFLOPS" + (f", {eff:.1%} of peak" if eff
+        add(f"MAMF {dtype}", m, f"{fmt_num(m.tflops)} TFLOPS" + (f", {eff:.1%} of peak" if eff
                                                                  else "")
             + f" at {m.shape}" + (f", torch {m.torch}" if m.torch else ""))
     if not g.mamf:

@@ -179,10 +179,12 @@ def target_details(d: Decision, t: GpuResult) -> list[Block]:
 
 def rates_table(d: Decision) -> Table:
     rows = []
+    notes: list[str] = []
     for r in (d.current, *d.targets):
         a = r.assumptions
         if a is None:
-            rows.append([r.gpu, NA, "", NA, NA, NA, "", r.problem or r.dtype_gate.reason])
+            rows.append([r.gpu, NA, "", NA, NA, "", NA, "", NA,
+                         r.problem or r.dtype_gate.reason])
             continue
         ev = {e.quantity: e for e in a.evidence}
         mat = next((e for q, e in ev.items() if q.startswith("matmul")), None)
@@ -195,23 +197,27 @@ def rates_table(d: Decision) -> Table:
             mat.source if mat else "",
             a.attention_kernel,
             number(att.value) if att else UNKNOWN,
+            att.source if att else "",
             number(hbm.value) if hbm else UNKNOWN,
+            hbm.source if hbm else "",
             f"{price.usd_per_hour:.2f}" if price else UNKNOWN,
-            (price.source if price else "no price") + (f"; {assumed}" if assumed else ""),
+            price.source if price else "no price",
         ])
+        if assumed:
+            notes.append(f"{r.gpu}, assumed: {assumed}")
     cal = d.current.assumptions
-    notes = []
     if cal:
-        notes.append(f"{cal.framework} framework; GEMMs at {cal.gemm_efficiency:.0%} of the "
+        notes.insert(0, f"{cal.framework} framework; GEMMs at {cal.gemm_efficiency:.0%} of the "
                      f"sustained rate; {cal.overlap:.0%} of the overlap window hides "
                      f"communication; electricity ${d.answers.electricity_usd_per_kwh}/kWh "
                      f"({'your figure' if d.electricity_source == 'user' else 'default'})")
     precision = d.answers.workload.precision
     return Table([Col("GPU"), Col("matmul", f"{precision} TFLOPS", numeric=True),
-                  Col("from", drop=3), Col("attention", "kernel", drop=2),
+                  Col("matmul", "from", drop=4), Col("attention", "kernel", drop=2),
                   Col("attention", "TFLOPS", numeric=True, drop=1),
-                  Col("HBM", "GB/s", numeric=True), Col("price", "$/GPU-h", numeric=True),
-                  Col("price from", drop=4)],
+                  Col("attention", "from", drop=5), Col("HBM", "GB/s", numeric=True),
+                  Col("HBM", "from", drop=6), Col("price", "$/GPU-h", numeric=True),
+                  Col("price from", drop=3)],
                  rows, title="Rates and where they come from", notes=notes)
 
 

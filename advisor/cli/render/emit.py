@@ -86,7 +86,10 @@ def _renderables(block: Block, con: Console) -> list[RenderableType]:
     if isinstance(block, Heading):
         from rich.rule import Rule
 
-        return [Rule(Text(clean(block.text), style="bold"), align="left", style="dim")]
+        title = Text(clean(block.text), style="bold")
+        if title.cell_len + 4 > con.width:  # a rule would cut it: the whole title instead
+            return [title]
+        return [Rule(title, align="left", style="dim")]
     if isinstance(block, Para):
         text = Text(style="dim" if block.dim else "")
         if block.lead:

@@ -47,8 +47,8 @@ def provenance_blocks(r: Report) -> list[Block]:
     p = r.provenance
     out: list[Block] = [
         Heading("Where this comes from"),
-        Para(f"written {p.created:%Y-%m-%d %H:%M} UTC by advisor {p.advisor_version}, shipped "
-             f"catalog {p.catalog_version}"),
+        Para(f"Report of {p.created:%Y-%m-%d %H:%M} UTC by advisor {p.advisor_version}, "
+             f"shipped catalog {p.catalog_version}"),
     ]
     if p.pulled:
         out.append(Bullets([f"pulled {s.kind}: {s.url} (fetched {s.fetched_at:%Y-%m-%d})"

@@ -143,22 +143,20 @@ class Harness:
                                     configs=configs, pipeline=pipeline))
 
     def _report(self, path: Path) -> None:
-        from advisor.cli.compare import render
-        from advisor.cli.configs import render_pipeline, render_sweep
-        from advisor.cli.report import header, render_changes
+        from advisor.cli.render import emit
+        from advisor.cli.render import report as document
         from advisor.core.report.diff import diff_reports
         from advisor.io.documents import load_report
         from advisor.tui.export import state_from_report
         from advisor.tui.screens.verdict import card
 
         report = load_report(path)
-        parts = [header(report), render(report.decision)]  # what `report show` prints
-        if report.configs is not None:
-            parts.append(render_sweep(report.configs, report.decision.answers))
-        if report.pipeline is not None:
-            parts.append(render_pipeline(report.pipeline))
+        blocks = document.blocks(report)  # what `report show` prints, as text and Markdown
+        emit.render(blocks, "text", document.title(report))
+        emit.render(blocks, "md", document.title(report))
         json.dumps(report.model_dump(mode="json", by_alias=True))  # `report show --json`
-        render_changes(diff_reports(self.good_report, report))  # `report diff`
+        emit.render(document.changes_blocks(diff_reports(self.good_report, report)), "text",
+                    "diff")  # `report diff`
         state_from_report(report)  # what `advisor --resume` builds before Textual starts
         for t in report.decision.targets:  # and the verdict cards it then shows
             if t.verdict is not None:

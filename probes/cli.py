@@ -347,6 +347,16 @@ def _save(record: dict[str, Any], target: Target, write: Writer | None) -> Saved
     return save_record_text(target, text)
 
 
+def _torch_missing() -> bool:
+    """Whether torch cannot be found; finding its spec imports nothing."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("torch") is None
+    except (ImportError, ValueError):  # a broken or half-removed install
+        return True
+
+
 def run_command(
     args: argparse.Namespace,
     write: Writer | None = None,
@@ -367,6 +377,11 @@ def run_command(
             except OutputError as exc:
                 _say(prog, f"error: {exc}")
                 return EXIT_INPUT_ERROR
+        if _torch_missing():
+            _say(prog, "error: torch is not installed here: install torch (2.4 or later) or "
+                 "gpu-upgrade-advisor[probe] to measure this box")
+            return EXIT_INPUT_ERROR
+
         problems: list[str] = []
 
         def checkpoint(record: dict[str, Any]) -> None:

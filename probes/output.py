@@ -48,7 +48,9 @@ _STALE_AFTER_S = 24 * 3600
 _HOST = hashlib.sha1(socket.gethostname().encode(errors="replace")).hexdigest()[:8]
 _TMP_RE = re.compile(r"^\.(?P<name>.+)\.probe-tmp-(?P<host>[0-9a-f]{8})-(?P<pid>\d+)-[0-9a-f]+$")
 # Paths that mean "this process's standard streams": written through sys.stdout/stderr.
+# `-` is standard output, as on any command line (`--out -`).
 _STD_STREAMS = {
+    "-": 1,
     "/dev/stdout": 1,
     "/dev/fd/1": 1,
     "/proc/self/fd/1": 1,

@@ -1,9 +1,10 @@
 """The `advisor` command line.
 
 Each subcommand lives in its own module with a `register(subparsers)` function
-that adds its parser and sets `handler`. Modules here stay light at import:
-torch and textual are imported inside handlers, never at module level, so
-`advisor --help` and the catalog commands start fast.
+that adds its parser and sets `handler`. Only the module of the command being run is
+imported: the others are listed by name and one-line help alone, so `advisor --help`,
+`--version` and `advisor catalog list` load no code they do not run. Modules stay light
+at import too: torch, textual, rich and the engine load inside handlers.
 """
 
 from __future__ import annotations
@@ -20,10 +21,21 @@ from pathlib import Path
 from advisor import __version__
 from advisor.core import EXIT_INPUT_ERROR, InputError
 
-# Subcommand modules, in the order `advisor --help` lists them.
-COMMAND_MODULES: tuple[str, ...] = (
-    "catalog", "prices", "probe", "compare", "decide", "report", "validate", "configs",
-)
+COMMANDS: dict[str, str] = {
+    "catalog": "list and inspect the GPU catalog, or pull a team one",
+    "prices": "pull the team's price sheet as default prices",
+    "probe": "measure this box: MAMF, attention, bandwidth, node health",
+    "compare": "project a workload on the current GPU and targets, with a verdict each",
+    "decide": "headless run: answers.toml in, decision report (TOML) out",
+    "report": "show a decision report, or what changed between two",
+    "validate": "check the model against published measurements, with its error",
+    "configs": "GPU-count sweep and pipeline split",
+    "models": "the model presets, with parameter counts and context lengths",
+    "env": "versions, GPUs, driver, torch build and paths, to paste into a bug report",
+    "completion": "print a shell completion script for bash, zsh or fish",
+}
+"""Each subcommand (its module is advisor.cli.NAME) and its line in `advisor --help`, in
+the order listed there."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -33,7 +45,10 @@ class _Parser(argparse.ArgumentParser):
         self.exit(EXIT_INPUT_ERROR, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(argv: Sequence[str] | None = None, *, full: bool = False
+                 ) -> argparse.ArgumentParser:
+    """The parser for `argv`: the named command's module is loaded and registers its flags;
+    every other command is a name and a line of help. `full` loads them all (completion)."""
     parser = _Parser(
         prog="advisor",
         description=(
@@ -45,9 +60,27 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--resume", metavar="REPORT", type=Path, default=None,
                         help="open the wizard on a saved report.toml, at its verdict")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        importlib.import_module(f"advisor.cli.{name}").register(sub)
+    wanted = None if full else command_named(sys.argv[1:] if argv is None else argv)
+    for name, line in COMMANDS.items():
+        if full or name == wanted:
+            importlib.import_module(f"advisor.cli.{name}").register(sub)
+        else:
+            sub.add_parser(name, help=line)
     return parser
+
+
+def command_named(argv: Sequence[str]) -> str | None:
+    """The subcommand `argv` names: its first word that is not an option of `advisor`'s own
+    (`--resume REPORT` takes a value)."""
+    words = iter(argv)
+    for word in words:
+        if word == "--":
+            return next(words, None)
+        if word == "--resume":
+            next(words, None)
+        elif not word.startswith("-"):
+            return word
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -72,8 +105,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _dispatch(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
+    if args.command not in (None, "probe"):  # torch (probes, the wizard) keeps its threads
+        single_threaded_blas()
     handler = getattr(args, "handler", None)
     try:
         if handler is None:
@@ -90,6 +125,14 @@ def _dispatch(argv: Sequence[str] | None) -> int:
         where = f"{exc.filename} -> {exc.filename2}" if exc.filename2 else str(exc.filename)
         _say(f"advisor: error: {where}: {exc.strerror or exc}")
         return EXIT_INPUT_ERROR
+
+
+def single_threaded_blas() -> None:
+    """One OpenBLAS thread, unless the user chose: numpy's OpenBLAS otherwise starts a
+    thread per core when it loads, which costs a short command more CPU than the engine's
+    arrays (a few hundred numbers, elementwise) ever repay; on a loaded box they also spin
+    against other work. Set before numpy is first imported, which is inside the handler."""
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 EXIT_INTERRUPTED = 130

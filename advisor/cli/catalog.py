@@ -4,12 +4,15 @@ team's own catalog over it."""
 from __future__ import annotations
 
 import argparse
-import json
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from advisor.cli import COMMANDS
+from advisor.cli.output import add_output_options, show
 from advisor.cli.prices import PULL_HELP, add_pull_options, run_pull
-from advisor.core import InputError, clean_block
-from advisor.textfmt import fmt_num, render_table
+from advisor.cli.render.blocks import Block, Bullets, Col, Heading, Para, Table
+from advisor.core import InputError
+from advisor.humanize import NA, UNKNOWN, fmt_num, number
 
 if TYPE_CHECKING:  # pydantic models: loaded when a command runs, not for `advisor --help`
     from advisor.core import Catalog, Gpu, Sourced
@@ -25,19 +28,21 @@ default.
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("catalog", help="list and inspect the GPU catalog, or pull a team one")
+    p = sub.add_parser(
+        "catalog", help=COMMANDS["catalog"])
     csub = p.add_subparsers(dest="catalog_command", metavar="SUBCOMMAND", required=True)
 
     lst = csub.add_parser("list", help="one line per accelerator, with its sources")
     lst.add_argument("query", nargs="?", default="", help="loose id/name filter, e.g. h100")
     lst.add_argument("--vendor", help="NVIDIA, AMD, Intel, Google or AWS (case-insensitive)")
-    lst.add_argument("--json", action="store_true", help="machine-readable output")
+    add_output_options(lst)
     lst.set_defaults(handler=cmd_list)
 
-    show = csub.add_parser("show", help="every figure of one accelerator, with source and date")
-    show.add_argument("gpu", help="catalog id; loose: `h100` shows every H100 variant")
-    show.add_argument("--json", action="store_true", help="machine-readable output")
-    show.set_defaults(handler=cmd_show)
+    show_p = csub.add_parser("show", help="every figure of one accelerator, with source and date")
+    show_p.add_argument("gpu", help="catalog id; loose: `h100` shows every H100 variant")
+    add_output_options(show_p, json_help="machine-readable output, a list of every match "
+                                         "(same as --format json)")
+    show_p.set_defaults(handler=cmd_show)
 
     pull = csub.add_parser(
         "pull", help="fetch a team catalog (TOML or JSON) and merge it over the shipped one",
@@ -77,102 +82,120 @@ def _source_count(g: Gpu) -> int:
     return len({c for s in _sources(g) for c in s.source})
 
 
+def _peak(g: Gpu, formats: Sequence[str], dtype: str) -> str:
+    """A dense peak, NA where the GPU's matrix units have no such format, UNKNOWN where they
+    do but no figure is published."""
+    value = getattr(g.peak_tflops, dtype, None)
+    if value is not None:
+        return number(value)
+    return UNKNOWN if any(f.startswith(dtype) for f in formats) else NA
+
+
+def list_table(gpus: list[Gpu], catalog: Catalog) -> Table:
+    rows = []
+    for g in gpus:
+        mem = g.memory
+        mamf = g.mamf.get("bf16")
+        formats = catalog.arch_of(g).formats
+        rows.append([
+            g.id, g.vendor, g.arch,
+            number(mem.gib) if mem else UNKNOWN,
+            number(mem.bandwidth_tbps, 2) if mem else UNKNOWN,
+            *(_peak(g, formats, d) for d in ("fp16", "bf16", "fp8")),
+            number(mamf.tflops) if mamf else (UNKNOWN if "bf16" in formats else NA),
+            number(g.power.tdp_w) if g.power and g.power.tdp_w else UNKNOWN,
+            f"{_source_count(g)} ({_newest(g)})",
+        ])
+    return Table(
+        [Col("id"), Col("vendor", drop=6), Col("arch", drop=5),
+         Col("memory", "GiB", numeric=True), Col("HBM", "TB/s", numeric=True),
+         Col("fp16", "TFLOPS", numeric=True, drop=4), Col("bf16", "TFLOPS", numeric=True),
+         Col("fp8", "TFLOPS", numeric=True), Col("bf16 MAMF", "TFLOPS", numeric=True, drop=2),
+         Col("TDP", "W", numeric=True, drop=3), Col("sources", "(newest)", drop=1)],
+        rows, notes=[f"{len(gpus)} accelerators. Peaks are dense; `advisor catalog show ID` "
+                     "prints every figure with its source and retrieval date."])
+
+
 def cmd_list(args: argparse.Namespace) -> int:
     from advisor.io.catalog_store import effective_catalog
 
     catalog = effective_catalog()
     gpus = _filtered(catalog, args.query, args.vendor)
-    if args.json:
-        print(json.dumps([g.model_dump(mode="json") for g in gpus], indent=2))
-        return 0
-    rows = []
-    for g in gpus:
-        mem = g.memory
-        mamf = g.mamf.get("bf16")
-        rows.append([
-            g.id,
-            g.vendor,
-            g.arch,
-            fmt_num(mem.gib if mem else None, 0),
-            fmt_num(mem.bandwidth_tbps if mem else None, 2),
-            fmt_num(g.peak_tflops.fp16, 0),
-            fmt_num(g.peak_tflops.bf16, 0),
-            fmt_num(g.peak_tflops.fp8, 0),
-            fmt_num(mamf.tflops if mamf else None, 0),
-            fmt_num(g.power.tdp_w if g.power else None, 0),
-            f"{_source_count(g)} ({_newest(g)})",
-        ])
-    print(render_table(
-        ["id", "vendor", "arch", "mem GB", "TB/s", "fp16 TF", "bf16 TF", "fp8 TF", "bf16 MAMF",
-         "TDP W",
-         "sources (newest)"],
-        rows,
-    ))
-    print(f"\n{len(gpus)} accelerators. Peaks are dense TFLOPS; `advisor catalog show ID` "
-          "prints every figure with its source and retrieval date.")
+    show(args, lambda: [list_table(gpus, catalog)], "advisor catalog",
+         lambda: [g.model_dump(mode="json") for g in gpus], lambda: [g.id for g in gpus])
     return 0
 
 
-def _group_lines(title: str, group: Any, fields: list[tuple[str, str]]) -> list[str]:
-    if group is None:
-        return [f"  {title}: not published (unknown)"]
-    values = ", ".join(
-        f"{label} {fmt_num(v) if isinstance(v, float | int) else v}".strip()
-        for label, attr in fields
-        if (v := getattr(group, attr)) is not None
-    )
-    out = [f"  {title}: {values}"]
-    if getattr(group, "note", ""):
-        out.append(f"      note: {group.note}")
-    out.append(f"      source: {'; '.join(group.source)} (retrieved {group.retrieved})")
-    return out
+def _figures(group: Any, fields: list[tuple[str, str]]) -> str:
+    """`180 GiB, HBM3e, 8 TB/s`: each published figure with its unit, as precise as given."""
+    parts = []
+    for attr, unit in fields:
+        v = getattr(group, attr)
+        if v is None:
+            continue
+        text = fmt_num(v) if isinstance(v, float | int) and not isinstance(v, bool) else str(v)
+        parts.append(f"{text} {unit}".strip())
+    return ", ".join(parts)
 
 
-def describe(g: Gpu, catalog: Catalog) -> str:
+def _cited(group: Any) -> str:
+    return f"{'; '.join(group.source)} (retrieved {group.retrieved})"
+
+
+def describe(g: Gpu, catalog: Catalog) -> list[Block]:
+    """Every figure of one GPU with its source and retrieval date: one row per group."""
     arch = catalog.arch_of(g)
     price = catalog.default_price(g.id)
-    lines = [
-        f"{g.name}  [{g.id}]",
-        f"  vendor {g.vendor}, {g.form_factor}, {g.family} ({g.arch}"
-        + (f", compute capability {g.compute_capability})" if g.compute_capability else ")"),
-        f"  hardware formats: {', '.join(arch.formats)}",
-    ]
-    lines += _group_lines("memory", g.memory, [("GB", "gib"), ("type", "kind"),
-                                               ("TB/s", "bandwidth_tbps")])
-    if g.interconnect:
-        ic = g.interconnect
-        lines += _group_lines("interconnect", ic, [("kind", "kind"), ("GB/s", "gbps"),
-                                                   ("", "direction"), ("host link", "host_link")])
-    else:
-        lines.append("  interconnect: not published (unknown)")
-    lines += _group_lines("power", g.power, [("TDP W", "tdp_w"), ("idle W", "idle_w")])
+    cc = f", compute capability {g.compute_capability}" if g.compute_capability else ""
+    rows: list[list[str]] = []
+    notes: list[str] = []
+    sources: dict[str, int] = {}  # cited text -> its number, each source listed once
+
+    def add(title: str, group: Any, figures: str) -> None:
+        if group is None:
+            rows.append([title, f"{UNKNOWN} not published", ""])
+            return
+        number_of = sources.setdefault(_cited(group), len(sources) + 1)
+        rows.append([title, figures, str(number_of)])
+        if getattr(group, "note", ""):
+            notes.append(f"{title}: {group.note}")
+
+    add("memory", g.memory, _figures(g.memory, [("gib", "GiB"), ("kind", ""),
+                                                ("bandwidth_tbps", "TB/s")]))
+    ic = g.interconnect
+    add("interconnect", ic, _figures(ic, [("kind", ""), ("gbps", "GB/s"), ("direction", ""),
+                                          ("domain_gpus", "GPUs a domain"),
+                                          ("host_link", "host link")]) if ic else "")
+    add("power", g.power, _figures(g.power, [("tdp_w", "W TDP"), ("idle_w", "W idle")])
+        if g.power else "")
     peaks = g.peak_tflops
-    peak_txt = ", ".join(f"{d} {fmt_num(v)}" for d, v in peaks.items()) or "none published"
-    lines.append(f"  dense peak TFLOPS: {peak_txt}"
-                 + ("  (vendor published sparse; halved)" if peaks.sparse_halved else ""))
-    if peaks.note:
-        lines.append(f"      note: {peaks.note}")
-    lines.append(f"      source: {'; '.join(peaks.source)} (retrieved {peaks.retrieved})")
-    if g.mamf:
-        for dtype, m in g.mamf.items():
-            eff = g.mamf_efficiency(dtype)
-            eff_txt = f", {eff:.1%} of peak" if eff else ""
-            lines.append(f"  MAMF {dtype}: {fmt_num(m.tflops)} TFLOPS{eff_txt} at {m.shape}"
-                         + (f", torch {m.torch}" if m.torch else ""))
-            if m.note:
-                lines.append(f"      note: {m.note}")
-            lines.append(f"      source: {'; '.join(m.source)} (retrieved {m.retrieved})")
-    else:
-        lines.append("  MAMF: none published; projections fall back to an efficiency assumption")
+    add("dense peak TFLOPS", peaks, ", ".join(f"{d} {fmt_num(v)}" for d, v in peaks.items())
+        + ("  (published sparse; halved)" if peaks.sparse_halved else ""))
+    for dtype, m in g.mamf.items():
+        eff = g.mamf_efficiency(dtype)
+        add(f"MAMF {dtype}", m, f"{fmt_num(m.tflops)} TFLOPS" + (f", {eff:.1%} of peak" if eff
+                                                                 else "")
+            + f" at {m.shape}" + (f", torch {m.torch}" if m.torch else ""))
+    if not g.mamf:
+        rows.append(["MAMF", f"{UNKNOWN} not published: projections use an efficiency "
+                             "assumption", ""])
     if price:
-        lines.append(f"  default price: ${price.usd_per_hour:.2f}/GPU-hour ({price.label}; a "
-                     f"default, replace with your quote) source: {'; '.join(price.source)} "
-                     f"(retrieved {price.retrieved})")
+        add("default price", price, f"${price.usd_per_hour:.2f}/GPU-hour ({price.label}; a "
+                                    "default: quote your own)")
     else:
-        lines.append("  default price: none published; quote your own")
-    for u in g.uncertain:
-        lines.append(f"  open question: {u}")
-    return "\n".join(lines)
+        rows.append(["default price", f"{UNKNOWN} none published: quote your own", ""])
+    out: list[Block] = [
+        Heading(f"{g.name} [{g.id}]"),
+        Para(f"{g.vendor}, {g.form_factor}, {g.family} ({g.arch}{cc}); hardware formats: "
+             f"{', '.join(arch.formats)}"),
+        Table([Col("figure"), Col("value"), Col("source", numeric=True)], rows),
+        Bullets([f"[{n}] {text}" for text, n in sources.items()], title="Sources"),
+    ]
+    if notes:
+        out.append(Bullets(notes, title="Notes"))
+    if g.uncertain:
+        out.append(Bullets(g.uncertain, title="Open questions"))
+    return out
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -182,9 +205,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     gpus = catalog.match(args.gpu)
     if not gpus:
         catalog.gpu(args.gpu)  # raises with suggestions
-    if args.json:
-        out: Any = [g.model_dump(mode="json") for g in gpus]
-        print(json.dumps(out[0] if len(out) == 1 else out, indent=2))
-        return 0
-    print(clean_block("\n\n".join(describe(g, catalog) for g in gpus)))
+    show(args, lambda: [b for g in gpus for b in describe(g, catalog)],
+         f"advisor catalog: {args.gpu}",
+         lambda: [g.model_dump(mode="json") for g in gpus],  # a list, however many match
+         lambda: [f"{g.id}: {g.name}" for g in gpus])
     return 0

@@ -1,34 +1,25 @@
 """`advisor compare`: the headless comparison, current GPU against one or more targets.
 
 Flags build the same Answers the wizard fills and `advisor decide` reads, `run()` does
-the work, and this module only renders: a readable table with every input and
-assumption shown, or `--json` for scripts.
+the work, and the renderer (advisor.cli.render) draws it: the verdict first, then every
+figure, input and assumption, as text, Markdown, HTML or SVG, or `--json` for scripts.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import re
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TextIO
 
-from advisor.core import InputError, clean_block
-from advisor.textfmt import fmt_num, render_table
+from advisor.cli import COMMANDS
+from advisor.cli.output import add_output_options, show
+from advisor.core import InputError
 
 if TYPE_CHECKING:
-    from advisor.core import (
-        Answers,
-        Catalog,
-        Decision,
-        Evidence,
-        GpuResult,
-        Report,
-        SweepPoint,
-    )
+    from advisor.core import Answers, Catalog, GpuResult, Report, SweepPoint
 
 DIMENSIONS = ("layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "experts", "active_experts")
-SHORT = {"dense": "dense", "attention": "attn", "elementwise": "elem", "optimizer": "opt",
-         "communication": "comm", "overhead": "host"}
 MODES = ["pretrain", "finetune", "lora", "prefill", "decode", "serve"]
 PRECISIONS = ["bf16", "fp16", "fp8", "fp4", "nvfp4"]
 KV_DTYPES = ["auto", "bf16", "fp8", "fp4"]
@@ -58,12 +49,13 @@ def _keyed(unit: str, example: str) -> Any:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
-        "compare", help="project a workload on the current GPU and targets, with a verdict each",
+        "compare", help=COMMANDS["compare"],
         description="Project the workload on --current and each --target from the catalog (and "
                     "any probe records), each GPU as you run it and re-tuned for it, and say "
                     "whether moving is worth it.",
     )
     add_workload_args(p, required=True, counts=True)
+    add_output_options(p)
     p.set_defaults(handler=cmd_compare)
 
 
@@ -162,7 +154,6 @@ def add_workload_args(p: argparse.ArgumentParser, *, required: bool, counts: boo
     p.add_argument("--probe", action="append", default=[], metavar="FILE",
                    help="a probe record; it applies to the GPU it was measured on "
                         "(records imported with `advisor probe import` are used too)")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
 
 
 def _workload(args: argparse.Namespace) -> dict[str, Any]:
@@ -273,11 +264,24 @@ def cmd_compare(args: argparse.Namespace) -> int:
     ids = [s.gpu for s in answers.compared(catalog)]
     report = run(answers, catalog, probes_for(ids, catalog, args.probe), provenance(),
                  workloads=workloads_for(ids, catalog, args.probe))
-    if args.json:
-        print(json.dumps(summary(report), indent=2))
-    else:
-        print(clean_block(render(report.decision)))
+    show_report(args, report, kept=False, answers_file=False)
     return 0
+
+
+def show_report(args: argparse.Namespace, report: Report, *, kept: bool,
+                answers_file: bool = True, data: Callable[[], Any] | None = None,
+                file: TextIO | None = None) -> None:
+    """The report as the output flags ask: the verdict first and the details after, as text,
+    md, html or svg; `summary` as JSON unless `data` says otherwise; the verdict lines alone
+    with --quiet. `kept` adds what a saved report records (prices, probes, provenance);
+    `answers_file` words the engine's hints for answers read from a file."""
+    from advisor.cli.render import decision
+    from advisor.cli.render import report as document
+
+    show(args, lambda: document.blocks(report, provenance=kept, answers_file=answers_file),
+         document.title(report),
+         data or (lambda: summary(report)), lambda: decision.verdict_summary(report.decision),
+         file)
 
 
 # --- JSON -----------------------------------------------------------------------------------------
@@ -366,152 +370,3 @@ def summary(report: Report) -> dict[str, Any]:
         out["pipeline"] = report.pipeline.model_dump(mode="json")
     return out
 
-
-# --- text -----------------------------------------------------------------------------------------
-
-
-def _x(value: float | None) -> str:
-    return f"{value:.2f}x" if value is not None else "-"
-
-
-def _inputs(d: Decision) -> str:
-    w = d.answers.workload
-    m = w.model
-    size = (f"{m.params_total / 1e9:.1f}B params, {m.params_active / 1e9:.1f}B active"
-            if m.experts else f"{m.params_total / 1e9:.1f}B params")
-    if w.training:
-        how = f"{w.mode}, {w.precision}, global batch {w.sequences_per_step} x {w.seq_lens[0]:,}"
-    elif w.mode == "serve":
-        how = (f"serving {w.precision} weights, {w.kv_bytes:g}-byte KV, input "
-               f"{', '.join(f'{s:,}' for s in w.seq_lens)} / output {w.osl:,} tokens")
-    else:
-        how = f"{w.mode}, {w.precision}, sequence lengths {', '.join(f'{s:,}' for s in w.seq_lens)}"
-    defaults = ", ".join(f"{x.field.removeprefix('workload.')}={x.value}" for x in d.defaults
-                         if x.field.startswith("workload."))
-    return "\n".join([f"Workload: {m.name} ({size}), {how}",
-                      f"Defaults (not given by you): {defaults or 'none'}"])
-
-
-def _evidence(d: Decision) -> str:
-    rows = []
-    for r in (d.current, *d.targets):
-        a = r.assumptions
-        if a is None:
-            rows.append([r.gpu, "-", "-", "-", "-", r.problem or r.dtype_gate.reason])
-            continue
-        ev = {e.quantity: e for e in a.evidence}
-        mat = next((e for q, e in ev.items() if q.startswith("matmul")), None)
-        att, hbm = ev.get("attention"), ev.get("HBM bandwidth")  # a report may lack one
-
-        def cell(e: Evidence | None) -> str:
-            return f"{fmt_num(e.value)} {e.source}" if e else "-"
-
-        price = f"${a.price.usd_per_hour:.2f} {a.price.source}" if a.price else "none"
-        assumed = "; ".join(e.detail for e in a.evidence
-                            if e.source in ("transferred-efficiency", "generic-kernel-ratio"))
-        rows.append([r.gpu, cell(mat), f"{a.attention_kernel} {cell(att)}", cell(hbm), price,
-                     assumed or "-"])
-    table = render_table(
-        ["GPU", f"matmul TFLOPS ({d.answers.workload.precision}, sustained)",
-         "attention TFLOPS (max)", "HBM GB/s", "price $/h", "assumed"], rows)
-    cal = d.current.assumptions
-    line = ""
-    if cal:
-        line = (f"\nModel: {cal.framework} framework, GEMMs at {cal.gemm_efficiency:.0%} of the "
-                f"sustained rate, {cal.overlap:.0%} of the overlap window usable to hide "
-                f"communication; electricity ${d.answers.electricity_usd_per_kwh}/kWh "
-                f"({d.electricity_source})")
-    return "Rates and where they come from\n" + table + line
-
-
-def _layouts(d: Decision) -> str:
-    rows = []
-    for r in (d.current, *d.targets):
-        p = r.point(d.primary_seq_len)
-        q = next((x for x in r.as_run if x.seq_len == d.primary_seq_len), None)
-        serving = not d.answers.workload.training
-        tuned = p.layout.describe(serving) if p and p.layout else "-"
-        mine = q.layout.describe(serving) if q and q.layout else "-"
-        fit = r.change_at(d.primary_seq_len)
-        rows.append([r.gpu, fmt_num(q.tokens_per_s_per_gpu if q else None, 0),
-                     fmt_num(p.tokens_per_s_per_gpu if p else None, 0),
-                     f"{mine}" + (f" (does not fit: {fit})" if fit else ""), tuned])
-    return (f"As you run it and re-tuned, at {d.primary_seq_len:,} tokens\n"
-            + render_table(["GPU", "tok/s/GPU as run", "re-tuned", "your layout",
-                            "re-tuned layout"], rows))
-
-
-def _primary(d: Decision) -> str:
-    rows = []
-    for r in (d.current, *d.targets):
-        p = r.point(d.primary_seq_len)
-        if p is None:
-            continue
-        band = (f"{_x(p.speedup)} ({p.speedup_low:.2f}-{p.speedup_high:.2f})"
-                if p.speedup is not None and p.speedup_low and p.speedup_high else "-")
-        buckets = " ".join(f"{SHORT.get(b, b)} {v:.2f}" for b, v in p.bucket_speedup.items()) or "-"
-        rows.append([r.label, fmt_num(p.tokens_per_s_per_gpu, 0), band, buckets,
-                     p.binding or "-", "yes" if p.fits else "no",
-                     fmt_num(r.memory.max_seq_len, 0), fmt_num(p.usd_per_mtok, 3),
-                     r.verdict.kind if r.verdict else "(current)"])
-    basis = "re-tuned" if d.basis == "retuned" else "as run"
-    return (f"At {d.primary_seq_len:,} tokens ({basis})\n" + render_table(
-        ["GPUs", "tok/s/GPU", "speedup (90% band)", "per-bucket speedup", "binding", "fits",
-         "max seq", "$/Mtok", "verdict"], rows))
-
-
-def _sweep(d: Decision) -> str:
-    seqs = d.answers.workload.seq_lens
-    rows = []
-    for r in (d.current, *d.targets):
-        cells = []
-        for p in r.sweep:
-            if p.speedup is not None:
-                cells.append(f"{p.speedup:.2f}x {p.binding}")
-            else:
-                cells.append("no fit" if not p.fits else "-")
-        rows.append([r.gpu, *cells])
-    return "Speedup and binding resource by sequence length\n" + render_table(
-        ["GPU", *(f"{s:,}" for s in seqs)], rows)
-
-
-def _verdicts(d: Decision) -> str:
-    out = ["Verdicts"]
-    for r in d.targets:
-        v = r.verdict
-        if v is None:
-            continue
-        out.append(f"  {r.label}: {v.headline}")
-        out += [f"    - {x.text}" for x in v.reasons[:5]]
-        out += [f"    flip: {f.text}" for f in v.flips]
-        flips = [s for s in r.sensitivity if s.flips]
-        for s in flips[:3]:
-            tie = f", ties at {fmt_num(s.break_even)} {s.unit}" if s.break_even else ""
-            out.append(f"    sensitive to {s.assumption}: {s.verdict_low} at "
-                       f"{fmt_num(s.low)} .. {s.verdict_high} at {fmt_num(s.high)} {s.unit}{tie}")
-        j = r.job
-        if j is not None:
-            money = f"${j.usd:,.0f}" if j.usd is not None else "no price"
-            energy = (f", {j.power_kw:.1f} kW, {j.energy_kwh:,.0f} kWh (${j.energy_usd:,.0f})"
-                      if j.power_kw is not None and j.energy_kwh is not None
-                      and j.energy_usd is not None else "")
-            budget = d.answers.workload.token_budget
-            what = f"{budget:.3g} tokens" if budget else "one hour"
-            out.append(f"    job ({what}): {money}, {j.wall_clock_h:,.1f} h, "
-                       f"{j.gpu_days:,.1f} GPU-days{energy}")
-        b = r.buy_back
-        if b is not None:
-            if b.gpus is not None and b.comm_penalty is not None:
-                cost = f", ${b.usd_per_mtok:.3f}/Mtok" if b.usd_per_mtok is not None else ""
-                out.append(f"    or buy back the speed: {b.note}, {b.comm_penalty:.0%} "
-                           f"per-GPU communication penalty{cost}")
-            else:
-                out.append(f"    or buy back the speed: {b.note}")
-    return "\n".join(out)
-
-
-def render(d: Decision) -> str:
-    """The human report: inputs, evidence, layouts, the primary point, the sweep, verdicts."""
-    parts = [_inputs(d), _evidence(d), _layouts(d), _primary(d), _sweep(d), _verdicts(d),
-             "Notes\n" + "\n".join(f"  - {n}" for n in d.notes)]
-    return "\n\n".join(parts)

@@ -1,31 +1,23 @@
 """`advisor configs`: how many of which GPU, and how to split a staged pipeline.
 
-Two subcommands share one renderer style (plain tables, inputs and assumptions shown,
-prices marked user or default) and a --json twin each. The sweep borrows every workload,
-price and probe flag of `advisor compare`, so the two commands define them once; both
-call the same core functions `advisor decide` and the wizard reach through `run()`.
+Two subcommands, drawn by the shared renderer (the pick first, then the tables, inputs and
+assumptions, prices marked user or default), each with --format and a --json twin. The
+sweep borrows every workload, price and probe flag of `advisor compare`, so the two
+commands define them once; both call the same core functions `advisor decide` and the
+wizard reach through `run()`.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import textwrap
 from typing import TYPE_CHECKING, Any
 
-from advisor.core import MAX_GPUS, InputError, clean_block, in_file
-from advisor.textfmt import fmt_num, render_table
+from advisor.cli import COMMANDS
+from advisor.cli.output import add_output_options, show
+from advisor.core import MAX_GPUS, InputError, in_file
 
 if TYPE_CHECKING:
-    from advisor.core import (
-        Answers,
-        Catalog,
-        ConfigOptions,
-        ConfigSweep,
-        PipelineBalance,
-        PipelineReport,
-        PipelineSpec,
-    )
+    from advisor.core import Answers, Catalog, ConfigOptions, PipelineSpec
 
 SWEEP_HELP = """\
 Project the workload on --current and each --target at every GPU count (default 1, 2, 4,
@@ -56,7 +48,7 @@ def _ints(text: str) -> list[int]:
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
-        "configs", help="GPU-count sweep and pipeline split",
+        "configs", help=COMMANDS["configs"],
         description="How many of which GPU, and how to split a staged pipeline.")
     cmds = p.add_subparsers(dest="configs_command", metavar="SUBCOMMAND", required=True)
 
@@ -76,6 +68,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="best = cheapest (default) or fastest among those that qualify")
     s.add_argument("--no-idle-slots", action="store_true",
                    help="rented instances: a partly used node's empty slots draw nothing")
+    add_output_options(s)
     s.set_defaults(handler=cmd_sweep)
 
     pl = cmds.add_parser("pipeline", help="stage rates, bottleneck, queues and best splits",
@@ -84,7 +77,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     pl.add_argument("file", metavar="FILE", help="TOML with a [pipeline] section")
     pl.add_argument("--gpus", type=int, help="find the best splits of this many GPUs")
     pl.add_argument("--vary", metavar="STAGE", help="stage the neighbour table walks")
-    pl.add_argument("--json", action="store_true", help="machine-readable output")
+    add_output_options(pl)
     pl.set_defaults(handler=cmd_pipeline)
 
 
@@ -142,51 +135,12 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         result = run(answers, catalog, probes_for(ids, catalog, args.probe),
                      provenance()).configs
         assert result is not None
-    print(json.dumps(result.model_dump(mode="json"), indent=2) if args.json
-          else clean_block(render_sweep(result, answers)))
+    from advisor.cli.render.configs import sweep_blocks
+
+    show(args, lambda: sweep_blocks(result, answers),
+         f"advisor: GPU-count sweep, {answers.current}", lambda: result.model_dump(mode="json"),
+         lambda: [result.choice.reason])
     return 0
-
-
-def _price_cell(usd_per_hour: float | None, source: str | None) -> str:
-    return f"${usd_per_hour:.2f} {source}" if usd_per_hour is not None else "no price"
-
-
-def render_sweep(r: ConfigSweep, answers: Answers) -> str:
-    """Inputs, the configuration table, the Pareto front, the pick and what was skipped."""
-    w = answers.workload
-    m = w.model
-    head = (f"Workload: {m.name} ({m.params_total / 1e9:.1f}B params), {w.mode}, {w.precision}, "
-            f"{r.seq_len:,} tokens per sequence, micro-batch {w.micro_batch}; "
-            f"token budget {r.token_budget:.4g} tokens; "
-            f"electricity ${r.electricity_usd_per_kwh}/kWh")
-    rows = []
-    for p in r.points:
-        flags = ("*" if p.pareto else "") + ("" if p.meets_power_cap is not False else " >cap") + (
-            "" if p.meets_deadline is not False else " late")
-        rows.append([
-            p.gpu, str(p.gpus), str(p.nodes), str(p.idle_gpus), fmt_num(p.tokens_per_s / 1e3, 1),
-            f"{p.scaling_efficiency:.0%}", f"{p.comm_share:.0%}", fmt_num(p.eta_days, 2),
-            fmt_num(p.usd, 0), fmt_num(p.gpu_days_equiv, 1), fmt_num(p.power_kw, 2),
-            fmt_num(p.energy_kwh, 0), _price_cell(p.usd_per_gpu_hour, p.price_source),
-            flags.strip()])
-    table = render_table(
-        ["GPU", "N", "nodes", "idle", "Ktok/s", "scaling", "comm", "ETA days", "$", "GPU-d eq",
-         "kW", "kWh", "$/GPU-h", "front"], rows)
-    legend = (f"scaling = per-GPU rate over the smallest count that runs; comm = exposed "
-              f"communication share of a step; GPU-d eq = $ in {r.current} GPU-days; idle = "
-              "empty node slots at idle draw; * = Pareto front over time, $ and kW; "
-              ">cap = over the power cap; late = past the deadline")
-    c = r.choice
-    pick = f"Best ({c.objective}): {c.reason}"
-    parts = [head, f"Configurations\n{table}\n{textwrap.fill(legend, 100)}", pick]
-    if r.skipped:
-        reasons: dict[str, list[str]] = {}
-        for sk in r.skipped:
-            reasons.setdefault(sk.reason, []).append(f"{sk.gpus}x {sk.gpu}")
-        parts.append("Not projected\n" + "\n".join(
-            f"  - {', '.join(who)}: {why}" for why, who in reasons.items()))
-    parts.append("Assumptions\n" + "\n".join(f"  - {a}" for a in r.assumptions))
-    return "\n\n".join(parts)
 
 
 # --- pipeline -------------------------------------------------------------------------------------
@@ -195,13 +149,14 @@ def render_sweep(r: ConfigSweep, answers: Answers) -> str:
 def load_pipeline(path: str) -> PipelineSpec:
     """The [pipeline] section of a TOML file (a standalone file or an answers.toml)."""
     from advisor.core import PipelineSpec, load_model, parse_toml
-    from advisor.io.files import read_text
+    from advisor.io.documents import read_input
 
-    data = parse_toml(read_text(path), path)
+    text, file = read_input(path)
+    data = parse_toml(text, file)
     if not isinstance(data.get("pipeline"), dict):
-        raise InputError("no [pipeline] section", file=path, field="pipeline")
+        raise InputError("no [pipeline] section", file=file, field="pipeline")
     try:
-        return load_model(PipelineSpec, data["pipeline"], path)
+        return load_model(PipelineSpec, data["pipeline"], file)
     except InputError as exc:
         exc.field = f"pipeline.{exc.field}" if exc.field else "pipeline"
         raise
@@ -218,76 +173,9 @@ def cmd_pipeline(args: argparse.Namespace) -> int:
         spec = load_model(PipelineSpec, {**spec.model_dump(), "vary": args.vary}, "--vary")
     with in_file(args.file):
         report = run_pipeline(spec, effective_catalog(), gpus=args.gpus)
-    print(json.dumps(report.model_dump(mode="json"), indent=2) if args.json
-          else clean_block(render_pipeline(report)))
+    from advisor.cli.render.configs import pipeline_blocks
+
+    show(args, lambda: pipeline_blocks(report), f"advisor: pipeline {args.file}",
+         lambda: report.model_dump(mode="json"),
+         lambda: [f"bottleneck: {report.current.bottleneck}; {report.current.queue}"])
     return 0
-
-
-def _split(b: PipelineBalance) -> str:
-    return "+".join(str(n) for n in b.split)
-
-
-def _balance_rows(rows: list[PipelineBalance]) -> list[list[str]]:
-    return [[_split(b), str(b.idle_gpus), fmt_num(b.tokens_per_s / 1e3, 1),
-             fmt_num(b.eta_days, 2), b.bottleneck,
-             f"{b.power_kw_low:.2f}-{b.power_kw_high:.2f}",
-             "{:.2f}-{:.2f}".format(*b.kw_saved) if b.kw_saved else "-",
-             b.queue] for b in rows]
-
-
-BALANCE_HEADERS = ["split", "idle", "Ktok/s", "ETA days", "bottleneck", "kW (band)",
-                   "kW saved vs now", "queues"]
-
-
-def render_pipeline(r: PipelineReport) -> str:
-    """Stage rates and sources, the split now, its neighbours and the best splits."""
-    stages = render_table(
-        ["stage", "GPU", "GPUs", "Ktok/s per GPU", f"{r.unit}/s per GPU", "rate", "busy W",
-         "idle W", "power from"],
-        [[s.name, s.gpu, str(s.gpus), fmt_num(s.tokens_per_s_per_gpu / 1e3, 2),
-          fmt_num(s.tokens_per_s_per_gpu / r.tokens_per_unit, 3), s.detail,
-          fmt_num(s.active_w, 0), fmt_num(s.idle_w, 0), s.power_source] for s in r.stages])
-    now = r.current
-    loads = render_table(
-        ["stage", "GPUs", "capacity Ktok/s", "utilisation", "state", "kW (band)"],
-        [[ld.name, str(ld.gpus), fmt_num(ld.capacity * r.tokens_per_unit / 1e3, 1),
-          f"{ld.utilisation:.0%}", ld.state,
-          f"{ld.power_w_low / 1e3:.2f}-{ld.power_w_high / 1e3:.2f}"] for ld in now.stages])
-    head = (f"Now: {_split(now)} in a box of {r.box_gpus} GPUs, "
-            f"{now.tokens_per_s / 1e3:,.1f} Ktok/s"
-            + (f", ETA {now.eta_days:.2f} days" if now.eta_days else "")
-            + f", {now.power_kw_low:.2f}-{now.power_kw_high:.2f} kW; bottleneck: "
-            f"{now.bottleneck}; {now.queue}")
-    parts = [f"Pipeline{': ' + r.source if r.source else ''}",
-             f"Stages (1 {r.unit} = {r.tokens_per_unit:,.0f} tokens)\n{stages}",
-             f"{head}\n{loads}",
-             f"Moving GPUs on or off {r.vary}\n"
-             + render_table(BALANCE_HEADERS, _balance_rows(r.neighbours)),
-             f"Best splits of {r.best_gpus} GPUs (fastest first; ties to the lower draw)\n"
-             + render_table(BALANCE_HEADERS, _balance_rows(r.best))]
-    parts += [_alternative(r, a) for a in r.alternatives]
-    parts.append("Assumptions\n" + "\n".join(f"  - {a}" for a in r.assumptions))
-    return "\n\n".join(parts)
-
-
-def _alternative(r: PipelineReport, a: Any) -> str:
-    """The same pipeline on another GPU: as given (e.g. a write-up's assumptions) and as the
-    engine projects it, split by split, with GPU-days-equivalent in current-GPU days."""
-    now = r.current
-    base = (f"now: {now.tokens_per_s / 1e3:,.1f} Ktok/s, "
-            + (f"{now.eta_days:.2f} days, " if now.eta_days else "")
-            + (f"{r.current_gpu_days:.1f} GPU-days" if r.current_gpu_days else ""))
-    rows = [[_split_text(s.split), fmt_num(s.tokens_per_s / 1e3, 1), s.bottleneck,
-             fmt_num(s.eta_days, 2), fmt_num(s.gpu_days_equiv, 1),
-             fmt_num((s.engine_tokens_per_s or 0) / 1e3, 1), fmt_num(s.engine_eta_days, 2),
-             fmt_num(s.engine_gpu_days_equiv, 1)] for s in a.splits]
-    table = render_table(["split", "Ktok/s", "bottleneck", "days", "GPU-days eq", "engine Ktok/s",
-                          "engine days", "engine GPU-days eq"], rows)
-    lines = [f"On {a.gpu} ({a.source or 'rates as given'}); price: {a.price_note}; {base}",
-             table]
-    lines += [f"  - {d}" for d in a.differences]
-    return "\n".join(lines)
-
-
-def _split_text(split: list[int]) -> str:
-    return "+".join(str(n) for n in split)

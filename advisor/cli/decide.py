@@ -9,8 +9,10 @@ the report and writes it.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
+
+from advisor.cli import COMMANDS
+from advisor.cli.output import add_output_options, chosen, status
 
 DESCRIPTION = """\
 Reads answers.toml (see examples/answers.toml), decides, and writes the decision
@@ -23,28 +25,32 @@ line naming the file, field and value, and exit code 2.
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
-        "decide", help="headless run: answers.toml in, decision report (TOML) out",
+        "decide", help=COMMANDS["decide"],
         description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--answers", required=True, metavar="FILE", help="the answers (TOML)")
-    p.add_argument("--out", metavar="FILE", help="where to write the report (TOML)")
+    p.add_argument("--answers", required=True, metavar="FILE",
+                   help="the answers (TOML); - reads them from standard input")
+    p.add_argument("--out", metavar="FILE",
+                   help="where to write the report (TOML); - writes it to standard output and "
+                        "the verdict lines to standard error")
     p.add_argument("--probe", action="append", default=[], metavar="FILE",
                    help="a probe record for one of the compared GPUs; repeatable")
     p.add_argument("--no-stored-probes", action="store_true",
                    help="ignore records imported with `advisor probe import`")
-    p.add_argument("--json", action="store_true", help="print the summary as JSON")
+    add_output_options(p, json_help="print the summary as JSON (same as --format json)")
     p.set_defaults(handler=cmd_decide)
 
 
 def cmd_decide(args: argparse.Namespace) -> int:
-    from advisor.cli.compare import render, summary
-    from advisor.cli.configs import render_pipeline, render_sweep
+    from advisor.cli.compare import show_report
+    from advisor.cli.render.decision import verdict_summary
     from advisor.core import clean_block, drift_warning, in_file, report_to_toml, run, stack_drift
     from advisor.io.atomic import check_output_path, write_output
     from advisor.io.catalog_store import effective_catalog, provenance
     from advisor.io.documents import load_answers
     from advisor.io.probe_store import probes_for, workloads_for
 
+    chosen(args)  # a contradictory --json --format fails before the work
     if args.out:
         check_output_path(args.out)  # a bad --out fails now, not after the work
     catalog = effective_catalog()
@@ -60,14 +66,12 @@ def cmd_decide(args: argparse.Namespace) -> int:
     drift = stack_drift(report.probes)
     if drift:
         print(clean_block(drift_warning(drift)), file=sys.stderr)
-    if args.json:
-        print(json.dumps(summary(report), indent=2))
-    else:
-        print(clean_block(render(report.decision)))
-        if report.configs is not None:
-            print("\n" + clean_block(render_sweep(report.configs, answers)))
-        if report.pipeline is not None:
-            print("\n" + clean_block(render_pipeline(report.pipeline)))
+    if args.out == "-":  # standard output holds the report: the verdict lines go to stderr
+        if not args.quiet:
+            print(clean_block("\n".join(verdict_summary(report.decision))), file=sys.stderr)
+        return 0
+    show_report(args, report, kept=False)
     if args.out:
-        print(f"report written to {args.out}", file=sys.stderr if args.json else sys.stdout)
+        status(args, f"report written to {args.out}",
+               file=sys.stderr if chosen(args) != "text" else sys.stdout)
     return 0

@@ -10,6 +10,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING
 
+from advisor.cli import COMMANDS
 from advisor.core import MAX_RETRIES, MAX_TIMEOUT_S, InputError, clean_block
 
 if TYPE_CHECKING:
@@ -80,7 +81,8 @@ def run_pull(kind: PullKind, args: argparse.Namespace) -> int:
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("prices", help="pull the team's price sheet as default prices")
+    p = sub.add_parser(
+        "prices", help=COMMANDS["prices"])
     psub = p.add_subparsers(dest="prices_command", metavar="SUBCOMMAND", required=True)
     pl = psub.add_parser(
         "pull", help="fetch a team price sheet (CSV, TOML or JSON) and use it as defaults",

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from advisor.cli import COMMANDS
 from advisor.core import InputError
 
 DESCRIPTION = """\
@@ -50,8 +51,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from advisor.probes.cli import add_suite_arguments
 
     p = sub.add_parser(
-        "probe",
-        help="measure this box: MAMF, attention, bandwidth, node health",
+        "probe", help=COMMANDS["probe"],
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -72,6 +72,8 @@ _PUBLIC: dict[str, str] = {
     "refit": "advisor.core.validation",
     "CaseSpec": "advisor.core.validation",
     "Accuracy": "advisor.core.validation",
+    "CaseResult": "advisor.core.validation",
+    "Summary": "advisor.core.validation",
     "PipelineAlternative": "advisor.core.model.options",
     # text codecs and errors
     "InputError": "advisor.core.errors",
@@ -151,7 +153,9 @@ if TYPE_CHECKING:  # the names above, for type checkers
     from advisor.core.text import clean, clean_block
     from advisor.core.validation import (
         Accuracy,
+        CaseResult,
         CaseSpec,
+        Summary,
         anchored_groups,
         refit,
         validate,

@@ -22,14 +22,15 @@ import re
 import tomllib
 import types
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
-import tomlkit
 from pydantic import BaseModel, ValidationError
-from tomlkit.items import AoT, Array, Item, Table
 
 from advisor.core.errors import InputError
 from advisor.core.model.bounds import MAX_DEPTH
+
+if TYPE_CHECKING:
+    from tomlkit.items import Item
 
 Format = Literal["toml", "json", "csv"]
 FORMATS: tuple[Format, ...] = ("toml", "json", "csv")
@@ -279,6 +280,9 @@ def _is_table(value: Any) -> bool:
 def toml_item(value: Any, inline: bool = True) -> Item:
     """Plain data as tomlkit items: scalars before sub-tables, small flat tables inline
     (where `inline`), lists of tables as [[arrays of tables]]."""
+    import tomlkit  # here, not at the top: reading and deciding never write TOML
+    from tomlkit.items import Array
+
     if isinstance(value, Mapping):
         flat = not any(_is_table(v) or _is_prose(v) for v in value.values())
         if inline and flat and len(value) <= INLINE_MAX_KEYS:
@@ -306,6 +310,9 @@ def toml_document(header: Sequence[str], sections: Sequence[tuple[str, Any, str]
     Plain values go first, tables after, since TOML would file a plain value written
     after a [table] under that table; each section's comment stays right above it.
     """
+    import tomlkit
+    from tomlkit.items import AoT, Table
+
     doc = tomlkit.document()
     for line in header:
         doc.add(tomlkit.comment(line))

@@ -14,8 +14,8 @@ text display in a different order than it reads ("trojan source"), and lone surr
 
 This is the one sanitiser. Data keeps its text as written (a report reads back exactly);
 the output points run this over what they show: error lines (`InputError.one_line`),
-tables (`advisor.textfmt.render_table`), the blocks the CLI prints, and the wizard's
-labels of catalog and pulled names.
+tables and blocks the CLI draws (`advisor.cli.render.emit`, `advisor.humanize`), and the
+wizard's labels of catalog and pulled names.
 """
 
 from __future__ import annotations

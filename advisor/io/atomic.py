@@ -9,7 +9,8 @@ screenshots. It respects what is already at the path:
 - a character device or a FIFO (`/dev/null`, a terminal, a named pipe) is written straight
   through: the node is never replaced, so `--out /dev/null` run as root leaves `/dev/null`
   a device;
-- `/dev/stdout`, `/dev/stderr`, `/dev/fd/N` and `/proc/self/fd/N` are this process's own
+- `-` is standard output, as everywhere on a command line (`advisor decide --out -`);
+  `/dev/stdout`, `/dev/stderr`, `/dev/fd/N` and `/proc/self/fd/N` are this process's own
   descriptors, and are written to as such (the summary and the report keep their order);
 - a folder, a block device, a socket or a missing parent folder is refused with one line
   (`InputError`, exit code 2). `check_output_path` says so before any work starts: call it
@@ -42,7 +43,7 @@ STALE_AFTER_S = 3600.0
 
 _TEMP = re.compile(rf"^\..*{re.escape(TEMP_MARK)}(?P<host>[A-Za-z0-9-]+)\.(?P<pid>\d+)\.[0-9a-f]+$")
 _DESCRIPTOR = re.compile(r"^/(?:dev/fd|proc/self/fd)/(\d+)$")
-_STD = {"/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
+_STD = {"-": 1, "/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
 _NOCTTY = getattr(os, "O_NOCTTY", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _NAME_KEPT = 96

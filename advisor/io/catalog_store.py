@@ -18,23 +18,24 @@ Reading is offline and cheap: with nothing pulled this is exactly `load_catalog(
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, time
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-import tomlkit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from advisor.core.errors import InputError
 from advisor.core.formats import parse_json, validation_error, without_nulls
 from advisor.core.model.bounds import MAX_JSON_BYTES
-from advisor.core.model.catalog import CATALOG_FILES, Catalog, build_catalog, parse_toml
+from advisor.core.model.catalog import CATALOG_FILES, Catalog, catalog_from_docs, parse_toml
+from advisor.io.atomic import write_output
 from advisor.io.files import read_text
-from advisor.io.paths import pulled_dir
+from advisor.io.paths import cache_dir, pulled_dir
 
 if TYPE_CHECKING:
     from advisor.core.report.document import Provenance
@@ -45,9 +46,48 @@ def read_shipped_texts() -> dict[str, str]:
     return {f: root.joinpath(f).read_text(encoding="utf-8") for f in CATALOG_FILES}
 
 
+SHIPPED_ORIGIN = {f: f"catalog/{f}" for f in CATALOG_FILES}
+
+
+def shipped_docs(texts: Mapping[str, str] | None = None) -> dict[str, dict[str, Any]]:
+    """The shipped catalog files decoded, from a cache keyed on their exact bytes.
+
+    Decoding the TOML is most of what loading the catalog costs a command (tomllib is pure
+    Python); validating the decoded entries is cheap and is still done on every start, so a
+    stale, damaged or planted cache cannot put an unchecked figure into a decision. The
+    cache is JSON in the user cache folder (dates as ISO text, which validation reads
+    back), written atomically; any failure to read or write it just decodes the TOML.
+    """
+    texts = texts if texts is not None else read_shipped_texts()
+    digest = hashlib.sha256(CACHE_KEY_SALT.encode())
+    for name in CATALOG_FILES:
+        digest.update(name.encode() + b"\0" + texts[name].encode() + b"\0")
+    path = cache_dir() / f"catalog-{digest.hexdigest()[:24]}.json"
+    try:
+        cached = json.loads(path.read_bytes())
+        if isinstance(cached, dict) and set(cached) == set(CATALOG_FILES):
+            return cached
+    except (OSError, ValueError):
+        pass
+    docs = {f: parse_toml(texts[f], SHIPPED_ORIGIN[f]) for f in CATALOG_FILES}
+    with contextlib.suppress(InputError):  # a read-only home: decode again next time
+        write_output(path, json.dumps(docs, default=_iso), create_parents=True)
+    return docs
+
+
+CACHE_KEY_SALT = "advisor.catalog-docs.1"
+"""Changes when the cached form changes, so an old cache is never read as a new one."""
+
+
+def _iso(value: Any) -> str:
+    if isinstance(value, date | time):
+        return value.isoformat()
+    raise TypeError(f"{type(value).__name__} in a catalog file")
+
+
 def load_catalog() -> Catalog:
     """The shipped catalog alone, as `advisor validate` and the tests read it."""
-    return build_catalog(read_shipped_texts(), {f: f"catalog/{f}" for f in CATALOG_FILES})
+    return catalog_from_docs(shipped_docs(), SHIPPED_ORIGIN)
 
 
 PullKind = Literal["catalog", "prices"]
@@ -152,21 +192,16 @@ def build_effective(overlays: Sequence[tuple[str, Entries]]) -> Catalog:
     Errors name the file as "<label> over catalog/<file>", so a bad pulled entry points at
     where it came from rather than at the shipped file.
     """
-    texts = read_shipped_texts()
-    origin = {f: f"catalog/{f}" for f in CATALOG_FILES}
-    docs: dict[str, dict[str, Any]] = {}
+    docs = shipped_docs()  # decoded afresh from the cache: the merge may change it in place
+    origin = dict(SHIPPED_ORIGIN)
     for label, entries in overlays:
         for table, items in entries.items():
             if not items:
                 continue
             file = TABLE_FILE[table]
-            if file not in docs:
-                docs[file] = parse_toml(texts[file], origin[file])
             _merge_table(docs[file].setdefault(table, []), table, items)
             origin[file] = f"{label} over catalog/{file}"
-    for file, doc in docs.items():
-        texts[file] = tomlkit.dumps(doc)
-    return build_catalog(texts, origin)
+    return catalog_from_docs(docs, origin)
 
 
 def effective_catalog() -> Catalog:

@@ -3,13 +3,15 @@
 Impure, so it lives outside `advisor.core`. It never imports torch: importing
 it takes seconds, can initialise CUDA, and fails on a broken install, while
 the facts we need are in package metadata and in `torch/version.py`'s text.
-GPUs come from the vendor tools (`nvidia-smi`, `amd-smi`, `rocm-smi`) with a
-short timeout; a CPU box simply has none.
+NVIDIA GPUs come from NVML where `nvidia-ml-py` is importable (the `nvml` extra: one
+library call instead of a process, as nvitop and gpustat do), else from `nvidia-smi`; AMD
+GPUs from `amd-smi` or `rocm-smi`; each tool with a short timeout. A CPU box has none.
 """
 
 from __future__ import annotations
 
 import ast
+import contextlib
 import csv
 import importlib.metadata as md
 import importlib.util
@@ -26,7 +28,7 @@ from pydantic import BaseModel, ConfigDict
 from advisor.core.model.catalog import Catalog, Gpu
 from advisor.core.model.stack import Stack, normalize_package
 
-# pip distribution -> catalog package id (support-matrix.md §7). The FA4 distribution
+# pip distribution -> catalog package id. The FA4 distribution
 # is flash-attn-4 although it imports as flash_attn.cute; cuDNN ships as nvidia-cudnn-cuXX.
 DISTRIBUTIONS: dict[str, str] = {
     "torch": "torch",
@@ -257,7 +259,44 @@ def parse_rocm_smi(
     return gpus
 
 
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def nvml_gpus() -> list[DetectedGpu] | None:
+    """The NVIDIA GPUs NVML lists, or None where NVML is not installed or will not start
+    (then `nvidia-smi` is asked instead). Never raises: detection is best effort."""
+    try:
+        import pynvml  # the nvidia-ml-py distribution
+    except ImportError:
+        return None
+    try:
+        pynvml.nvmlInit()
+    except Exception:  # no driver, no library: NVMLError and its many subclasses
+        return None
+    try:
+        driver = _text(pynvml.nvmlSystemGetDriverVersion())
+        gpus = []
+        for i in range(pynvml.nvmlDeviceGetCount()):
+            h = pynvml.nvmlDeviceGetHandleByIndex(i)
+            major, minor = pynvml.nvmlDeviceGetCudaComputeCapability(h)
+            gpus.append(DetectedGpu(
+                vendor="NVIDIA", name=_text(pynvml.nvmlDeviceGetName(h)),
+                uuid=_text(pynvml.nvmlDeviceGetUUID(h)), driver=driver,
+                memory_mib=int(pynvml.nvmlDeviceGetMemoryInfo(h).total) // 2**20,
+                capability=f"{major}.{minor}"))
+        return gpus
+    except Exception:  # a device NVML cannot read: let nvidia-smi try
+        return None
+    finally:
+        with contextlib.suppress(Exception):
+            pynvml.nvmlShutdown()
+
+
 def _nvidia(timeout: float) -> list[DetectedGpu]:
+    found = nvml_gpus()
+    if found is not None:
+        return found
     base = ["nvidia-smi", "--format=csv,noheader,nounits"]
     out = _run([*base, f"--query-gpu={NVIDIA_QUERY}"], timeout)
     if out is None:  # drivers before compute_cap existed reject the whole query

@@ -25,6 +25,17 @@ def data_dir() -> Path:
     return user_data_path(APP, appauthor=False)
 
 
+def cache_dir() -> Path:
+    """What advisor can rebuild from its own files (the decoded catalog): `$ADVISOR_HOME/cache`,
+    else the platform's user cache folder (`~/.cache/advisor` on Linux)."""
+    home = os.environ.get("ADVISOR_HOME")
+    if home:
+        return Path(home).expanduser() / "cache"
+    from platformdirs import user_cache_path
+
+    return user_cache_path(APP, appauthor=False)
+
+
 def pulled_dir() -> Path:
     """Pulled catalog overlays and price sheets, each with its fetch metadata."""
     return data_dir() / "pulled"

@@ -21,8 +21,12 @@ from advisor.core.model.drift import Drift, drift_warning, stack_drift
 from advisor.core.model.probe_record import ProbeRecord
 from advisor.core.text import clean, clean_block
 from advisor.io.atomic import write_output
-from advisor.io.documents import load_probe_record, probe_record_from_bytes
-from advisor.io.files import read_bytes
+from advisor.io.documents import (
+    display_name,
+    load_probe_record,
+    probe_record_from_bytes,
+    read_document,
+)
 from advisor.io.paths import probes_dir
 
 # A workload probe's record (`advisor probe --workload`, `python -m probes workload`) is
@@ -134,8 +138,9 @@ class Imported:
 
 def import_probe(file: str | Path, catalog: Catalog, gpu: str | None = None) -> Imported:
     """Validate a record from another box, file it under its catalog id, check stack drift."""
-    data = read_bytes(file, MAX_JSON_BYTES)
-    record = probe_record_from_bytes(data, str(file))  # the store's own reader, on these bytes
+    data = read_document(file, MAX_JSON_BYTES)  # `-`: standard input
+    file = display_name(file)
+    record = probe_record_from_bytes(data, file)  # the store's own reader, on these bytes
     device = record.stamp.device
     notes = []
     if device.kind == "cpu":

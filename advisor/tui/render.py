@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from advisor.textfmt import fmt_num
+from advisor.humanize import fmt_num
 from advisor.tui.words import field_label, humanize
 
 if TYPE_CHECKING:

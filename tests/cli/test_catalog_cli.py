@@ -47,15 +47,15 @@ def test_loose_id_lists_variants(advisor_cli):
 def test_show_prints_sources_and_dates(advisor_cli):
     r = advisor_cli("catalog", "show", "h200-sxm")
     assert r.returncode == 0, r.stderr
-    assert "MAMF bf16: 794.5" in r.stdout
-    assert "retrieved 20" in r.stdout
-    assert "default price: $4.90/GPU-hour" in r.stdout
+    assert "MAMF bf16" in r.stdout and "794.5 TFLOPS" in r.stdout
+    assert "retrieved 20" in r.stdout and "Sources" in r.stdout
+    assert "default price" in r.stdout and "$4.90/GPU-hour" in r.stdout
 
 
 def test_show_json(advisor_cli):
     r = advisor_cli("catalog", "show", "b200-sxm", "--json")
     assert r.returncode == 0, r.stderr
-    doc = json.loads(r.stdout)
+    [doc] = json.loads(r.stdout)  # a list, however many match
     assert doc["id"] == "b200-sxm" and doc["peak_tflops"]["bf16"] == 2250.0
 
 

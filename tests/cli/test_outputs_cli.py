@@ -162,7 +162,8 @@ def test_an_oserror_on_a_path_is_one_line(monkeypatch, capsys) -> None:
     def unreadable(args: object) -> int:
         raise PermissionError(13, "Permission denied", "/srv/reports/r.toml")
 
-    monkeypatch.setattr("advisor.cli.build_parser", lambda: _Fixed(build_parser(), unreadable))
+    monkeypatch.setattr("advisor.cli.build_parser",
+                        lambda argv=None: _Fixed(build_parser(argv), unreadable))
     assert main(["report", "show", "x"]) == 2
     assert capsys.readouterr().err == "advisor: error: /srv/reports/r.toml: Permission denied\n"
 
@@ -185,7 +186,8 @@ def test_an_oserror_without_a_path_is_a_bug_and_keeps_its_traceback(monkeypatch)
     def broken(args: object) -> int:
         raise OSError("something inside advisor")
 
-    monkeypatch.setattr("advisor.cli.build_parser", lambda: _Fixed(build_parser(), broken))
+    monkeypatch.setattr("advisor.cli.build_parser",
+                        lambda argv=None: _Fixed(build_parser(argv), broken))
     with pytest.raises(OSError, match="something inside advisor"):
         main(["report", "show", "x"])
 
@@ -198,5 +200,5 @@ def test_probe_without_torch_says_how_to_get_it(monkeypatch, capsys) -> None:
                         lambda name, *a: None if name == "torch" else real(name, *a))
     assert main(["probe", "--quick"]) == 2
     assert capsys.readouterr().err == (
-        "advisor: error: torch is not installed here: install advisor[probe] or torch "
+        "advisor: error: torch is not installed here: install gpu-upgrade-advisor[probe] or torch "
         "to measure this box\n")

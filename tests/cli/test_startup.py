@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -63,3 +64,71 @@ def test_cli_formats_match_the_core() -> None:
     from advisor.core.formats import FORMATS as CORE_FORMATS
 
     assert FORMATS == CORE_FORMATS
+
+
+def loaded_by(*args: str) -> set[str]:
+    """sys.modules after `advisor ARGS` (importlib.import_module leaves no -X importtime
+    line for the module it loads, so the subcommand modules are read off sys.modules)."""
+    code = ("import contextlib, io, json, sys\n"
+            "from advisor.cli import main\n"
+            "with contextlib.suppress(SystemExit), contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    main({list(args)!r})\n"
+            "print(json.dumps(sorted(sys.modules)))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=60, stdin=subprocess.DEVNULL)
+    assert r.returncode == 0, r.stderr[-2000:]
+    import json
+
+    return set(json.loads(r.stdout))
+
+
+SUBCOMMANDS = {f"advisor.cli.{c}" for c in ("catalog", "prices", "probe", "compare", "decide",
+                                            "report", "validate", "configs", "models", "env",
+                                            "completion")}
+
+
+def test_help_imports_no_subcommand_module() -> None:
+    """`advisor --help` and `--version` list every command by name alone: none of their
+    modules load, the probes' command line least of all."""
+    for args in (["--help"], ["--version"]):
+        names = loaded_by(*args)
+        assert "advisor.cli" in names  # the check can see the CLI
+        assert not names & SUBCOMMANDS and "advisor.probes.cli" not in names, args
+
+
+def test_a_command_loads_its_own_module_only() -> None:
+    names = loaded_by("catalog", "--help")
+    assert names & SUBCOMMANDS == {"advisor.cli.catalog", "advisor.cli.prices"}  # pull options
+    assert "advisor.probes.cli" not in names
+
+
+def test_the_command_name_is_found_past_the_global_options() -> None:
+    from advisor.cli import command_named
+
+    assert command_named(["--resume", "catalog", "decide"]) == "decide"
+    assert command_named(["--version"]) is None
+    assert command_named(["--", "compare"]) == "compare"
+    assert command_named(["report", "show", "x"]) == "report"
+
+
+def test_output_formats_match_the_renderer() -> None:
+    from advisor.cli.output import FORMATS
+    from advisor.cli.render.emit import FORMATS as RENDER_FORMATS
+
+    assert FORMATS == RENDER_FORMATS
+
+
+def test_a_clone_maps_catalog_and_probes_into_advisor() -> None:
+    """`python -m advisor` in a clone's root, where the source folder shadows any install:
+    advisor.catalog and advisor.probes are the repo's catalog/ and probes/ (no editable
+    import hook needed)."""
+    root = Path(__file__).resolve().parents[2]
+    code = ("import sys; sys.meta_path[:] = [f for f in sys.meta_path "
+            "if type(f).__name__ != 'SubpackageFinder']; "
+            "import advisor.probes, advisor.catalog; "
+            "print(advisor.probes.__file__); print(advisor.catalog.__file__)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       cwd=root, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == [str(root / "probes" / "__init__.py"),
+                                str(root / "catalog" / "__init__.py")]

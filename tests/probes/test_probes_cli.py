@@ -46,6 +46,25 @@ def test_probes_run_json_goes_to_stdout(capsys):
     assert record["schema"] == "advisor.probe-record" and record["attention"] == []
 
 
+def test_probes_run_out_dash_is_stdout(capsys):
+    assert probes_main(["run", *TINY, "--only", "matmul", "--out", "-"]) == 0
+    out = capsys.readouterr().out
+    assert json.loads(out[out.index("{"):])["schema"] == "advisor.probe-record"
+    assert not Path("-").exists()
+
+
+def test_without_torch_one_line_and_exit_2(capsys, monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "torch" else real(name, *a))
+    assert probes_main(["run", "--quick"]) == 2
+    assert capsys.readouterr().err == (
+        "probes: error: torch is not installed here: install torch (2.4 or later) or "
+        "gpu-upgrade-advisor[probe] to measure this box\n")
+
+
 def test_bad_flags_exit_2(capsys):
     assert probes_main(["run", "--device", "cpu", "--dtype", "bf16,fp9"]) == 2
     assert "unknown dtype 'fp9'" in capsys.readouterr().err

@@ -24,5 +24,5 @@ async def test_without_torch_the_probes_say_what_to_install(make_app, ready_stat
         await app.workers.wait_for_complete()
         await pilot.pause()
         message = str(app.screen.query_one("#probe-message", Static).render())
-        assert "install advisor[probe] or torch to measure this box" in message
+        assert "install gpu-upgrade-advisor[probe] or torch to measure this box" in message
         assert not app.screen.running

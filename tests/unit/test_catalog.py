@@ -219,3 +219,32 @@ def test_broken_toml_names_file_and_line(file: str) -> None:
     line = exc.value.one_line()
     assert file in line and "not valid TOML" in line and "line" in line
 
+
+
+def test_the_decoded_catalog_is_cached_and_still_validated(tmp_path, monkeypatch) -> None:
+    """The second load reads the decoded files from the cache, keyed on their bytes; a
+    damaged cache is decoded again; a planted cache is validated like any catalog."""
+    import json
+
+    from advisor.io import catalog_store
+    from advisor.io.catalog_store import SHIPPED_ORIGIN, shipped_docs
+
+    monkeypatch.setenv("ADVISOR_HOME", str(tmp_path))
+    fresh = build_catalog(read_shipped_texts(), SHIPPED_ORIGIN)
+    assert load_catalog() == fresh
+    [cache] = (tmp_path / "cache").glob("catalog-*.json")
+    assert load_catalog() == fresh  # from the cache
+
+    cache.write_text("{not json")
+    assert load_catalog() == fresh and json.loads(cache.read_text())  # rebuilt and rewritten
+
+    docs = shipped_docs()
+    docs["gpus.toml"]["gpu"][0]["memory"]["gib"] = -5  # a planted, invalid figure
+    cache.write_text(json.dumps(docs, default=catalog_store._iso))
+    with pytest.raises(InputError, match="gib"):
+        load_catalog()
+
+    other = {**read_shipped_texts()}
+    other["prices.toml"] += "\n# edited\n"
+    shipped_docs(other)  # other bytes: another cache file, not the planted one
+    assert len(list((tmp_path / "cache").glob("catalog-*.json"))) == 2

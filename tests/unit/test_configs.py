@@ -218,7 +218,7 @@ def dflash():
 
 
 def test_published_seven_plus_one_is_balanced(dflash):
-    """cost-power-figures.md: 7+1 at 34.7 Ktok/s, ~4.7 kW, queue empty, ETA 3.7 days."""
+    """The DFlash power write-up: 7+1 at 34.7 Ktok/s, ~4.7 kW, queue empty, ETA 3.7 days."""
     now = dflash.current
     assert now.split == (7, 1) and now.balanced and "near empty" in now.queue
     assert now.tokens_per_s == pytest.approx(34_700, rel=0.001)

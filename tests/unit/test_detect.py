@@ -251,3 +251,73 @@ esac""",
         monkeypatch.setenv("PATH", str(tmp_path))
         [g] = detect_gpus()
         assert (g.vendor, g.gcn_arch, g.memory_mib) == ("AMD", "gfx942", None)
+
+
+class FakeNvml:
+    """nvidia-ml-py's calls, answering for two H100s (or failing to start)."""
+
+    class NVMLError(Exception):
+        pass
+
+    def __init__(self, starts: bool = True) -> None:
+        self.starts = starts
+        self.shut = False
+
+    def nvmlInit(self) -> None:
+        if not self.starts:
+            raise self.NVMLError("Driver Not Loaded")
+
+    def nvmlShutdown(self) -> None:
+        self.shut = True
+
+    def nvmlSystemGetDriverVersion(self) -> bytes:
+        return b"550.54.15"
+
+    def nvmlDeviceGetCount(self) -> int:
+        return 2
+
+    def nvmlDeviceGetHandleByIndex(self, i: int) -> int:
+        return i
+
+    def nvmlDeviceGetName(self, h: int) -> str:
+        return "NVIDIA H100 80GB HBM3"
+
+    def nvmlDeviceGetUUID(self, h: int) -> str:
+        return f"GPU-{h}"
+
+    def nvmlDeviceGetCudaComputeCapability(self, h: int) -> tuple[int, int]:
+        return 9, 0
+
+    def nvmlDeviceGetMemoryInfo(self, h: int) -> object:
+        return type("Memory", (), {"total": 81559 * 2**20})()
+
+
+class TestNvml:
+    def test_nvml_is_asked_before_nvidia_smi(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, gpus_catalog: Catalog
+    ) -> None:
+        fake = FakeNvml()
+        monkeypatch.setitem(sys.modules, "pynvml", fake)
+        fake_tool(tmp_path, "nvidia-smi", "echo 'Tesla T4, GPU-9, 470.82.01, 15109 MiB'")
+        monkeypatch.setenv("PATH", str(tmp_path))
+        gpus = detect_gpus(gpus_catalog)
+        assert [(g.name, g.uuid, g.driver, g.memory_mib, g.capability, g.catalog_id)
+                for g in gpus] == [
+            ("NVIDIA H100 80GB HBM3", f"GPU-{i}", "550.54.15", 81559, "9.0", "h100-sxm")
+            for i in range(2)]
+        assert fake.shut
+
+    def test_nvml_that_will_not_start_falls_back_to_the_tool(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setitem(sys.modules, "pynvml", FakeNvml(starts=False))
+        fake_tool(tmp_path, "nvidia-smi", "echo 'Tesla T4, GPU-9, 470.82.01, 15109 MiB'")
+        monkeypatch.setenv("PATH", str(tmp_path))
+        [g] = detect_gpus()
+        assert (g.name, g.driver) == ("Tesla T4", "470.82.01")
+
+    def test_no_nvml_module_means_the_tool(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        from advisor.io.detect import nvml_gpus
+
+        monkeypatch.setitem(sys.modules, "pynvml", None)  # import fails
+        assert nvml_gpus() is None

@@ -345,7 +345,7 @@ def _entry_id(raw: Any, key: str = "id") -> str | None:
     return None
 
 
-def _table_list(doc: dict[str, Any], key: str, file: str) -> list[Any]:
+def _table_list(doc: Mapping[str, Any], key: str, file: str) -> list[Any]:
     items = doc.get(key)
     if not isinstance(items, list) or not items:
         raise InputError(f"expected a non-empty [[{key}]] array", file=file, field=key)
@@ -362,12 +362,18 @@ def _unique(items: Iterable[tuple[str, str]], file: str, what: str) -> None:
 
 def build_catalog(texts: Mapping[str, str], origin: Mapping[str, str] | None = None) -> Catalog:
     """Validate the four catalog files given as text, keyed by file name."""
+    docs = {f: parse_toml(texts[f], (origin or {}).get(f, f)) for f in CATALOG_FILES}
+    return catalog_from_docs(docs, origin)
+
+
+def catalog_from_docs(docs: Mapping[str, Mapping[str, Any]],
+                      origin: Mapping[str, str] | None = None) -> Catalog:
+    """Validate the four catalog files given as decoded TOML (a dict each), keyed by file
+    name: a caller that keeps the decoded files need not parse the TOML again."""
     name = dict(origin or {})
 
     def label(f: str) -> str:
         return name.get(f, f)
-
-    docs = {f: parse_toml(texts[f], label(f)) for f in CATALOG_FILES}
 
     archs_raw = _table_list(docs["archs.toml"], "arch", label("archs.toml"))
     archs = [_validate(Arch, r, label("archs.toml"), _entry_id(r)) for r in archs_raw]

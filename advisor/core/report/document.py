@@ -24,6 +24,7 @@ from advisor.core.formats import (
     load_model,
     model_data,
     normalize,
+    parse_json,
     parse_toml,
     toml_document,
 )
@@ -181,8 +182,11 @@ def report_to_toml(report: Report) -> str:
 
 
 def parse_report(text: str, file: str) -> Report:
-    """A report's TOML back to the Report; other schemas and versions are refused."""
-    data = parse_toml(text, file)
+    """A report's TOML (or the JSON `advisor report show --format json` prints) back to the
+    Report; other schemas and versions are refused."""
+    data = parse_json(text, file) if text.lstrip().startswith("{") else parse_toml(text, file)
+    if isinstance(data.get("decision"), dict):  # the JSON nests what the TOML lays out flat
+        data = {**data, **data.pop("decision")}
     if data.get("schema") != SCHEMA:
         raise not_ours("an advisor decision report", SCHEMA, data.get("schema"), file)
     version = data.get("version")

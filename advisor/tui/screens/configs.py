@@ -23,7 +23,7 @@ from textual.markup import escape
 from textual.widgets import DataTable, Input, Select, Static, TabbedContent, TabPane
 
 from advisor.core import clean_block
-from advisor.textfmt import fmt_num
+from advisor.humanize import fmt_num
 from advisor.tui.fields import any_field_def
 from advisor.tui.numbers import (
     NumberSpec,

@@ -23,7 +23,7 @@ from textual.markup import escape
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from advisor.core import clean_block
-from advisor.textfmt import fmt_num
+from advisor.humanize import fmt_num
 from advisor.tui.numbers import format_seq_lens
 from advisor.tui.render import BUCKET_NAMES, RESOURCE_NAMES, RESOURCE_SHORT, speed
 from advisor.tui.screens.base import NARROW, ReportScreen

@@ -21,7 +21,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, LoadingIndicator, Static
 
 from advisor.core import clean_block, rank
-from advisor.textfmt import fmt_num
+from advisor.humanize import fmt_num
 from advisor.tui.render import KIND, headline, hours, price_text
 from advisor.tui.words import humanize
 

@@ -17,7 +17,7 @@ from textual.markup import escape
 from textual.widgets import Static
 
 from advisor.core import clean_block
-from advisor.textfmt import fmt_num, render_table
+from advisor.humanize import fmt_num, render_table
 from advisor.tui.render import (
     KIND,
     WARNING_KINDS,

@@ -23,7 +23,7 @@ from textual.message import Message
 from textual.widgets import Button, DataTable, Input, Static
 
 from advisor.core import InputError, PipelineSpec, clean_block
-from advisor.textfmt import fmt_num
+from advisor.humanize import fmt_num
 from advisor.tui.fields import any_field_def
 from advisor.tui.state import Context
 

@@ -1,0 +1,315 @@
+"""A Decision as blocks: the verdict first, one line per target, then the details.
+
+Order: the verdicts; the figures at the primary sequence length, one row per GPU; for
+each target why, what flips it and what it costs; speedup by sequence length (a chart);
+the rates and where they come from; the layouts; the inputs and the defaults used; notes.
+
+Per-target figures are rows of `SUMMARY` and lines of `target_facts`: a new figure (TTFT,
+a batch size) is one entry there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from advisor.cli.render.blocks import Block, Bullets, Col, Heading, Para, Table
+from advisor.cli.render.charts import speedup_chart
+from advisor.humanize import NA, UNKNOWN, band, count, duration, number, usd
+
+if TYPE_CHECKING:
+    from advisor.core import Decision, GpuResult, SweepPoint
+
+BUCKETS = {"dense": "dense", "attention": "attention", "elementwise": "elementwise",
+           "optimizer": "optimizer", "communication": "comm", "overhead": "host"}
+ASSUMED = ("transferred-efficiency", "generic-kernel-ratio")
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One column of the summary table: its header and how to read it off a GPU."""
+
+    col: Col
+    cell: Callable[[Decision, GpuResult, SweepPoint | None], str]
+
+
+def _point(d: Decision, r: GpuResult) -> SweepPoint | None:
+    return r.point(d.primary_seq_len)
+
+
+def _job_usd(d: Decision, r: GpuResult, p: SweepPoint | None) -> str:
+    return usd(r.job.usd) if r.job else NA
+
+
+def _job_time(d: Decision, r: GpuResult, p: SweepPoint | None) -> str:
+    return duration(r.job.wall_clock_h) if r.job else NA
+
+
+def _energy(d: Decision, r: GpuResult, p: SweepPoint | None) -> str:
+    return number(r.job.energy_kwh) if r.job and r.job.energy_kwh is not None else UNKNOWN
+
+
+def _max_seq(d: Decision, r: GpuResult, p: SweepPoint | None) -> str:
+    return count(r.memory.max_seq_len) if r.memory.max_seq_len else NA
+
+
+def _serving(d: Decision) -> bool:
+    return not d.answers.workload.training
+
+
+SERVING: list[Figure] = [
+    Figure(Col("batch", "requests", numeric=True, drop=1),
+           lambda d, r, p: number(p.batch) if p and p.batch else NA),
+    Figure(Col("batch set by", drop=6),
+           lambda d, r, p: p.batch_cap or NA if p else NA),
+    Figure(Col("TTFT", "ms", numeric=True, drop=2),
+           lambda d, r, p: number(p.ttft_ms) if p and p.ttft_ms is not None else NA),
+    Figure(Col("TPOT", "ms", numeric=True, drop=2),
+           lambda d, r, p: number(p.tpot_ms, 1) if p and p.tpot_ms is not None else NA),
+]
+"""Serving's own figures, inserted after the speedup column for a serving decision."""
+
+
+SUMMARY: list[Figure] = [
+    Figure(Col("GPUs"), lambda d, r, p: r.label),
+    Figure(Col("tokens/s", "per GPU", numeric=True),
+           lambda d, r, p: number(p.tokens_per_s_per_gpu) if p and p.tokens_per_s_per_gpu
+           else NA),
+    Figure(Col("speedup", "(90% band)", numeric=True),
+           lambda d, r, p: band(p.speedup, p.speedup_low, p.speedup_high) if p else NA),
+    Figure(Col("cost", "$/Mtok", numeric=True, drop=2),
+           lambda d, r, p: number(p.usd_per_mtok, 3) if p and p.usd_per_mtok is not None
+           else (NA if not p or p.tokens_per_s_per_gpu is None else UNKNOWN)),
+    Figure(Col("job", "$", numeric=True), _job_usd),
+    Figure(Col("wall-clock", "", numeric=True), _job_time),
+    Figure(Col("energy", "kWh", numeric=True, drop=3), _energy),
+    Figure(Col("bound by", drop=4), lambda d, r, p: p.binding or NA if p else NA),
+    Figure(Col("longest seq", "tokens", numeric=True, drop=5), _max_seq),
+]
+
+
+def blocks(d: Decision) -> list[Block]:
+    out: list[Block] = [Heading(f"Verdict: {_context(d)}")]
+    out += verdict_lines(d)
+    out.append(summary_table(d))
+    for t in d.targets:
+        out += target_details(d, t)
+    out.append(speedup_chart(d))
+    out += [rates_table(d), layouts_table(d)]
+    buckets = bucket_table(d)
+    if buckets is not None:
+        out.append(buckets)
+    out += inputs(d)
+    if d.notes:
+        out.append(Bullets(d.notes, title="Notes"))
+    return out
+
+
+def _context(d: Decision) -> str:
+    w = d.answers.workload
+    basis = "re-tuned layouts" if d.basis == "retuned" else "layouts as you run them"
+    formats = list(dict.fromkeys(r.precision or w.precision for r in (d.current, *d.targets)))
+    fmt = formats[0] if len(formats) == 1 else " vs ".join(formats)
+    return f"{w.model.name} {w.mode}, {fmt}, {d.primary_seq_len:,} tokens, {basis}"
+
+
+def matchup(d: Decision, t: GpuResult) -> str:
+    """`b200-sxm vs h200-sxm (8 GPUs each)`, or with each count when they differ."""
+    cur = d.current
+    if t.gpus == cur.gpus:
+        each = "1 GPU" if t.gpus == 1 else f"{t.gpus} GPUs each"
+        return f"{t.gpu} vs {cur.gpu} ({each})"
+    return f"{t.label} vs {cur.label}"
+
+
+def verdict_lines(d: Decision) -> list[Block]:
+    """One paragraph per target: its matchup in bold, then the verdict's headline."""
+    out: list[Block] = []
+    for t in d.targets:
+        v = t.verdict
+        text = v.headline if v else f"no verdict: {t.problem or t.dtype_gate.reason}"
+        out.append(Para(text, lead=matchup(d, t) + ":", indent=2))
+    return out
+
+
+def verdict_summary(d: Decision) -> list[str]:
+    """The verdict lines as plain text, for --quiet."""
+    return [f"{matchup(d, t)}: {t.verdict.headline if t.verdict else 'no verdict'}"
+            for t in d.targets]
+
+
+def summary_table(d: Decision) -> Table:
+    budget = d.answers.workload.token_budget
+    job = f"job and wall-clock: {count(budget, 'tokens')}" if budget else \
+        "job and wall-clock: one hour of the cluster (no token budget given)"
+    figures = SUMMARY[:3] + SERVING + SUMMARY[3:] if _serving(d) else SUMMARY
+    rows = [[f.cell(d, r, _point(d, r)) for f in figures] for r in (d.current, *d.targets)]
+    notes = [job]
+    if len({r.precision for r in (d.current, *d.targets)}) > 1:
+        notes.append("formats: " + ", ".join(f"{r.gpu} {r.precision}"
+                                             for r in (d.current, *d.targets)))
+    a = d.anchor
+    if a is not None:
+        whose = "your measured" if a.source.startswith("user") else "the workload probe's"
+        notes.insert(0, f"anchored on {whose} {a.measured} on {d.current.gpu} (the model "
+                        f"alone: {number(a.modelled_tokens_per_s_per_gpu)} tokens/s per GPU "
+                        "as run)")
+    return Table([f.col for f in figures], rows,
+                 title=f"At {d.primary_seq_len:,} tokens, the current GPU first", notes=notes)
+
+
+def target_facts(d: Decision, t: GpuResult) -> list[str]:
+    """What running the job costs on this target, and the alternative of buying the speed
+    back with more current GPUs."""
+    out = []
+    j = t.job
+    if j is not None:
+        budget = d.answers.workload.token_budget
+        what = count(budget, "tokens") if budget else "one hour"
+        money = usd(j.usd) if j.usd is not None else "no price"
+        line = (f"job ({what}): {money}, {duration(j.wall_clock_h)} on {t.label}, "
+                f"{number(j.gpu_days, 1)} GPU-days")
+        if j.power_kw is not None and j.energy_kwh is not None:
+            line += (f", {number(j.power_kw, 1)} kW, {number(j.energy_kwh)} kWh"
+                     + (f" ({usd(j.energy_usd)} of electricity)" if j.energy_usd is not None
+                        else ""))
+        out.append(line)
+    if d.anchor is not None and t.modelled_tokens_per_s_per_gpu:
+        p = t.point(d.primary_seq_len)
+        if p is not None and p.tokens_per_s_per_gpu:
+            out.append(f"anchored: {number(p.tokens_per_s_per_gpu)} tokens/s per GPU on "
+                       f"{t.gpu}, the model alone {number(t.modelled_tokens_per_s_per_gpu)}; "
+                       + "; ".join(x for x in d.anchor.transfers if x.startswith(t.gpu)))
+    b = t.buy_back
+    if b is not None:
+        extra = ""
+        if b.gpus is not None and b.comm_penalty is not None:
+            extra = f", {b.comm_penalty:.0%} per-GPU communication penalty" + (
+                f", ${b.usd_per_mtok:.3f}/Mtok" if b.usd_per_mtok is not None else "")
+        out.append(f"or buy the speed back with more {d.current.gpu}: {b.note}{extra}")
+    return out
+
+
+def target_details(d: Decision, t: GpuResult) -> list[Block]:
+    v = t.verdict
+    out: list[Block] = [Heading(f"{t.label} against {d.current.label}")]
+    if v is not None and v.reasons:
+        out.append(Bullets([r.text for r in v.reasons[:5]]))
+    if v is not None and v.flips:
+        out.append(Bullets([f.text for f in v.flips], title="What flips it"))
+    moving = [s for s in t.sensitivity if s.flips][:3]
+    if moving:
+        rows = [[s.assumption, f"{number(s.low, 2)} - {number(s.high, 2)} {s.unit}",
+                 f"{s.verdict_low} .. {s.verdict_high}",
+                 f"{number(s.break_even, 2)} {s.unit}" if s.break_even is not None else NA]
+                for s in moving]
+        out.append(Table([Col("assumption"), Col("range"), Col("verdict low .. high"),
+                          Col("ties at", drop=1)], rows,
+                         title="Assumptions that move the verdict"))
+    facts = target_facts(d, t)
+    if facts:
+        out.append(Bullets(facts))
+    return out
+
+
+def rates_table(d: Decision) -> Table:
+    rows = []
+    notes: list[str] = []
+    for r in (d.current, *d.targets):
+        a = r.assumptions
+        if a is None:
+            rows.append([r.gpu, NA, "", NA, NA, "", NA, "", NA,
+                         r.problem or r.dtype_gate.reason])
+            continue
+        ev = {e.quantity: e for e in a.evidence}
+        mat = next((e for q, e in ev.items() if q.startswith("matmul")), None)
+        att, hbm = ev.get("attention"), ev.get("HBM bandwidth")
+        price = a.price
+        assumed = "; ".join(e.detail for e in a.evidence if e.source in ASSUMED)
+        rows.append([
+            r.gpu,
+            number(mat.value) if mat else UNKNOWN,
+            mat.source if mat else "",
+            a.attention_kernel,
+            number(att.value) if att else UNKNOWN,
+            att.source if att else "",
+            number(hbm.value) if hbm else UNKNOWN,
+            hbm.source if hbm else "",
+            f"{price.usd_per_hour:.2f}" if price else UNKNOWN,
+            price.source if price else "no price",
+        ])
+        if assumed:
+            notes.append(f"{r.gpu}, assumed: {assumed}")
+    cal = d.current.assumptions
+    if cal:
+        notes.insert(0, f"{cal.framework} framework; GEMMs at {cal.gemm_efficiency:.0%} of the "
+                     f"sustained rate; {cal.overlap:.0%} of the overlap window hides "
+                     f"communication; electricity ${d.answers.electricity_usd_per_kwh}/kWh "
+                     f"({'your figure' if d.electricity_source == 'user' else 'default'})")
+    precision = d.answers.workload.precision
+    return Table([Col("GPU"), Col("matmul", f"{precision} TFLOPS", numeric=True),
+                  Col("matmul", "from", drop=4), Col("attention", "kernel", drop=2),
+                  Col("attention", "TFLOPS", numeric=True, drop=1),
+                  Col("attention", "from", drop=5), Col("HBM", "GB/s", numeric=True),
+                  Col("HBM", "from", drop=6), Col("price", "$/GPU-h", numeric=True),
+                  Col("price from", drop=3)],
+                 rows, title="Rates and where they come from", notes=notes)
+
+
+def layouts_table(d: Decision) -> Table:
+    serving = not d.answers.workload.training
+    rows = []
+    for r in (d.current, *d.targets):
+        p = _point(d, r)
+        q = next((x for x in r.as_run if x.seq_len == d.primary_seq_len), None)
+        fit = r.change_at(d.primary_seq_len)
+        mine = q.layout.describe(serving) if q and q.layout else NA
+        rows.append([
+            r.gpu,
+            number(q.tokens_per_s_per_gpu) if q and q.tokens_per_s_per_gpu else NA,
+            number(p.tokens_per_s_per_gpu) if p and p.tokens_per_s_per_gpu else NA,
+            mine + (f" (does not fit: {fit})" if fit else ""),
+            p.layout.describe(serving) if p and p.layout else NA,
+        ])
+    return Table([Col("GPU"), Col("as you run it", "tokens/s per GPU", numeric=True),
+                  Col("re-tuned", "tokens/s per GPU", numeric=True), Col("your layout"),
+                  Col("re-tuned layout")],
+                 rows, title=f"Layouts at {d.primary_seq_len:,} tokens")
+
+
+def bucket_table(d: Decision) -> Table | None:
+    """Per-bucket speedup of each target: which part of the step gains what."""
+    points = [(t, _point(d, t)) for t in d.targets]
+    names = [b for b in BUCKETS if any(p and b in p.bucket_speedup for _, p in points)]
+    if not names:
+        return None
+    rows = [[t.gpu, *(number(p.bucket_speedup[b], 2) if p and b in p.bucket_speedup else NA
+                      for b in names)] for t, p in points]
+    cols = [Col("GPU"), *(Col(BUCKETS[b], "x", numeric=True, drop=len(names) - i)
+                          for i, b in enumerate(names))]
+    return Table(cols, rows, title="Speedup by part of the step (current time over target's)")
+
+
+def inputs(d: Decision) -> list[Block]:
+    w = d.answers.workload
+    m = w.model
+    size = (f"{count(m.params_total)} parameters, {count(m.params_active)} active"
+            if m.experts else f"{count(m.params_total)} parameters")
+    seqs = ", ".join(f"{s:,}" for s in w.seq_lens)
+    if w.training:
+        how = (f"{w.mode}, {w.precision}, global batch {w.sequences_per_step:,} x "
+               f"{w.seq_lens[0]:,} tokens")
+    elif w.mode == "serve":
+        how = (f"serving {w.precision} weights, {w.kv_bytes:g}-byte KV cache, input {seqs} / "
+               f"output {w.osl:,} tokens")
+    else:
+        how = f"{w.mode}, {w.precision}, sequence lengths {seqs}"
+    defaults = [f"{x.field.removeprefix('workload.')} = {x.value} ({x.source})"
+                for x in d.defaults]
+    out: list[Block] = [Heading("Inputs"), Para(f"{m.name} ({size}), {how}", lead="Workload:")]
+    if defaults:
+        out.append(Bullets(defaults, title="Defaults (values you did not give):"))
+    else:
+        out.append(Para("Defaults: none; every value was given."))
+    return out

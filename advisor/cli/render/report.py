@@ -1,0 +1,91 @@
+"""A whole decision report as blocks: the decision, the sweep and the pipeline it holds,
+then what a kept report needs beyond `compare`: provenance, quotes with their sources,
+the probe records used and the warnings. Also a diff of two reports."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from advisor.cli.render import configs, decision
+from advisor.cli.render.blocks import Block, Bullets, Col, Heading, Para, Table, reword
+from advisor.humanize import NA, UNKNOWN, number
+
+if TYPE_CHECKING:
+    from advisor.core import Change, Report
+
+
+def title(r: Report) -> str:
+    d = r.decision
+    targets = ", ".join(t.label for t in d.targets)
+    return f"advisor: {d.current.label} against {targets}, {d.answers.workload.model.name}"
+
+
+ANSWERS_FILE_WORDS = {
+    "quote one with --price GPU=USD": "quote one under [prices] in the answers file",
+    "quote one with --price": "quote one under [prices] in the answers file",
+}
+"""The engine's messages name compare's flags; from an answers file, its tables instead."""
+
+
+def blocks(r: Report, *, provenance: bool = True, answers_file: bool = True) -> list[Block]:
+    """The decision first; `provenance` adds the prices, probes and where the data came from
+    (a kept report's; `compare` has nothing of it to say). `answers_file`: the answers came
+    from a file (decide, report show), not from compare's flags."""
+    out = decision.blocks(r.decision)
+    if r.configs is not None:
+        out += configs.sweep_blocks(r.configs, r.decision.answers)
+    if r.pipeline is not None:
+        out += configs.pipeline_blocks(r.pipeline)
+    if provenance:
+        out += provenance_blocks(r)
+    elif r.warnings:
+        out.append(Bullets(r.warnings, title="Warnings"))
+    return reword(out, ANSWERS_FILE_WORDS) if answers_file else out
+
+
+def provenance_blocks(r: Report) -> list[Block]:
+    p = r.provenance
+    out: list[Block] = [
+        Heading("Where this comes from"),
+        Para(f"Report of {p.created:%Y-%m-%d %H:%M} UTC by advisor {p.advisor_version}, "
+             f"shipped catalog {p.catalog_version}"),
+    ]
+    if p.pulled:
+        out.append(Bullets([f"pulled {s.kind}: {s.url} (fetched {s.fetched_at:%Y-%m-%d})"
+                            for s in p.pulled]))
+    out.append(Table(
+        [Col("GPU"), Col("price", "$/GPU-h", numeric=True), Col("from"), Col("label", drop=2),
+         Col("cited", drop=1)],
+        [[q.gpu, number(q.usd_per_hour, 2), q.source, q.label,
+          "; ".join(q.cited) + (f" ({q.retrieved})" if q.retrieved else "")] for q in r.quotes],
+        title="Prices"))
+    if r.probes:
+        precision = r.decision.answers.workload.precision
+        out.append(Table(
+            [Col("GPU"), Col("host", drop=1), Col("date"), Col("torch"), Col("CUDA/HIP"),
+             Col("MAMF", f"{precision} TFLOPS", numeric=True)],
+            [[gpu, rec.stamp.hostname, rec.stamp.date, rec.stamp.versions.torch or UNKNOWN,
+              rec.stamp.versions.cuda or rec.stamp.versions.hip or UNKNOWN,
+              number(rec.mamf(precision)) if rec.mamf(precision) is not None else NA]
+             for gpu, rec in r.probes.items()],
+            title="Probe records used"))
+    else:
+        out.append(Para("Probe records used: none (catalog figures only)"))
+    if r.warnings:
+        out.append(Bullets(r.warnings, title="Warnings"))
+    return out
+
+
+def changes_blocks(changes: list[Change]) -> list[Block]:
+    if not changes:
+        return [Para("No changes: same verdicts, projections, prices, inputs, stack and probe "
+                     "figures.")]
+    out: list[Block] = [Table([Col("topic"), Col("what"), Col("old"), Col("new"),
+                               Col("change")],
+                              [[c.topic, c.item, c.old, c.new, c.delta] for c in changes])]
+    topics = {c.topic for c in changes}
+    if "verdict" in topics and topics & {"stack", "probes"}:
+        out.append(Para("The stack or the probe records changed too: part of the difference "
+                        "may be software, not hardware. Re-measure both GPUs on the same stack "
+                        "to tell."))
+    return out

@@ -1,0 +1,118 @@
+"""Numbers as a person reads them, shared by the headless renderer and the wizard.
+
+`1.0T tokens` rather than `1e+12 tokens`, `3.2 days` rather than `76.8 h`, `$0.41` rather
+than `$0`, and one mark for each kind of missing figure: `NA` where a figure does not apply
+(the GPU has no such format, the layout does not fit) and `UNKNOWN` where it applies but is
+not known (not published, not measured). No rich, no pydantic: the wizard imports it too.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from advisor.core.text import clean
+
+NA = "—"
+"""Does not apply or not supported: the GPU has no such number format, nothing fits."""
+UNKNOWN = "?"
+"""Applies but is not known: a figure not published, a price not quoted."""
+
+_SCALES = ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K"))
+
+
+def fmt_num(value: float | int | None, digits: int | None = None) -> str:
+    """A figure with thousands separators; `-` for unknown rather than a made-up zero."""
+    if value is None:
+        return "-"
+    if digits is None:
+        digits = 0 if float(value).is_integer() else (1 if abs(value) >= 10 else 2)
+    return f"{value:,.{digits}f}"
+
+
+def number(value: float | None, digits: int = 0) -> str:
+    """`12,345`, `0.089`; UNKNOWN for None. Small non-zero values keep two significant
+    digits, so a price of $0.004 per Mtok never reads as 0."""
+    if value is None or not math.isfinite(value):
+        return UNKNOWN
+    if value and abs(value) < 10 ** -digits:
+        return f"{value:.2g}"
+    return f"{value:,.{digits}f}"
+
+
+def count(value: float | None, unit: str = "") -> str:
+    """`1.0T`, `350M`, `8.0B`, `12.3K`, `512`: a count of tokens, parameters or requests."""
+    if value is None or not math.isfinite(value):
+        return UNKNOWN
+    for scale, suffix in _SCALES:
+        if abs(value) >= scale * 0.9995:
+            scaled = value / scale
+            text = f"{scaled:.1f}" if abs(scaled) < 99.95 else f"{scaled:,.0f}"
+            return f"{text}{suffix}" + (f" {unit}" if unit else "")
+    text = f"{value:.0f}" if float(value).is_integer() or abs(value) >= 100 \
+        else f"{value:.2f}".rstrip("0").rstrip(".")  # never 1e-05
+    return text + (f" {unit}" if unit else "")
+
+
+def duration(hours: float | None) -> str:
+    """`45 s`, `12 min`, `3.2 h`, `3.2 days`, `1.4 years`: the unit a person would pick."""
+    if hours is None or not math.isfinite(hours):
+        return UNKNOWN
+    seconds = hours * 3600
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if hours < 1.5:
+        return f"{seconds / 60:.0f} min"
+    if hours < 48:
+        return f"{hours:.1f} h"
+    days = hours / 24
+    if days < 730:
+        return f"{days:,.1f} days"
+    return f"{days / 365.25:,.1f} years"
+
+
+def usd(value: float | None) -> str:
+    """`$89,374`, `$410`, `$0.41`, `<$0.01`: cents only where they matter."""
+    if value is None or not math.isfinite(value):
+        return UNKNOWN
+    if value and abs(value) < 0.005:
+        return "<$0.01"
+    return f"${value:,.2f}" if abs(value) < 100 else f"${value:,.0f}"
+
+
+def ratio(value: float | None, digits: int = 2) -> str:
+    """`1.83x`: how many times the current GPU's figure."""
+    return UNKNOWN if value is None else f"{value:.{digits}f}x"
+
+
+def band(value: float | None, low: float | None, high: float | None) -> str:
+    """`1.83x (1.44-2.31)`: a ratio and its band, the band left out when there is none."""
+    if value is None:
+        return NA
+    if low is None or high is None:
+        return ratio(value)
+    return f"{ratio(value)} ({low:.2f}-{high:.2f})"
+
+
+def render_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """Plain space-padded columns (text left, numbers right) for a fixed-width widget.
+
+    Cells are sanitised: a GPU name or a label from a pulled file cannot reach the
+    terminal as an escape sequence, nor break the table with a newline."""
+    headers = [clean(str(h)) for h in headers]
+    rows = [[clean(str(c)) for c in r] for r in rows]
+    cols = list(zip(headers, *rows, strict=False)) if rows else [(h,) for h in headers]
+    widths = [max(len(str(c)) for c in col) for col in cols]
+
+    def numeric(text: str) -> bool:
+        return bool(text) and text.replace(",", "").replace(".", "").replace("-", "").isdigit()
+
+    def line(cells: Sequence[str]) -> str:
+        out = []
+        for cell, width in zip(cells, widths, strict=False):
+            text = str(cell)
+            out.append(text.rjust(width) if numeric(text) else text.ljust(width))
+        return "  ".join(out).rstrip()
+
+    sep = "  ".join("-" * w for w in widths)
+    return "\n".join([line(headers), sep, *(line(r) for r in rows)])

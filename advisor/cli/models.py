@@ -15,8 +15,8 @@ from advisor.cli.output import add_output_options, chosen, show
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("models", help=COMMANDS["models"],
                        description="Every model preset with its parameter count (total and, "
-                                   "for a mixture of experts, active per token), shape and "
-                                   "source.")
+                                   "for a mixture of experts, active per token), shape, "
+                                   "context length and source.")
     p.add_argument("query", nargs="?", default="", help="only presets whose name holds this")
     add_output_options(p)
     p.set_defaults(handler=cmd_models)
@@ -31,17 +31,19 @@ def cmd_models(args: argparse.Namespace) -> int:
     specs = [m for name, m in PRESETS.items() if args.query.lower() in name]
     rows = [[m.name, count(m.params_total), count(m.params_active) if m.experts else NA,
              str(m.layers), f"{m.hidden:,}", f"{m.heads}/{m.kv_heads}",
-             f"{m.active_experts}/{m.experts}" if m.experts else NA, f"{m.vocab:,}", m.source]
+             f"{m.active_experts}/{m.experts}" if m.experts else NA, f"{m.vocab:,}",
+             f"{m.max_context:,}" if m.max_context else NA, m.source]
             for m in specs]
     table = Table(
         [Col("preset"), Col("parameters", numeric=True), Col("active", "per token", numeric=True),
          Col("layers", numeric=True, drop=4), Col("hidden", numeric=True, drop=3),
          Col("heads", "q/kv", numeric=True, drop=5),
          Col("experts", "active/all", numeric=True, drop=2),
-         Col("vocab", numeric=True, drop=6), Col("source", drop=7)],
-        rows, notes=[f"{len(specs)} presets. Context lengths are not recorded with the "
-                     "presets; the sequence lengths you give are checked against memory, not "
-                     "against the model's trained context."])
+         Col("vocab", numeric=True, drop=6), Col("context", "tokens", numeric=True, drop=1),
+         Col("source", drop=7)],
+        rows, notes=[f"{len(specs)} presets. Context: the longest the model supports (with "
+                     "YaRN where its model card says so); a serving input is capped there, a "
+                     "training length is not (context extension trains past it)."])
     show(args, lambda: [table], "advisor models",
          lambda: [m.model_dump(mode="json") | {"params_total": m.params_total,
                                                "params_active": m.params_active}

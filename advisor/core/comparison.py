@@ -36,12 +36,12 @@ from advisor.core.model.measured import MeasuredRun
 from advisor.core.model.probe_record import ProbeRecord
 from advisor.core.model.workload import Workload
 from advisor.core.projection.anchor import apply, fit, from_probe
-from advisor.core.projection.calibration import CAL, SOURCE_SIGMA, Calibration
+from advisor.core.projection.calibration import CAL, SOURCE_SIGMA, Z90, Calibration
 from advisor.core.projection.engine import BUCKETS, RESOURCES, Projection
 from advisor.core.projection.layout import RECOMPUTE, Grid, as_run, grid_of
 from advisor.core.projection.rates import GpuRates
 from advisor.core.projection.retune import Fitted
-from advisor.core.projection.uncertainty import Z90, band, log_sigma
+from advisor.core.projection.uncertainty import band, log_sigma
 from advisor.core.result import (
     AnchorReport,
     Assumptions,

@@ -16,12 +16,11 @@ from dataclasses import replace
 import numpy as np
 
 from advisor.core.economics.verdict import Case, Verdict, judge
-from advisor.core.projection.calibration import Calibration
+from advisor.core.projection.calibration import Z90, Calibration
 from advisor.core.projection.rates import GpuRates
 from advisor.core.projection.retune import Fitted
 from advisor.core.result import SensitivityRow
 
-Z90 = 1.645
 DEFAULT_PRICE_SPREAD = 0.30
 RESOURCE_SIGMA = {"compute": "gemm", "memory": "hbm", "network": "link"}
 RESOURCE_LABEL = {"compute": "matmul and attention rates", "memory": "HBM bandwidth",

@@ -35,6 +35,8 @@ from advisor.core.projection.kernels import probe_kernel
 from advisor.core.projection.layout import Grid
 from advisor.core.projection.rates import GpuRates
 
+BISECTION_STEPS = 60  # halvings of a ratio interval: far below float resolution
+
 
 @dataclass(frozen=True)
 class Knobs:
@@ -81,7 +83,7 @@ def _measured_rate(m: MeasuredRun, p: Projection) -> float:
 
 def _solve(f: Callable[[float], float], lo: float, hi: float) -> float:
     """The root of an increasing f on [lo, hi] by geometric bisection."""
-    for _ in range(60):
+    for _ in range(BISECTION_STEPS):
         mid = math.sqrt(lo * hi)
         lo, hi = (mid, hi) if f(mid) < 0 else (lo, mid)
     return math.sqrt(lo * hi)

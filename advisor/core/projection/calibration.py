@@ -167,6 +167,22 @@ class Calibration:
     fused_traffic: float = 0.6
     logit_traffic_bytes: float = 34.0
     logit_traffic_bytes_fused: float = 6.0
+    logit_memory_bytes: float = 12.0
+    logit_memory_bytes_fused: float = 0.1
+    attn_fwd_bwd_flops: float = 3.5
+    attn_fwd_over_fwd_bwd: float = 1.2
+    other_shape_fraction: float = 0.8
+    elementwise_h_tensors: float = 10.0
+    elementwise_kernels_per_layer: dict[str, float] = field(default_factory=lambda: {
+        "fused": 14.0, "eager": 36.0})
+    cast_bytes: float = 4.0
+    moe_dispatch_passes: float = 4.0
+    train_flops_per_param: float = 6.0
+    lora_flops_per_param: float = 4.0
+    decode_kernels_per_layer: float = 8.0
+    decode_logit_bytes: float = 6.0
+    serve_workspace_bytes: dict[str, float] = field(default_factory=lambda: {
+        "hidden": 12.0, "ffn": 6.0})
     grad_bytes: dict[str, float] = field(default_factory=lambda: {
         "megatron": 4.0, "fsdp": 4.0, "deepspeed": 2.0})
     cpu_adam_params_per_s: float = 4.161e9
@@ -316,6 +332,72 @@ NOTES: dict[str, Note] = {
     ),
     "fleet_mamf_efficiency": Note(
         "derived", "MAMF / peak", 0.12, f"{ACC}: median of the published bf16 MAMF efficiencies",
+    ),
+    "logit_memory_bytes": Note(
+        "derived", "bytes per vocabulary entry per token", 0.2,
+        "unfused cross-entropy holds the bf16 logits, their fp32 upcast and its gradient "
+        "(2 + 4 + 4 bytes) plus the bf16 gradient handed back (2)",
+    ),
+    "logit_memory_bytes_fused": Note(
+        "assumption", "bytes per vocabulary entry per token", 0.5,
+        "a chunked fused loss (Liger, Megatron's fused CE) keeps about a twentieth of the bf16 "
+        "logits alive at once: 2 bytes x 0.05",
+    ),
+    "attn_fwd_bwd_flops": Note(
+        "derived", "x the forward attention FLOPs", 0.0,
+        f"{FA} benchmark convention: backward is 2.5x the forward's matmul work, fwd+bwd 3.5x",
+    ),
+    "attn_fwd_over_fwd_bwd": Note(
+        "assumption", "forward rate / fwd+bwd rate", 0.1,
+        "for kernels without a published forward curve: the published curves put the "
+        "forward 1.1-1.3x faster than fwd+bwd (FA2/A100 0.834/0.742, FA3 and FA4 similar)",
+    ),
+    "other_shape_fraction": Note(
+        "assumption", "of MAMF", 0.1,
+        "large-shape fraction for a dtype not in large_shape_fraction: between the bf16 (0.86) "
+        "and fp8 (0.78) figures",
+    ),
+    "elementwise_h_tensors": Note(
+        "derived", "hidden-sized bf16 tensors per token per layer", 0.3,
+        "counted: two norms (read + write each), two residual adds (two reads + a write "
+        "each) and the rotary read/write of the block input: ~10 passes over h",
+    ),
+    "elementwise_kernels_per_layer": Note(
+        "assumption", "kernels per layer per forward pass", 0.4,
+        "eager PyTorch launches ~36 small kernels per transformer layer (norms, rotary, "
+        "activation, residuals, casts, views that copy); fused stacks (Liger, Megatron with "
+        "TE, CUDA graphs) ~14",
+    ),
+    "cast_bytes": Note(
+        "derived", "bytes per element cast", 0.3,
+        "low-precision GEMMs quantise each input and its transpose: read 2 bytes, write 1, "
+        "plus the amax pass (about 1 more)",
+    ),
+    "moe_dispatch_passes": Note(
+        "derived", "passes per routed token copy", 0.3,
+        "permute, scatter, gather and unpermute each read or write every routed copy once",
+    ),
+    "train_flops_per_param": Note(
+        "derived", "FLOPs per parameter per token", 0.0,
+        "2 forward + 4 backward (weight and input gradients) per multiply-add",
+    ),
+    "lora_flops_per_param": Note(
+        "derived", "FLOPs per frozen parameter per token", 0.0,
+        "frozen weights need no weight gradient: 2 forward + 2 backward",
+    ),
+    "decode_kernels_per_layer": Note(
+        "assumption", "kernels per layer per decode step", 0.5,
+        "fused serving engines (TensorRT-LLM, vLLM with CUDA graphs) run ~8 non-GEMM kernels "
+        "per layer: two norms with residual, rotary/KV write, activation, quantise",
+    ),
+    "decode_logit_bytes": Note(
+        "derived", "bytes per vocabulary entry per decoded token", 0.3,
+        "the logits written in fp32 and read back by the sampler (4 + 2 rounded)",
+    ),
+    "serve_workspace_bytes": Note(
+        "assumption", "bytes per token of the prefill budget", 0.5,
+        "activation workspace of one chunked-prefill batch: ~6 hidden-sized bf16 buffers "
+        "(12 bytes per hidden unit) and the gated MLP's intermediate (6 per FFN unit, split by TP)",
     ),
     "fused_traffic": Note(
         "assumption", "fused / unfused elementwise HBM traffic", 0.2,
@@ -473,5 +555,13 @@ SOURCE_SIGMA: dict[str, float] = {
     "catalog-measured": 0.05,
     "published-kernel-curve": 0.10,
     "generic-kernel-ratio": 0.25,
+    "link-spec": 0.15,  # a busbw rule of thumb over a link's spec
+    "nic-spec": 0.20,  # NIC efficiency varies with topology and congestion
 }
+# Unidirectional PCIe x16 bandwidth by generation, GB/s ([NET] tables).
+PCIE_GBPS: dict[int, float] = {3: 15.75, 4: 31.5, 5: 63.0, 6: 121.0}
+BITS_PER_BYTE = 8
+DEFAULT_PCIE_GEN = 4  # a host link the catalog does not name: the common server generation
+NVLINK_C2C_GBPS = 450.0  # Grace<->GPU, unidirectional (SemiAnalysis figure quoted in [NET])
+Z90 = 1.645  # standard-normal quantile: a band of +-Z90 sigma holds 90%
 BETA_KERNEL_SIGMA = 0.10  # extra spread when the software gate says the kernel is beta

@@ -40,7 +40,7 @@ BUCKETS: tuple[str, ...] = (
 )
 RESOURCES: tuple[str, ...] = ("compute", "memory", "network", "host")
 COMPUTE, MEMORY, NETWORK, HOST = range(4)
-GIB = float(2**30)
+GIB = float(1024**3)
 
 Array = np.ndarray
 
@@ -273,7 +273,8 @@ def memory_training(w: Workload, g: Grid, s: Array, cal: Calibration = CAL) -> A
     tok = g.mb * s / (g.cp * g.tp)  # activations are sharded by TP (sequence parallel) and CP
     kept = tok * layers * inflight * (per_layer + full_inputs)
     acts = kept + tok * np.where(g.recompute == 2, (saved + transient) * 2.0, transient * 2.0)
-    logits = np.where(g.fused == 1, 2.0 * m.vocab / g.tp * 0.05, 12.0 * m.vocab / g.tp) * tok
+    logits = np.where(g.fused == 1, cal.logit_memory_bytes_fused, cal.logit_memory_bytes) * (
+        m.vocab / g.tp * tok)
     states = weights + grads + optimizer
     # The peak is the larger of two phases. The end of the forward pass holds every kept
     # activation and the framework's buffers (parameter gathers, buckets, the loss); under
@@ -347,15 +348,16 @@ def train(w: Workload, r: GpuRates, g: Grid, seq: Array, cal: Calibration = CAL)
     span = (s if w.packed_doc_len is None else np.full_like(s, float(w.packed_doc_len))) / cp
     r_fb = _attn_rate(r.attn_fb_flops, r.attn_s_half, span)
     r_f = _attn_rate(r.attn_f_flops, r.attn_s_half, span)
-    attn_c = 3.5 * attn_fwd / r_fb + np.where(full, attn_fwd / r_f, 0.0)
+    attn_c = cal.attn_fwd_bwd_flops * attn_fwd / r_fb + np.where(full, attn_fwd / r_f, 0.0)
     attn_flops = 3.0 * attn_fwd + np.where(full, attn_fwd, 0.0)
-    attn_bytes = 2.0 * tok * (sh.qkv + sh.attn_out) / tp * layers * (3.5 + np.where(full, 1, 0))
+    attn_bytes = 2.0 * tok * (sh.qkv + sh.attn_out) / tp * layers * (
+        cal.attn_fwd_bwd_flops + np.where(full, 1, 0))
     t_attn, b_attn = _roofline(attn_c, attn_bytes / r.hbm_bps)
     t_attn = t_attn + layers * (3.0 + np.where(full, 1.0, 0.0)) * cal.kernel_s
 
     # --- elementwise --------------------------------------------------------------------
     fused = g.fused == 1
-    per_token_layer = (10 * sh.h + 2 * (m.heads + m.kv_heads) * m.qk_dim
+    per_token_layer = (cal.elementwise_h_tensors * sh.h + 2 * (m.heads + m.kv_heads) * m.qk_dim
                        + (3 if m.gated_mlp else 2) * sh.ffn_act) * 2.0 / tp
     fusion = np.where(fused | (w.framework == "megatron"), cal.fused_traffic, 1.0)
     elem_passes = 3.0 + np.where(full, 1.0, 0.0) + np.where(sel, 0.5, 0.0)
@@ -363,12 +365,14 @@ def train(w: Workload, r: GpuRates, g: Grid, seq: Array, cal: Calibration = CAL)
     logits = np.where(fused, cal.logit_traffic_bytes_fused, cal.logit_traffic_bytes)
     elem = elem + tok * logits * m.vocab / tp
     # MoE dispatch: permute, scatter and gather each routed copy of a token, fwd and bwd
-    elem = elem + tok / tp * sh.top_k * sh.h * 2.0 * 4.0 * elem_passes * m.moe_layers / pp
+    elem = elem + (tok / tp * sh.top_k * sh.h * 2.0 * cal.moe_dispatch_passes * elem_passes
+                   * m.moe_layers / pp)
     if low:
-        casts = 4.0 * (4 * sh.h + sh.attn_out + sh.ffn_act + sh.qkv + sh.mlp_mats / 1.5
-                       * sh.ffn_act) / tp
+        casts = cal.cast_bytes * (4 * sh.h + sh.attn_out + sh.ffn_act + sh.qkv
+                                  + 2 * sh.mlp_mats / 3 * sh.ffn_act) / tp
         elem = elem + tok * casts * layers
-    elem_calls = layers * np.where(fused, 14.0, 36.0) * elem_passes / 3.0
+    kernels = cal.elementwise_kernels_per_layer
+    elem_calls = layers * np.where(fused, kernels["fused"], kernels["eager"]) * elem_passes / 3.0
     t_elem = elem / r.hbm_bps + elem_calls * cal.kernel_s
 
     # --- communication per micro-step ---------------------------------------------------
@@ -432,7 +436,7 @@ def train(w: Workload, r: GpuRates, g: Grid, seq: Array, cal: Calibration = CAL)
         "overhead": stages * (micro - gpu_micro) + framework + zeros,
     }
     step = sum(times.values(), zeros)
-    k_model = 4.0 if lora else 6.0
+    k_model = cal.lora_flops_per_param if lora else cal.train_flops_per_param
     tokens = acc * mb * s / (tp * pp * cp) + zeros  # per GPU per step
     n_act = float(m.params_active)
     model_flops = tokens * (k_model * n_act + 3.0 * attention_flops_per_token(w, keys))
@@ -487,8 +491,9 @@ def _decode_step(w: Workload, r: GpuRates, g: Grid, ctx: Array, batch: Array,
     attn_c = attn_flops / (r.attn_f_flops * cal.decode_attn_compute)
     attn_m = kv / (r.hbm_bps * cal.decode_attn_bw)
     t_attn = np.maximum(attn_c, attn_m) + layers * cal.kernel_s
-    elem = batch * (10 * sh.h * 2.0) * layers + batch * m.vocab / tp * 6.0
-    t_elem = elem / r.hbm_bps + layers * 8.0 * cal.kernel_s
+    elem = (batch * (cal.elementwise_h_tensors * sh.h * 2.0) * layers
+            + batch * m.vocab / tp * cal.decode_logit_bytes)
+    t_elem = elem / r.hbm_bps + layers * cal.decode_kernels_per_layer * cal.kernel_s
     act = batch * sh.h * 2.0
     per_node = g.per_node.astype(float)
     g_tp, k_tp = _placement(tp, np.ones_like(tp), per_node)
@@ -517,7 +522,8 @@ def _prefill(w: Workload, r: GpuRates, g: Grid, isl: Array, cal: Calibration
     keys = isl / 2
     attn_fwd = 2.0 * keys * m.heads / tp * (m.qk_dim + m.v_dim) * isl * m.layers
     t_attn = attn_fwd / _attn_rate(r.attn_f_flops, r.attn_s_half, isl) + m.layers * cal.kernel_s
-    elem = isl * (10 * sh.h + (3 if m.gated_mlp else 2) * sh.ffn_act) * 2.0 / tp * m.layers
+    elem = isl * (cal.elementwise_h_tensors * sh.h + (3 if m.gated_mlp else 2) * sh.ffn_act) * (
+        2.0 / tp * m.layers)
     t_elem = elem / r.hbm_bps
     act = isl * sh.h * 2.0
     per_node = g.per_node.astype(float)
@@ -547,7 +553,8 @@ def memory_serving(w: Workload, g: Grid, ctx: Array, cal: Calibration = CAL) -> 
     local = local_params(w, g)
     weights = local * WEIGHT_BYTES[w.precision]
     kv = g.mb * ctx * _kv_per_token_gpu(w, g) * cal.kv_overhead
-    workspace = cal.serve_max_tokens * (m.hidden * 12.0 + m.active_ffn * 6.0 / g.tp)
+    ws = cal.serve_workspace_bytes
+    workspace = cal.serve_max_tokens * (m.hidden * ws["hidden"] + m.active_ffn * ws["ffn"] / g.tp)
     return (weights + kv + workspace) / GIB + cal.inference_floor_gib
 
 

@@ -25,6 +25,9 @@ RECOMPUTE = ("none", "selective", "full")
 # Search bounds: whatever the input, a re-tune evaluates at most this many layouts.
 MAX_DEGREE = 64  # TP, CP, EP; PP up to the layer count
 MAX_LAYOUTS = 20_000
+MAX_MICRO_BATCH = 16
+MAX_VIRTUAL_STAGES = 8  # interleaved chunks per pipeline stage
+MIN_CP_SEQ = 4096  # context parallelism is only tried from this sequence length
 # (ZeRO stage, recompute, offload) each framework offers, from the fastest to the most
 # memory-saving. ZeRO-0 is left out when there is data parallelism: with a distributed
 # optimizer ZeRO-1 costs the same. Megatron shards only the optimizer (its distributed
@@ -87,7 +90,7 @@ class Grid:
 
 
 def grid_of(rows: list[tuple[int, ...]]) -> Grid:
-    a = np.asarray(rows, dtype=np.int64).reshape(-1, 13)
+    a = np.asarray(rows, dtype=np.int64).reshape(-1, len(fields(Grid)))
     names = [f.name for f in fields(Grid)]
     return Grid(**{n: a[:, i].reshape(-1, 1) for i, n in enumerate(names)})
 
@@ -135,7 +138,7 @@ def training_candidates(w: Workload, gpus: int, per_node: int, domain: int) -> G
            if m.heads % t == 0 and gpus % t == 0 and per_node % t == 0]
     pps = _divisors(gpus, min(m.layers, MAX_DEGREE)) if parallel else [1]
     cp_cap = min(MAX_DEGREE, gpus, max(1, min(w.seq_lens) // 1024)) if parallel else 1
-    cps = [c for c in _pow2_upto(cp_cap) if c == 1 or min(w.seq_lens) >= 4096]
+    cps = [c for c in _pow2_upto(cp_cap) if c == 1 or min(w.seq_lens) >= MIN_CP_SEQ]
     eps = [e for e in _pow2_upto(min(m.experts, MAX_DEGREE)) if m.experts % e == 0] \
         if m.experts and parallel else [1]
     rows: list[tuple[int, ...]] = []
@@ -150,13 +153,13 @@ def training_candidates(w: Workload, gpus: int, per_node: int, domain: int) -> G
                 # that does (the re-tune prefers layouts that need no padding)
                 per_rank = -(-gbs // dp)
                 chunks = m.layers // pp
-                vps = [1] if pp == 1 else sorted({1, max(v for v in range(1, 9)
+                vps = [1] if pp == 1 else sorted({1, max(v for v in range(1, MAX_VIRTUAL_STAGES + 1)
                                                          if chunks % v == 0)})
                 levels = MEMORY_LEVELS[framework] if dp > 1 else SINGLE_RANK_LEVELS
                 for ep in eps:
                     if ep > 1 and dp % ep:
                         continue
-                    for mb in _pow2_divisors(per_rank, 16):
+                    for mb in _pow2_divisors(per_rank, MAX_MICRO_BATCH):
                         for vp in vps:
                             rows += [(gpus, per_node, tp, pp, cp, ep, vp, mb, per_rank // mb,
                                       z, r, o, 1) for z, r, o in levels]

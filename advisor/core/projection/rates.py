@@ -28,7 +28,15 @@ from advisor.core.model.frameworks import framework_of
 from advisor.core.model.probe_record import ProbeRecord
 from advisor.core.model.stack import Stack
 from advisor.core.model.workload import Workload
-from advisor.core.projection.calibration import CAL, SOURCE_SIGMA, Calibration
+from advisor.core.projection.calibration import (
+    BITS_PER_BYTE,
+    CAL,
+    DEFAULT_PCIE_GEN,
+    NVLINK_C2C_GBPS,
+    PCIE_GBPS,
+    SOURCE_SIGMA,
+    Calibration,
+)
 from advisor.core.projection.kernels import KernelChoice, choose_attention, probe_kernel
 
 Source = Literal[
@@ -49,9 +57,6 @@ PEAK_KEYS: dict[str, tuple[str, ...]] = {
     "fp4": ("fp4", "nvfp4"),
     "nvfp4": ("nvfp4", "fp4"),
 }
-# Unidirectional PCIe x16 bandwidth by generation, GB/s (ml-engineering network tables).
-PCIE_GBPS: dict[int, float] = {3: 15.75, 4: 31.5, 5: 63.0, 6: 121.0}
-NVLINK_C2C_GBPS = 450.0  # Grace<->GPU, unidirectional (SemiAnalysis figure quoted in [NET])
 
 
 class Evidence(BaseModel):
@@ -183,7 +188,7 @@ def _matmul(gpu: Gpu, dtype: str, probe: ProbeRecord | None, donor: tuple[float,
     large-shape or MAMF figure, a same-die twin scaled by peak or power, or an efficiency
     transferred from this box (or the fleet) applied to the peak."""
     quantity = f"matmul {dtype}"
-    frac = cal.large_shape_fraction.get(dtype, 0.8)
+    frac = cal.large_shape_fraction.get(dtype, cal.other_shape_fraction)
     peak = gpu.peak_tflops.get(dtype)
     if probe is not None and (measured := _probe_mamf(probe, dtype)) is not None:
         return Evidence(quantity=quantity, value=measured * frac, unit="TFLOPS", source="probe",
@@ -268,7 +273,7 @@ def _attention(gpu: Gpu, choice: KernelChoice, gemm_bf16: float, probe: ProbeRec
             longest = measured_by[backend][-1]
             s, measured = longest.seq_len, longest.tflops_median
             fb = measured * (1 + s_half / s)
-            fwd = fb * (curve.e_f / curve.e_fb if curve else 1.2)
+            fwd = fb * (curve.e_f / curve.e_fb if curve else cal.attn_fwd_over_fwd_bwd)
             return fb, fwd, s_half, Evidence(
                 quantity=quantity, value=fb, unit="TFLOPS", source="probe",
                 detail=f"probe: {backend} {measured:.0f} TFLOPS fwd+bwd at {s} tokens, "
@@ -284,7 +289,7 @@ def _attention(gpu: Gpu, choice: KernelChoice, gemm_bf16: float, probe: ProbeRec
     fb = cal.generic_attn_of_matmul * gemm_bf16
     detail = (f"assumed: no published {choice.name} curve on {gpu.arch}; "
               f"{cal.generic_attn_of_matmul:.0%} of the bf16 GEMM rate")
-    return fb, fb * 1.2, s_half, Evidence(
+    return fb, fb * cal.attn_fwd_over_fwd_bwd, s_half, Evidence(
         quantity=quantity, value=fb, unit="TFLOPS", source="generic-kernel-ratio",
         detail=detail, sigma=SOURCE_SIGMA["generic-kernel-ratio"])
 
@@ -301,7 +306,7 @@ def _host_link(gpu: Gpu, probe: ProbeRecord | None, cal: Calibration) -> Evidenc
         spec, what = NVLINK_C2C_GBPS, "NVLink-C2C"
     else:
         m = re.search(r"gen\s*(\d)", text.lower())
-        gen = int(m[1]) if m and int(m[1]) in PCIE_GBPS else 4
+        gen = int(m[1]) if m and int(m[1]) in PCIE_GBPS else DEFAULT_PCIE_GEN
         spec, what = PCIE_GBPS[gen], f"PCIe Gen{gen} x16" + ("" if m else " (assumed)")
     return Evidence(quantity="host link", value=spec * cal.pcie_efficiency, unit="GB/s",
                     source="catalog-spec",
@@ -332,7 +337,7 @@ def _link(gpu: Gpu, probe: ProbeRecord | None, host: Evidence, cal: Calibration)
                     source="catalog-spec",
                     detail=f"{ic.kind} {uni:g} GB/s one way x "
                            f"{cal.collective_efficiency:.0%} (busbw rule of thumb)",
-                    sigma=0.15)
+                    sigma=SOURCE_SIGMA["link-spec"])
 
 
 def _hbm(gpu: Gpu, probe: ProbeRecord | None, cal: Calibration) -> Evidence:
@@ -424,11 +429,12 @@ def resolve_rates(
     hbm = _hbm(gpu, probe, cal)
     host = _host_link(gpu, probe, cal)
     link = _link(gpu, probe, host, cal)
-    nic = Evidence(quantity="scale-out NIC", value=workload.nic_gbit / 8 * cal.nic_efficiency,
+    nic = Evidence(quantity="scale-out NIC",
+                   value=workload.nic_gbit / BITS_PER_BYTE * cal.nic_efficiency,
                    unit="GB/s", source="catalog-spec",
                    detail=f"{workload.nic_gbit:g} Gbit/s per GPU (workload) x "
                           f"{cal.nic_efficiency:.0%}",
-                   sigma=0.2)
+                   sigma=SOURCE_SIGMA["nic-spec"])
     power = gpu.power
     domain = gpu.interconnect.domain_gpus if gpu.interconnect else 1
     derived_peak = [Evidence(quantity=f"peak {key}", value=peak_value, unit="TFLOPS",

@@ -17,6 +17,7 @@ from typing import Literal
 
 import numpy as np
 
+from advisor.core.model.bounds import MAX_SEQ_LEN as MAX_SEQ
 from advisor.core.model.layout import LayoutChoice
 from advisor.core.model.workload import Workload
 from advisor.core.projection.calibration import CAL, Calibration
@@ -38,7 +39,6 @@ from advisor.core.projection.layout import (
 from advisor.core.projection.rates import GpuRates
 
 SEQ_GRANULE = 256  # max_seq_len is reported rounded down to this
-MAX_SEQ = 1 << 24
 BatchCap = Literal["kv-capacity", "tpot", "ttft", "engine cap", "your concurrency",
                    "throughput peak"]
 

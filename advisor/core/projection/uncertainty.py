@@ -18,11 +18,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from advisor.core.projection.calibration import CAL, Calibration
+from advisor.core.projection.calibration import CAL, Z90, Calibration
 from advisor.core.projection.engine import COMPUTE, HOST, MEMORY, Projection
 from advisor.core.projection.rates import GpuRates
-
-Z90 = 1.645
 
 
 def _shares(p: Projection) -> dict[str, np.ndarray]:

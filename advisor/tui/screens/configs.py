@@ -58,9 +58,14 @@ def parse_budget(text: str) -> float | None:
     return value
 
 
+def _optional_int(text: str, spec: NumberSpec) -> int | None:
+    """Blank keeps each GPU's own scale-up domain from the catalog."""
+    return parse_int(text, spec) if text.strip() else None
+
+
 OPTIONS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "counts": ("counts", lambda text: list(parse_list(text, COUNTS))),
-    "per-node": ("gpus_per_node", lambda text: parse_int(text, PER_NODE)),
+    "per-node": ("gpus_per_node", lambda text: _optional_int(text, PER_NODE)),
     "deadline": ("deadline_days", lambda text: parse_optional(text, DEADLINE)),
 }
 """Input id -> (ConfigOptions field, parser)."""
@@ -231,8 +236,9 @@ class ConfigsScreen(ComputedScreen):
                     OPTIONS["counts"][1]).add_class("-wide"), note=self._counts_note(),
                     id="counts-field")
                 yield FormField("GPUs per node", text_input(
-                    str(opts.gpus_per_node), "per-node", OPTIONS["per-node"][1]),
-                    note="NVLink inside, the NIC across")
+                    "" if opts.gpus_per_node is None else str(opts.gpus_per_node), "per-node",
+                    OPTIONS["per-node"][1], placeholder="each GPU's own (default)"),
+                    note="NVLink inside, the NIC across; default: 8 on HGX, 72 in NVL72")
                 yield FormField("token budget", text_input(
                     show_budget(self._budget()), "cfg-budget", parse_budget,
                     placeholder="none (default)"),

@@ -107,6 +107,11 @@ def pose(case: dict[str, Any]) -> tuple[list[str] | None, str]:
             args += ["--tp", tp[1]]
         if "concurrency 16" in text:
             return None, "a latency case at fixed concurrency"
+        for flag, name in (("--ttft-ms", "TTFT"), ("--tpot-ms", "TPOT")):
+            limit = re.search(name + r" ?<= ?([\d.]+) ?(ms|s)\b", text)
+            if limit:  # an MLPerf Server/Interactive scenario's latency limits, as stated
+                ms = float(limit[1]) * (1000 if limit[2] == "s" else 1)
+                args += [flag, f"{ms:g}"]
     else:
         seq = case.get("seq_len")
         if not seq:

@@ -215,7 +215,7 @@ class Harness:
     def _sheet(self, path: Path, fmt: str) -> None:
         from advisor.core.formats import decode_text
         from advisor.io.catalog_store import build_effective
-        from advisor.io.sync import parse_price_sheet
+        from advisor.io.sheets import parse_price_sheet
 
         url = f"https://sheets.example/{path.name}"
         self._label = url
@@ -235,7 +235,7 @@ class Harness:
     def _catalog(self, path: Path) -> None:
         from advisor.core.formats import decode_text, detect_format
         from advisor.io.catalog_store import build_effective, cache_path, effective_catalog
-        from advisor.io.sync import parse_catalog_doc
+        from advisor.io.sheets import parse_catalog_doc
 
         data = path.read_bytes()
         if data[:1] == b"#":  # half the inputs: the bytes are the pulled cache file itself

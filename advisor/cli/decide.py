@@ -39,22 +39,30 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def cmd_decide(args: argparse.Namespace) -> int:
     from advisor.cli.compare import render, summary
     from advisor.cli.configs import render_pipeline, render_sweep
-    from advisor.core import clean_block, drift_warning, in_file, report_to_toml, run, stack_drift
-    from advisor.io.atomic import check_output_path, write_output
+    from advisor.core import (
+        clean,
+        clean_block,
+        drift_warning,
+        in_file,
+        report_to_toml,
+        run,
+        stack_drift,
+    )
+    from advisor.io.atomic import check_output_path
     from advisor.io.catalog_store import effective_catalog, provenance
     from advisor.io.documents import load_answers
     from advisor.io.probe_store import probes_for
 
-    if args.out:
-        check_output_path(args.out)  # a bad --out fails now, not after the work
+    if args.out is not None:
+        check_output_path(args.out)  # a bad --out (an empty one too) fails now, not after
     catalog = effective_catalog()
     answers = load_answers(args.answers, catalog)
     with in_file(args.answers):  # what the engine refuses is in the answers
         ids = [s.gpu for s in answers.compared(catalog)]
         probes = probes_for(ids, catalog, args.probe, stored=not args.no_stored_probes)
         report = run(answers, catalog, probes, provenance())
-    if args.out:  # written before the summary, so a closed stdout cannot lose it
-        write_output(args.out, report_to_toml(report))
+    if args.out is not None:  # written before the summary, so a closed stdout cannot lose it
+        _write_report(args.out, report_to_toml(report))
     drift = stack_drift(report.probes)
     if drift:
         print(clean_block(drift_warning(drift)), file=sys.stderr)
@@ -66,6 +74,22 @@ def cmd_decide(args: argparse.Namespace) -> int:
             print("\n" + clean_block(render_sweep(report.configs, answers)))
         if report.pipeline is not None:
             print("\n" + clean_block(render_pipeline(report.pipeline)))
-    if args.out:
-        print(f"report written to {args.out}", file=sys.stderr if args.json else sys.stdout)
+    if args.out is not None:  # the path as the error line shows it: escapes made visible
+        print(f"report written to {clean(args.out)}",
+              file=sys.stderr if args.json else sys.stdout)
     return 0
+
+
+def _write_report(out: str, text: str) -> None:
+    """Write the report to --out; if that fails after the work (the disk filled, a FIFO
+    nobody reads), keep it in the data folder and say where, in the one error line."""
+    from advisor.core import InputError
+    from advisor.io.atomic import write_output
+    from advisor.io.paths import unsaved_path
+
+    try:
+        write_output(out, text)
+    except InputError as exc:
+        kept = write_output(unsaved_path("report", ".toml"), text, create_parents=True)
+        raise InputError(f"{exc.message}; the report is saved in {kept}", file=exc.file) \
+            from None

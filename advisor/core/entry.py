@@ -15,8 +15,9 @@ from datetime import UTC, datetime
 
 from advisor.core.decide import decide
 from advisor.core.economics.configs import sweep_configs
+from advisor.core.economics.sanity import check_plausible
 from advisor.core.economics.stages import analyse_pipeline
-from advisor.core.model.answers import Answers
+from advisor.core.model.answers import Answers, check_against_catalog
 from advisor.core.model.catalog import Catalog
 from advisor.core.model.drift import DRIFT_NOTE, stack_drift
 from advisor.core.model.probe_record import ProbeRecord
@@ -27,10 +28,12 @@ from advisor.core.report.document import Provenance, Report, build_report
 def run(answers: Answers, catalog: Catalog, probes: Mapping[str, ProbeRecord] | None = None,
         provenance: Provenance | None = None, cal: Calibration = CAL) -> Report:
     """The whole decision for these answers, as the report both front ends render."""
+    check_against_catalog(answers, catalog)
     compared = {s.gpu for s in answers.compared(catalog)}
     used = {catalog.gpu(k).id: v for k, v in (probes or {}).items()}
     used = {k: v for k, v in used.items() if k in compared}
     decision = decide(answers, catalog, used, cal)
+    check_plausible(decision)  # a result no real pair of GPUs gives is an input problem
     configs = sweep_configs(answers, catalog, used, cal) \
         if answers.configs is not None and answers.workload.token_budget else None
     pipeline = analyse_pipeline(answers.pipeline, catalog, probes=used, cal=cal,

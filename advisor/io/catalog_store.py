@@ -24,15 +24,21 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-import tomlkit
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from advisor.core.errors import InputError
 from advisor.core.formats import parse_json, validation_error, without_nulls
 from advisor.core.model.bounds import MAX_JSON_BYTES
-from advisor.core.model.catalog import CATALOG_FILES, Catalog, build_catalog, parse_toml
+from advisor.core.model.catalog import (
+    CATALOG_FILES,
+    Catalog,
+    build_catalog,
+    catalog_from_docs,
+    parse_toml,
+)
+from advisor.core.redact import redact_url
 from advisor.io.files import read_text
 from advisor.io.paths import pulled_dir
 
@@ -87,7 +93,7 @@ class PulledCache(BaseModel):
     schema_: Literal["advisor.pulled"] = Field(alias="schema")
     version: Literal[1]
     kind: PullKind
-    url: str
+    url: Annotated[str, AfterValidator(redact_url)]  # a cache from before shape redaction too
     etag: str | None = None
     last_modified: str | None = None
     fetched_at: datetime = Field(description="when these entries were downloaded")
@@ -150,23 +156,20 @@ def build_effective(overlays: Sequence[tuple[str, Entries]]) -> Catalog:
     """The shipped catalog with each (label, entries) overlay merged in order, validated.
 
     Errors name the file as "<label> over catalog/<file>", so a bad pulled entry points at
-    where it came from rather than at the shipped file.
+    where it came from rather than at the shipped file. The merge works on decoded data and
+    is validated as such (never written back as TOML text), so it is linear in the overlays.
     """
     texts = read_shipped_texts()
     origin = {f: f"catalog/{f}" for f in CATALOG_FILES}
-    docs: dict[str, dict[str, Any]] = {}
+    docs = {f: parse_toml(texts[f], origin[f]) for f in CATALOG_FILES}
     for label, entries in overlays:
         for table, items in entries.items():
             if not items:
                 continue
             file = TABLE_FILE[table]
-            if file not in docs:
-                docs[file] = parse_toml(texts[file], origin[file])
             _merge_table(docs[file].setdefault(table, []), table, items)
             origin[file] = f"{label} over catalog/{file}"
-    for file, doc in docs.items():
-        texts[file] = tomlkit.dumps(doc)
-    return build_catalog(texts, origin)
+    return catalog_from_docs(docs, origin)
 
 
 def effective_catalog() -> Catalog:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from advisor.core.formats import decode_text, parse_json
-from advisor.core.model.answers import Answers, check_gpu_ids
+from advisor.core.model.answers import Answers, check_against_catalog
 from advisor.core.model.bounds import MAX_JSON_BYTES
 from advisor.core.model.catalog import Catalog
 from advisor.core.model.probe_record import ProbeRecord, parse_probe_record
@@ -19,10 +19,11 @@ from advisor.io.files import read_bytes, read_text
 
 
 def load_answers(path: str | Path, catalog: Catalog | None = None) -> Answers:
-    """An answers file; with a catalog, every GPU it names is checked against it too."""
-    answers = parse_answers_toml(read_text(path), str(path))
+    """An answers file; with a catalog, every GPU it names and every power limit is checked
+    against it too, and a price may be a ratio to the current GPU's default price."""
+    answers = parse_answers_toml(read_text(path), str(path), catalog)
     if catalog is not None:
-        check_gpu_ids(answers, catalog, str(path))
+        check_against_catalog(answers, catalog, str(path))
     return answers
 
 

@@ -30,13 +30,9 @@ from advisor.io.catalog_store import (
     read_pulled,
     shipped_catalog_version,
 )
-from advisor.io.sync import (
-    FetchError,
-    FetchPolicy,
-    parse_catalog_doc,
-    parse_price_sheet,
-    pull,
-)
+from advisor.io.fetch import FetchError, FetchPolicy
+from advisor.io.sheets import parse_catalog_doc, parse_price_sheet
+from advisor.io.sync import pull
 
 FAST = FetchPolicy(timeout_s=0.3, total_s=3.0, retries=1, backoff_s=0.01,
                    max_bytes=64 * 1024, allow_http=True)
@@ -539,7 +535,7 @@ def test_credentials_in_a_url_are_refused_before_any_request(server: Server) -> 
 
 
 def test_secret_query_values_never_reach_the_cache_the_catalog_or_a_report(server: Server) -> None:
-    from advisor.io.sync import redact_url
+    from advisor.core.redact import redact_url
 
     base = server.serve("/prices.csv", Reply(body=PRICE_CSV))
     url = f"{base}?token=T0KEN&X-Amz-Signature=S1G&region=eu&api_key=K3Y"
@@ -559,7 +555,7 @@ def test_secret_query_values_never_reach_the_cache_the_catalog_or_a_report(serve
 
 
 def test_redact_url_drops_userinfo_and_fragments() -> None:
-    from advisor.io.sync import redact_url
+    from advisor.core.redact import redact_url
 
     assert redact_url("https://u:p@h.example:8443/a.csv?sig=1&x=2#frag") == (
         "https://REDACTED@h.example:8443/a.csv?sig=REDACTED&x=2")
@@ -568,7 +564,7 @@ def test_redact_url_drops_userinfo_and_fragments() -> None:
 def test_a_held_lock_makes_a_pull_wait_then_say_so(home: Path) -> None:
     import fcntl
 
-    from advisor.io.sync import LOCK_NAME, overlay_lock
+    from advisor.io.lock import LOCK_NAME, overlay_lock
 
     lock = home / "pulled" / LOCK_NAME
     lock.parent.mkdir(parents=True)

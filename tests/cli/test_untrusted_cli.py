@@ -238,26 +238,6 @@ def test_credentials_in_a_pull_url_are_refused_and_never_printed(advisor_cli,
     assert not (advisor_home / "pulled" / "prices.json").exists()
 
 
-@pytest.fixture
-def www(tmp_path: Path):
-    import functools
-    import threading
-    from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-
-    class Quiet(SimpleHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
-
-    root = tmp_path / "www"
-    root.mkdir()
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=root))
-    httpd.daemon_threads = True
-    threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True).start()
-    yield root, f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
-
-
 def test_pulled_names_with_escape_codes_never_reach_the_terminal(advisor_cli, www,
                                                                  advisor_home) -> None:
     root, base = www

@@ -32,6 +32,7 @@ MAX_CITATIONS = 32  # sources of one group of figures or one price
 MAX_ALIASES = 32  # other names of one GPU
 MAX_NOTES = 64  # `uncertain` notes of one entry
 MAX_NOTE_CHARS = 4000  # one citation, note or build instruction
+MAX_PACKAGES = 4096  # packages of one software stack: a detected one is a whole `pip freeze`
 
 # --- the cluster ---------------------------------------------------------------------
 

@@ -394,10 +394,12 @@ FAMILY_FIGURES: tuple[tuple[str, Any], ...] = (
 def _check_families(gpus: list[Gpu], file: str) -> None:
     """Each GPU's peaks and memory bandwidth lie within MAX_FAMILY_FACTOR of the median of
     the other members of its family that state the figure (a typo, or a 1e5 TFLOPS entry
-    in a pulled catalog, is refused naming the family's figure)."""
+    in a pulled catalog, is refused naming the family's figure). An outlier moves the
+    median of the others for every other member, so the farthest entry is the one named."""
     families: dict[str, list[Gpu]] = {}
     for g in gpus:
         families.setdefault(g.family, []).append(g)
+    worst: tuple[float, Gpu, str, float, float, int] | None = None
     for members in families.values():
         for figure, get in FAMILY_FIGURES:
             stated = [(g, v) for g in members if (v := get(g)) is not None]
@@ -405,11 +407,14 @@ def _check_families(gpus: list[Gpu], file: str) -> None:
                 continue
             medians = _leave_one_out_medians([v for _, v in stated])
             for (g, v), median in zip(stated, medians, strict=True):
-                if not median / B.MAX_FAMILY_FACTOR <= v <= median * B.MAX_FAMILY_FACTOR:
-                    raise InputError(
-                        f"more than {B.MAX_FAMILY_FACTOR:g}x from the {g.family} family's "
-                        f"{median:g} (the median of its other {len(stated) - 1} members)",
-                        file=file, entry=g.id, field=figure, value=v)
+                factor = max(v / median, median / v)
+                if factor > B.MAX_FAMILY_FACTOR and (worst is None or factor > worst[0]):
+                    worst = (factor, g, figure, v, median, len(stated) - 1)
+    if worst is not None:
+        _, g, figure, v, median, others = worst
+        raise InputError(f"more than {B.MAX_FAMILY_FACTOR:g}x from the {g.family} family's "
+                         f"{median:g} (the median of its other {others} members)",
+                         file=file, entry=g.id, field=figure, value=v)
 
 
 def _norm_names(g: Gpu) -> set[str]:

@@ -112,3 +112,18 @@ def test_what_the_agreement_holds() -> None:
     assert _file({"prices": {"b200-sxm": "$4.50/h"}}, FIELDS["price"][3]) == 4.5
     for text in ("1,000", "1e3k", "-1", "nan", "inf"):
         assert _file({"workload": {"token_budget": text}}, FIELDS["token_budget"][3]) == REFUSED
+
+
+def test_a_price_ratio_is_to_the_current_gpus_price() -> None:
+    from advisor.core import parse_answers
+
+    base = {"current": "h200-sxm", "targets": ["b200-sxm", "h100-sxm"],
+            "workload": {"model": "llama-3.1-8b", "seq_lens": [4096]}}
+    quoted = parse_answers({**base, "prices": {"h200-sxm": "$2.00/h", "b200-sxm": "3x"}})
+    assert quoted.prices == {"h200-sxm": 2.0, "b200-sxm": 6.0}  # the quote, not the default
+    with pytest.raises(InputError, match="this is the current GPU"):
+        parse_answers({**base, "prices": {"h200-sxm": "2x"}}, "answers.toml", CATALOG)
+    with pytest.raises(InputError, match="which has none: quote one for it"):
+        parse_answers({**base, "prices": {"b200-sxm": "2x"}})  # no catalog, no quote: no base
+    with pytest.raises(InputError, match=r"prices\.b200-sxm.*at most 1,000"):
+        parse_answers({**base, "prices": {"b200-sxm": "2000x"}}, "answers.toml", CATALOG)

@@ -223,13 +223,13 @@ def check_against_catalog(answers: Answers, catalog: Catalog, file: str | None =
         except InputError as exc:
             raise InputError(exc.message, file=file, field=field, value=gpu) from None
     for key, watts in answers.power_limits_w.items():
-        gpu = catalog.gpu(split_count(key)[0])
-        low, high = power_limit_range(gpu)
+        part = catalog.gpu(split_count(key)[0])
+        low, high = power_limit_range(part)
         if not low <= watts <= high:
-            tdp = gpu.power.tdp_w if gpu.power else None
+            tdp = part.power.tdp_w if part.power else None
             why = (f"{B.MIN_POWER_LIMIT_FRACTION:.0%} to 100% of its {tdp:,.0f} W TDP"
                    if tdp is not None else "its TDP is not in the catalog")
-            raise InputError(f"{gpu.id} takes a power limit of {low:,.0f} to {high:,.0f} W "
+            raise InputError(f"{part.id} takes a power limit of {low:,.0f} to {high:,.0f} W "
                              f"({why})", file=file, field=f"power_limits_w.{key}", value=watts)
 
 

@@ -218,7 +218,8 @@ class PipelineSpec(PrintableModel):
             raise ValueError("stage names repeat")
         for i, alt in enumerate(self.alternatives):
             self._alternative_holds(i, alt, names)
-        stated = [*self.stages, *(g for a in self.alternatives for g in a.stages.values())]
+        stated: list[StageSpec | StageRateSpec] = [
+            *self.stages, *(g for a in self.alternatives for g in a.stages.values())]
         if self.tokens_per_unit is None and any(
                 s.measured_units_per_s is not None or s.hop_s_per_unit for s in stated):
             raise ValueError("tokens_per_unit is needed for rates in units/s and per-unit hops")

@@ -11,14 +11,18 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 
-from advisor.core import NumberSpec, is_ratio, parse_number, parse_price
-
-WHOLE = NumberSpec("a whole number", integer=True, example="8 or 1k")
-TOKENS = NumberSpec("a token length", integer=True, binary_k=True, example="8192 or 8k")
-AMOUNT = NumberSpec("a number", example="300B or 1.5e12")
-PLAIN = NumberSpec("a number", suffixes=False, example="0.12")
-USD = NumberSpec("a price", suffixes=False, example="6.4 or $6.40/h")
-RATIO = NumberSpec("a price ratio", suffixes=False, example="3.4x")
+from advisor.core import (
+    AMOUNT,
+    PLAIN,
+    RATIO,
+    TOKENS,
+    USD,
+    WHOLE,
+    NumberSpec,
+    is_ratio,
+    parse_number,
+    parse_price,
+)
 
 
 def typed(spec: NumberSpec, name: str) -> Callable[[str], float | int]:
@@ -50,10 +54,10 @@ def keyed(unit: str, example: str, price: bool = False) -> Callable[[str], tuple
         if not sep or not key.strip():
             raise argparse.ArgumentTypeError(f"expected GPU={unit}, e.g. {example}: {text!r}")
         try:
-            if price:
-                parse_price(value, USD, RATIO)
+            if price:  # the range is the answers' to check, as for every flag
+                parse_price(value, USD.unbounded(), RATIO.unbounded())
                 return key.strip(), value.strip() if is_ratio(value) else \
-                    parse_price(value, USD, None)[1]
+                    parse_price(value, USD.unbounded(), None)[1]
             return key.strip(), parse_number(value, PLAIN)
         except ValueError as exc:
             raise argparse.ArgumentTypeError(f"{key.strip()}: {exc}") from None

@@ -85,6 +85,12 @@ _PUBLIC: dict[str, str] = {
     "MAX_TIMEOUT_S": "advisor.core.model.bounds",
     # the one number grammar every front end reads typed numbers with
     "NumberSpec": "advisor.core.numbers",
+    "WHOLE": "advisor.core.numbers",
+    "TOKENS": "advisor.core.numbers",
+    "AMOUNT": "advisor.core.numbers",
+    "PLAIN": "advisor.core.numbers",
+    "USD": "advisor.core.numbers",
+    "RATIO": "advisor.core.numbers",
     "Price": "advisor.core.numbers",
     "parse_number": "advisor.core.numbers",
     "parse_int": "advisor.core.numbers",
@@ -152,6 +158,12 @@ if TYPE_CHECKING:  # the names above, for type checkers
     from advisor.core.model.transformer import ModelSpec
     from advisor.core.model.workload import SERVING_MODES, TRAINING_MODES, Precision, Workload
     from advisor.core.numbers import (
+        AMOUNT,
+        PLAIN,
+        RATIO,
+        TOKENS,
+        USD,
+        WHOLE,
         NumberSpec,
         Price,
         is_ratio,

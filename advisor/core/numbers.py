@@ -18,8 +18,8 @@ Rules, all of them:
   ratio to the current GPU's price, accepted only where a ratio means something.
 
 Bounds belong to the field (`NumberSpec.low`/`high`, read from `model.bounds`); the
-answers models check the same bounds as pydantic constraints. Standard library only, so
-the wizard's first screen and `advisor --help` stay light.
+answers models check the same bounds as pydantic constraints. The standard library and
+`bounds` only, so the wizard's first screen and `advisor --help` stay light.
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Literal
+
+from advisor.core.model import bounds as B  # constants only: no pydantic
 
 SUFFIX = {"": 1.0, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
 BINARY_SUFFIX = {"": 1.0, "k": 2.0**10, "m": 2.0**20, "b": 2.0**30, "g": 2.0**30, "t": 2.0**40}
@@ -61,6 +63,23 @@ class NumberSpec:
     def unbounded(self) -> NumberSpec:
         """The same grammar without the range: for readers whose model checks the range."""
         return replace(self, low=None, high=None, low_open=False)
+
+
+# The kinds of number a field takes; the range is each field's own (bounds.py).
+WHOLE = NumberSpec("a whole number", integer=True, example="8 or 1k")
+"""A count (GPUs, nodes, batch, degrees, dimensions): `1k` is 1,000."""
+TOKENS = NumberSpec("a token length", integer=True, binary_k=True, example="8192 or 8k")
+"""A sequence or document length in tokens: `8k` is 8,192."""
+AMOUNT = NumberSpec("a number", example="300B or 1.5e12")
+"""A large quantity (tokens, FLOPs, rates): `300B` is 3e11."""
+PLAIN = NumberSpec("a number", suffixes=False, example="0.12")
+"""A figure with a unit of its own (watts, $/kWh, kW, ms, Gbit/s, $/GPU-hour): no suffix."""
+USD = NumberSpec("a price", low=B.MIN_USD_PER_GPU_HOUR, high=B.MAX_USD_PER_GPU_HOUR,
+                 suffixes=False, example="4.50, $4.50/h or 3.4x")
+"""$/GPU-hour as quoted (`4.50`, `$4.50/h`)."""
+RATIO = NumberSpec("a price ratio", low=1 / B.MAX_PRICE_RATIO, high=B.MAX_PRICE_RATIO,
+                   suffixes=False, example="3.4x")
+"""A target's price over the current GPU's (`3.4x`)."""
 
 
 def _bound(value: float) -> str:

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ValidationError
 from advisor.core.errors import InputError
 from advisor.core.formats import Format, parse_csv, parse_json, parse_toml, validation_error
 from advisor.core.model.catalog import Arch, Catalog, Gpu, Package, Price, Support
-from advisor.core.numbers import NumberSpec, parse_price
+from advisor.core.numbers import USD, parse_price
 from advisor.io.catalog_store import TABLE_FILE, Entries, entry_key
 
 PRICE_COLUMNS_REQUIRED = ("gpu", "usd_per_hour")
@@ -32,7 +32,6 @@ SHEET_LABEL = "team price sheet"
 TABLE_MODEL: Mapping[str, type[BaseModel]] = {
     "gpu": Gpu, "arch": Arch, "package": Package, "support": Support, "price": Price,
 }
-USD = NumberSpec("usd_per_hour", suffixes=False, example="4.50 or $4.50/h")
 
 
 def _parse_doc(text: str, file: str, fmt: Format) -> dict[str, Any]:
@@ -119,7 +118,7 @@ def parse_price_sheet(text: str, file: str, fmt: Format, catalog: Catalog, today
         usd = row["usd_per_hour"]
         if isinstance(usd, str):
             try:
-                usd = parse_price(usd, USD, None)[1]
+                usd = parse_price(usd, USD.unbounded(), None)[1]  # Price checks its range
             except ValueError as exc:
                 raise InputError(str(exc), file=file, entry=where, field="usd_per_hour",
                                  value=usd) from None

@@ -13,25 +13,20 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from advisor.core import RATIO, USD
 from advisor.core import NumberSpec as NumberSpec
 from advisor.core import Price as Price
-from advisor.core import bounds
 from advisor.core import parse_int as parse_int
 from advisor.core import parse_list as parse_list
 from advisor.core import parse_number as parse_number
 from advisor.core import parse_optional as parse_optional
 from advisor.core import parse_price as _parse_price
 
-PRICE = NumberSpec("a price", low=bounds.MIN_USD_PER_GPU_HOUR, high=bounds.MAX_USD_PER_GPU_HOUR,
-                   suffixes=False, example="4.50, $4.50/h or 3.4x")
-RATIO = NumberSpec("a price ratio", low=1 / bounds.MAX_PRICE_RATIO, high=bounds.MAX_PRICE_RATIO,
-                   suffixes=False, example="3.4x")
-
 
 def parse_price(text: str, allow_ratio: bool = True) -> Price:
     """ "4.5", "$4.50", "4.50/h" -> ("usd", 4.5); "3.4x" -> ("ratio", 3.4), where a ratio to
     the current GPU's price is meaningful (not for the current GPU itself)."""
-    return _parse_price(text, PRICE, RATIO if allow_ratio else None)
+    return _parse_price(text, USD, RATIO if allow_ratio else None)
 
 
 def show_number(value: float | None, integer: bool = False) -> str:

@@ -31,7 +31,7 @@ from advisor.core.model.options import ConfigOptions, PipelineSpec
 from advisor.core.model.printable import PrintableModel
 from advisor.core.model.stack import Stack
 from advisor.core.model.workload import Workload
-from advisor.core.numbers import NumberSpec, is_ratio, parse_number, parse_price
+from advisor.core.numbers import RATIO, USD, NumberSpec, is_ratio, parse_number, parse_price
 
 if TYPE_CHECKING:
     from advisor.core.model.catalog import Catalog, Gpu
@@ -40,10 +40,6 @@ DEFAULT_ELECTRICITY_USD_PER_KWH = 0.12
 _COUNTED = re.compile(r"^(?P<id>[^@]+)@(?P<n>.*)$")
 COUNT_AFTER_AT = NumberSpec("the GPU count after @", integer=True, low=1, high=B.MAX_GPUS,
                             example="b200-sxm@8")
-USD = NumberSpec("a price", low=B.MIN_USD_PER_GPU_HOUR, high=B.MAX_USD_PER_GPU_HOUR,
-                 suffixes=False, example="4.50, $4.50/h or 3.4x")
-RATIO = NumberSpec("a price ratio", low=1 / B.MAX_PRICE_RATIO, high=B.MAX_PRICE_RATIO,
-                   suffixes=False, example="3.4x")
 
 
 @dataclass(frozen=True)

@@ -41,20 +41,20 @@ class ModelSpec(_Frozen, PrintableModel):
     heads: Whole = Field(ge=1, le=B.MAX_HEADS)
     kv_heads: Whole = Field(ge=1, le=B.MAX_HEADS)
     head_dim: Whole | None = Field(default=None, ge=1, le=B.MAX_WIDTH,
-                                 description="default hidden / heads")
+                                   description="default hidden / heads")
     ffn: Whole = Field(ge=1, le=B.MAX_WIDTH, description="MLP intermediate size (dense layers)")
     vocab: Whole = Field(ge=1, le=B.MAX_VOCAB)
     gated_mlp: bool = Field(default=True, description="SwiGLU (3 matrices) vs GELU MLP (2)")
     tie_embeddings: bool = False
     experts: Whole = Field(default=0, ge=0, le=B.MAX_EXPERTS,
-                         description="routed experts; 0 for a dense model")
+                           description="routed experts; 0 for a dense model")
     active_experts: Whole = Field(default=0, ge=0, le=B.MAX_EXPERTS,
-                                description="routed experts per token")
+                                  description="routed experts per token")
     shared_experts: Whole = Field(default=0, ge=0, le=B.MAX_EXPERTS)
     moe_ffn: Whole | None = Field(default=None, ge=1, le=B.MAX_WIDTH,
-                                description="expert intermediate size")
+                                  description="expert intermediate size")
     dense_layers: Whole = Field(default=0, ge=0, le=B.MAX_LAYERS,
-                              description="leading layers with a dense MLP")
+                                description="leading layers with a dense MLP")
     mla: MlaSpec | None = None
     declared_params: Amount | None = Field(
         default=None, gt=0, description="the parameter count the user gave, for a shape check")

@@ -52,8 +52,8 @@ class Workload(_Frozen):
         description="the sweep; the first is the primary. For serve, the input lengths (ISL) "
                     "swept at the output length `osl`")
     micro_batch: Whole = Field(default=1, ge=1, le=B.MAX_MICRO_BATCH,
-                             description="sequences per GPU per micro-step; for serving, "
-                                         "requests in flight")
+                               description="sequences per GPU per micro-step; for serving, "
+                                           "requests in flight")
     global_batch: Whole | None = Field(
         default=None, ge=1, le=B.MAX_GLOBAL_BATCH,
         description="sequences per optimizer step; default one micro-batch per DP rank",
@@ -81,7 +81,7 @@ class Workload(_Frozen):
     cp: Whole = Field(default=1, ge=1, le=B.MAX_GPUS)
     ep: Whole = Field(default=1, ge=1, le=B.MAX_GPUS)
     vp: Whole = Field(default=1, ge=1, le=B.MAX_LAYERS,
-                    description="virtual pipeline stages per PP rank")
+                      description="virtual pipeline stages per PP rank")
     gpus: Whole = Field(default=8, ge=1, le=B.MAX_GPUS)
     nodes: Whole = Field(default=1, ge=1, le=B.MAX_NODES)
     nic_gbit: Plain = Field(
@@ -89,17 +89,17 @@ class Workload(_Frozen):
         description="scale-out NIC line rate per GPU, Gbit/s"
     )
     token_budget: Amount | None = Field(default=None, ge=B.MIN_TOKENS, le=B.MAX_TOKENS,
-                                       description="tokens to train or serve")
+                                        description="tokens to train or serve")
     # serving
     osl: Whole | None = Field(default=None, ge=1, le=B.MAX_SEQ_LEN,
-                            description="serve: output tokens per request")
+                              description="serve: output tokens per request")
     kv_dtype: KvDtype = Field(default="auto", description="auto: fp8 for low-precision recipes")
     ttft_ms: Plain | None = Field(default=None, gt=0, le=B.MAX_SECONDS * 1000,
                                   description="serve: time-to-first-token limit")
     tpot_ms: Plain | None = Field(default=None, gt=0, le=B.MAX_SECONDS * 1000,
                                   description="serve/decode: time per output token limit")
     max_batch: Whole = Field(default=2048, ge=1, le=B.MAX_MICRO_BATCH,
-                           description="serving engine's batch cap (requests in flight)")
+                             description="serving engine's batch cap (requests in flight)")
 
     @model_validator(mode="before")
     @classmethod

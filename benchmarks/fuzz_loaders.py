@@ -11,6 +11,11 @@ bytes changed (`fuzz_inputs.mutated`), valid documents with one number swapped f
 edge value (0, -5, nan, inf, 1e308, 10^30...), documents generated field by field inside
 and just outside their bounds, and raw bytes.
 
+Then every list-valued field of every loader is timed at N and 4N elements
+(`--scaling-only` for just that): a loader, or the overlay build behind it, that is worse
+than linear in a list (t(4N)/t(N) over 5x) is a failure. Lists have caps (bounds.py), so
+past a cap it is the refusal that is timed.
+
 Outcomes, per loader:
   ok         the document loaded and everything downstream of it ran (a decision, a
              report rendered, a record imported and a decision made with the store)
@@ -32,7 +37,9 @@ cache file it is stored in). Exits 1 if any failure was counted.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import math
 import os
 import resource
 import signal
@@ -213,7 +220,7 @@ class Harness:
     def _sheet(self, path: Path, fmt: str) -> None:
         from advisor.core.formats import decode_text
         from advisor.io.catalog_store import build_effective
-        from advisor.io.sync import parse_price_sheet
+        from advisor.io.sheets import parse_price_sheet
 
         url = f"https://sheets.example/{path.name}"
         self._label = url
@@ -233,7 +240,7 @@ class Harness:
     def _catalog(self, path: Path) -> None:
         from advisor.core.formats import decode_text, detect_format
         from advisor.io.catalog_store import build_effective, cache_path, effective_catalog
-        from advisor.io.sync import parse_catalog_doc
+        from advisor.io.sheets import parse_catalog_doc
 
         data = path.read_bytes()
         if data[:1] == b"#":  # half the inputs: the bytes are the pulled cache file itself
@@ -516,6 +523,252 @@ def _cli(args: list[str], env: dict[str, str], label: str, limit_s: float) -> st
     return "traceback"
 
 
+# --- scaling: every list-valued field at N and 4N ---------------------------------------------
+
+SCALE_N = 250
+SCALE_LIMIT = 5.0
+"""t(4N) / t(N) above this is worse than linear (a linear loader gives at most ~4)."""
+
+
+def _toml_value(v: Any) -> str:
+    """Plain data as an inline TOML value, written in linear time (tomlkit is not)."""
+    from datetime import date, datetime
+
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int | float):
+        return repr(v)
+    if isinstance(v, datetime | date):
+        return v.isoformat()
+    if isinstance(v, str):
+        return json.dumps(v)
+    if isinstance(v, list):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    return "{ " + ", ".join(f"{json.dumps(str(k))} = {_toml_value(x)}" for k, x in v.items()) \
+        + " }"
+
+
+def _toml_doc(doc: dict[str, Any]) -> str:
+    return "\n".join(f"{json.dumps(k)} = {_toml_value(v)}" for k, v in doc.items()) + "\n"
+
+
+def _at(doc: Any, path: str) -> Any:
+    for part in path.split("."):
+        doc = doc[int(part)] if isinstance(doc, list) else doc[part]
+    return doc
+
+
+def _grown(base: dict[str, Any], path: str, n: int, make: Callable[[int], Any]) -> Any:
+    """`base` with the list (or table) at `path` holding n generated elements."""
+    import copy
+
+    doc = copy.deepcopy(base)
+    head, _, last = path.rpartition(".")
+    parent = _at(doc, head) if head else doc
+    items = [make(i) for i in range(n)]
+    parent[last] = dict(items) if isinstance(parent.get(last), dict) else items
+    return doc
+
+
+Case = tuple[str, str, Callable[[int], bytes], Callable[[bytes], Any]]
+
+
+def _scaling_cases(work: Path) -> list[Case]:
+    """(loader, field, document with n elements in that field, load it) for every
+    list-valued field the loaders read."""
+    import copy
+    import tomllib
+
+    from advisor.core.formats import decode_text
+    from advisor.io.catalog_store import build_effective, load_catalog, read_shipped_texts
+    from advisor.io.documents import load_answers, load_report, probe_record_from_bytes
+    from advisor.io.sheets import parse_catalog_doc, parse_price_sheet
+
+    catalog = load_catalog()
+    ids = [g.id for g in catalog.gpus]
+    url = "https://team.example/sheet"
+
+    def via_file(suffix: str, load: Callable[[Path], Any]) -> Callable[[bytes], Any]:
+        def run(data: bytes) -> Any:
+            path = work / f"scaled{suffix}"
+            path.write_bytes(data)
+            return load(path)
+        return run
+
+    def sheet(fmt: str) -> Callable[[bytes], Any]:
+        def run(data: bytes) -> Any:
+            entries = parse_price_sheet(decode_text(data, url), url, fmt, catalog,  # type: ignore[arg-type]
+                                        date(2026, 1, 1))
+            return build_effective([(url, entries)])
+        return run
+
+    def overlay(data: bytes) -> Any:
+        return build_effective([(url, parse_catalog_doc(decode_text(data, url), url, "json"))])
+
+    answers = tomllib.loads((F.EXAMPLES / "answers.toml").read_text())
+    answers["pipeline"] = tomllib.loads((F.EXAMPLES / "drafter_pipeline.toml").read_text())[
+        "pipeline"]
+    answers["power_limits_w"] = {"b200-sxm": 800.0}
+    answers["layouts"] = {"b200-sxm": {"gpus": 8}}
+    stage = answers["pipeline"]["stages"][0]
+    alt = answers["pipeline"]["alternatives"][0]
+    _good_report(work / "scale-report.toml")
+    report = tomllib.loads((work / "scale-report.toml").read_text())
+    probe = F.probe_record("h200-sxm")
+    gpus = tomllib.loads(read_shipped_texts()["gpus.toml"])["gpu"]
+    h100 = next(g for g in gpus if g["id"] == "h100-sxm")
+    team = {**copy.deepcopy(h100), "id": "team-x", "name": "Team X", "aliases": ["TX"]}
+    team_price = {"gpu": "team-x", "usd_per_hour": 2.5, "label": "team rate", "default": True,
+                  "source": ["team"], "retrieved": "2026-01-01"}
+    support = {"package": "torch", "arch": "sm_90", "min_version": "2.1", "status": "ga",
+               "source": ["team"], "retrieved": "2026-01-01", "variant": "cuda"}
+    cat = {"gpu": [team], "price": [team_price], "support": [support]}
+    rows = [{"gpu": "h100-sxm", "usd_per_hour": 2.5, "source": "a"}]
+
+    def csv_rows(n: int, cites: int = 1) -> bytes:
+        lines = ["gpu,usd_per_hour,source"]
+        lines += [f"{ids[i % len(ids)]},2.5,{';'.join(f'c{j}' for j in range(cites))}"
+                  for i in range(n)]
+        return ("\n".join(lines) + "\n").encode()
+
+    a_toml = via_file(".toml", lambda p: load_answers(p, catalog))
+    cases = [
+        ("answers", path, lambda n, path=path, make=make: _toml_doc(
+            _grown(answers, path, n, make)).encode(), a_toml)
+        for path, make in [
+            ("targets", lambda i: ids[i % len(ids)]),
+            ("workload.seq_lens", lambda i: 1024 + i),
+            ("configs.counts", lambda i: i + 1),
+            ("prices", lambda i: (ids[i % len(ids)] + "x" * (i // len(ids)), 2.0)),
+            ("power_limits_w", lambda i: (f"gpu{i}", 500.0)),
+            ("layouts", lambda i: (f"gpu{i}", {"gpus": 8})),
+            ("stack.packages", lambda i: (f"package{i}", "1.0")),
+            ("pipeline.stages", lambda i: {**stage, "name": f"stage{i}"}),
+            ("pipeline.alternatives", lambda i: alt),
+            ("pipeline.alternatives.0.splits", lambda i: [1, 1]),
+        ]]
+    cases += [
+        ("report", path, lambda n, path=path, make=make: _toml_doc(
+            _grown(report, path, n, make)).encode(), via_file(".toml", load_report))
+        for path, make in [
+            ("warnings", lambda i: f"warning {i}"),
+            ("notes", lambda i: f"note {i}"),
+            ("defaults", lambda i: {"field": f"f{i}", "value": "1", "source": "x"}),
+            ("current.sweep", lambda i: report["current"]["sweep"][0]),
+            ("configs.points", lambda i: report["configs"]["points"][0]),
+            ("provenance.pulled", lambda i: {"kind": "prices", "fetched_at": "2026-01-01T00:00:00Z",
+                                             "url": f"https://h.example/s{i}.csv?token=abc{i}"}),
+        ]]
+    cases += [
+        ("probe", path, lambda n, path=path, make=make: json.dumps(
+            _grown(probe, path, n, make)).encode(), lambda d: probe_record_from_bytes(d, "p.json"))
+        for path, make in [
+            ("matmul", lambda i: probe["matmul"][0]),
+            ("attention", lambda i: {**probe["attention"][0], "seq_len": 1024 + i}),
+            ("bandwidth", lambda i: probe["bandwidth"][0]),
+            ("collectives", lambda i: probe["collectives"][0]),
+            ("notes", lambda i: f"note {i}"),
+        ]]
+    cases += [
+        ("price_csv", "rows", lambda n: csv_rows(n), sheet("csv")),
+        ("price_csv", "source (one cell, ';'-separated)", lambda n: csv_rows(1, n), sheet("csv")),
+        ("price_json", "price", lambda n: json.dumps({"price": _grown(
+            {"p": rows}, "p", n, lambda i: {**rows[0], "gpu": ids[i % len(ids)]})["p"]}).encode(),
+         sheet("json")),
+        ("price_toml", "price.0.source", lambda n: _toml_doc({"price": _grown(
+            {"p": rows}, "p.0.source", n, lambda i: f"c{i}")["p"]}).encode(), sheet("toml")),
+    ]
+    cases += [
+        ("catalog", path, lambda n, path=path, make=make: json.dumps(
+            _grown(cat, path, n, make), default=str).encode(), overlay)
+        for path, make in [
+            ("gpu", lambda i: team if i == 0 else {**team, "id": f"team-{i}",
+                                                   "name": f"Team {i}", "aliases": [f"TX{i}"]}),
+            ("gpu.0.aliases", lambda i: f"Team alias {i}"),
+            ("gpu.0.uncertain", lambda i: f"question {i}"),
+            ("gpu.0.memory.source", lambda i: f"https://example.com/{i}"),
+            ("price", lambda i: {**team_price, "label": f"rate {i}", "default": False}),
+            ("price.0.source", lambda i: f"https://example.com/{i}"),
+            ("support", lambda i: {**support, "variant": f"v{i}"}),
+        ]]
+    return cases
+
+
+def scaling(n: int = SCALE_N, repeats: int = 7) -> list[dict[str, Any]]:
+    """Time each loader on each list-valued field at N and 4N elements; a refusal (a cap)
+    is timed like an acceptance: both must be linear. N starts at `n` and grows 4x at a
+    time (to 64n at most) while the loader takes under MIN_TIMED_S at N, so that the list,
+    not the fixed cost, is what is timed.
+
+    On a shared box wall-clock time measures the neighbours as much as the loader, so this
+    is the process's own CPU time, the best of `repeats` runs of each size, interleaved (N,
+    4N, N, 4N...) so both see the same machine, after one untimed run. The cyclic garbage
+    collector is paused while a run is timed: its full collections land at heap-size
+    thresholds, and would make a linear loader look superlinear at one N and sublinear
+    at the next."""
+    work = Path(tempfile.mkdtemp(prefix="fuzz-scaling-"))
+    os.environ["ADVISOR_HOME"] = str(work / "home")
+    out = []
+    for loader, field, build, load in _scaling_cases(work):
+        size = n
+        while True:
+            best, outcome = _timed({s: build(s) for s in (size, 4 * size)}, load, repeats)
+            if best[size] >= MIN_TIMED_S or size >= 64 * n:
+                break
+            size *= 4
+        out.append({"loader": loader, "field": field, "n": size, "t_n": best[size],
+                    "t_4n": best[4 * size], "out_n": outcome[size],
+                    "out_4n": outcome[4 * size], "ratio": best[4 * size] / best[size]})
+    return out
+
+
+MIN_TIMED_S = 0.01
+
+
+def _timed(data: dict[int, bytes], load: Callable[[bytes], Any],
+           repeats: int) -> tuple[dict[int, float], dict[int, str]]:
+    import gc
+
+    from advisor.core.errors import InputError
+
+    best = dict.fromkeys(data, math.inf)
+    outcome = dict.fromkeys(data, "ok")
+    for size in data:
+        with contextlib.suppress(InputError):
+            load(data[size])  # warm: imports, caches, the allocator
+    for _ in range(repeats):
+        for size in data:
+            gc.collect()
+            gc.disable()
+            started = time.process_time()
+            try:
+                load(data[size])
+            except InputError:
+                outcome[size] = "refused"
+            finally:
+                gc.enable()
+            best[size] = min(best[size], max(time.process_time() - started, 1e-6))
+    return best, outcome
+
+
+def print_scaling(rows: list[dict[str, Any]]) -> bool:
+    """The N -> 4N table; True if every ratio is within SCALE_LIMIT."""
+    print(f"\nScaling: each list-valued field at N and 4N elements (CPU time, best of 7; "
+          f"linear is ~4x, the limit {SCALE_LIMIT:g}x):")
+    print(f"{'loader':<11} {'field':<36} {'N':>6} {'t(N) ms':>9} {'t(4N) ms':>9} {'ratio':>6}"
+          "  outcome")
+    ok = True
+    for r in rows:
+        bad = r["ratio"] > SCALE_LIMIT
+        ok &= not bad
+        print(f"{r['loader']:<11} {r['field']:<36} {r['n']:>6,} {r['t_n'] * 1e3:>9.1f} "
+              f"{r['t_4n'] * 1e3:>9.1f} {r['ratio']:>5.2f}x  {r['out_n']}/{r['out_4n']}"
+              + ("  WORSE THAN LINEAR" if bad else ""))
+    print(f"largest ratio {max(r['ratio'] for r in rows):.2f}x: "
+          + ("every loader is linear in every list" if ok else "FAILURES above"))
+    return ok
+
+
 # --- main -------------------------------------------------------------------------------------
 
 def main(argv: list[str] | None = None) -> int:
@@ -527,7 +780,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--limit", type=float, default=20.0, help="per-input seconds (20)")
     p.add_argument("--jobs", type=int, default=2, help="workers at once (2)")
     p.add_argument("--worker", choices=LOADERS, help=argparse.SUPPRESS)
+    p.add_argument("--scaling-only", action="store_true",
+                   help="only the N -> 4N scaling check of every list-valued field")
+    p.add_argument("--scale-n", type=int, default=SCALE_N, help=f"N of the check ({SCALE_N})")
     args = p.parse_args(argv)
+
+    if args.scaling_only:
+        return 0 if print_scaling(scaling(args.scale_n)) else 1
 
     if args.worker:
         print(json.dumps(worker(args.worker, args.n, args.seed, args.limit, MEMORY_CAP)))
@@ -582,6 +841,7 @@ def main(argv: list[str] | None = None) -> int:
         for outcome, texts in results[name].get("samples", {}).items():
             for text in texts[:2]:
                 print(f"\n--- {name}: {outcome} ---\n{text}")
+    failed |= not print_scaling(scaling(args.scale_n))
     print(f"\n{time.monotonic() - started:,.0f} s in all; "
           + ("FAILURES above" if failed else "no failures"))
     return 1 if failed else 0

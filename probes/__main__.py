@@ -1,6 +1,7 @@
-"""`python -m probes run|collectives`: the standalone path for a rented box.
+"""`python -m probes run|collectives|workload`: the standalone path for a rented box.
 
     python -m probes run --out box.json [--quick|--full] [--exhaustive] [--dtype bf16,fp8]
+    python -m probes workload --shape model.toml --seq-len 8k --out box.json
     torchrun --standalone --nproc-per-node 8 -m probes collectives --out box.json --merge
     python -m probes.bench_search        # quick search vs exhaustive sweep, measured
 
@@ -8,8 +9,8 @@ Copy the resulting box.json home and give it to `advisor`.
 """
 
 if __name__ == "__main__":  # Ctrl-C policy first, before anything slow is imported
-    import os as _os
-    import signal as _signal
+    import _signal  # the interpreter's own, already loaded: `signal` takes ~10 ms to import
+    import os as _os  # already imported by `site`
 
     def _early(signum: int, frame: object) -> None:  # until the policy below is in
         _os.write(2, b"probes: interrupted before any measurement; nothing was written\n")
@@ -26,6 +27,7 @@ from collections.abc import Sequence
 
 from .cli import EXIT_BROKEN_PIPE, EXIT_INPUT_ERROR, _quiet_stdout, add_suite_arguments, run_command
 from .interrupts import EXIT_INTERRUPTED
+from .workload_cli import add_workload_parser
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -58,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--force", action="store_true", help="with --merge: merge even when the stamps differ"
     )
     coll.add_argument("--json", action="store_true", help="print the record as JSON")
+    add_workload_parser(sub)
     return parser
 
 

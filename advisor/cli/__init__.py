@@ -13,10 +13,12 @@ import argparse
 import contextlib
 import importlib
 import os
+import signal
 import sys
 import typing
 from collections.abc import Sequence
 from pathlib import Path
+from types import FrameType
 
 from advisor import __version__
 from advisor.core import EXIT_INPUT_ERROR, InputError
@@ -90,8 +92,13 @@ def main(argv: Sequence[str] | None = None) -> int:
       process killed by SIGPIPE would, like coreutils; the rest of the output goes nowhere;
     - bad input, or an OSError on a path the user named: one line, exit 2;
     - Ctrl-C: one line, exit 130 (commands that measure keep what they have: see probe).
+      While it runs, Ctrl-C is a KeyboardInterrupt; the handler the program started with
+      (`advisor.__main__`: one line, exit 130, even before this module was imported) is
+      put back when it returns.
     """
+    startup = None
     try:
+        startup = _take_interrupts()
         try:
             return _dispatch(argv)
         finally:
@@ -102,6 +109,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         _say("advisor: interrupted")
         return EXIT_INTERRUPTED
+    finally:
+        if startup is not None:
+            with contextlib.suppress(ValueError):
+                signal.signal(signal.SIGINT, startup)
+
+
+def _take_interrupts() -> typing.Callable[[int, FrameType | None], typing.Any] | int | None:
+    """Make Ctrl-C a KeyboardInterrupt while a command runs; return the handler it
+    replaced (to put back), or None when nothing changed (SIGINT ignored, already the
+    default, or not the main thread)."""
+    current = signal.getsignal(signal.SIGINT)
+    if current in (signal.SIG_IGN, signal.default_int_handler, None):
+        return None
+    try:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    except ValueError:  # not the main thread
+        return None
+    return current
 
 
 def _dispatch(argv: Sequence[str] | None) -> int:

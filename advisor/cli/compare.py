@@ -8,11 +8,11 @@ figure, input and assumption, as text, Markdown, HTML or SVG, or `--json` for sc
 from __future__ import annotations
 
 import argparse
-import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
 from advisor.cli import COMMANDS
+from advisor.cli.numbers import amount, keyed, plain, tokens, whole
 from advisor.cli.output import add_output_options, show
 from advisor.core import InputError
 
@@ -23,28 +23,6 @@ DIMENSIONS = ("layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "experts"
 MODES = ["pretrain", "finetune", "lora", "prefill", "decode", "serve"]
 PRECISIONS = ["bf16", "fp16", "fp8", "fp4", "nvfp4"]
 KV_DTYPES = ["auto", "bf16", "fp8", "fp4"]
-
-
-def count(text: str) -> float:
-    """`8e9`, `8B`, `70b`, `350M`, `1.5T` -> a number (of parameters or tokens)."""
-    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]*)?(?:e[+-]?[0-9]+)?)\s*([kmbt]?)\s*", text.lower())
-    if m is None:
-        raise argparse.ArgumentTypeError(f"not a count: {text!r} (e.g. 8e9 or 8B)")
-    scale = {"": 1, "k": 1e3, "m": 1e6, "b": 1e9, "t": 1e12}[m[2]]
-    return float(m[1]) * scale
-
-
-def _keyed(unit: str, example: str) -> Any:
-    def parse(text: str) -> tuple[str, float]:
-        key, sep, value = text.partition("=")
-        try:
-            number = float(value)
-        except ValueError:
-            number = -1.0
-        if not sep or not key or not number > 0 or number == float("inf"):
-            raise argparse.ArgumentTypeError(f"expected GPU={unit}, e.g. {example}: {text!r}")
-        return key, number
-    return parse
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -72,27 +50,27 @@ def add_workload_args(p: argparse.ArgumentParser, *, required: bool, counts: boo
                    help="catalog id to compare against; repeatable; id@N for N of them")
     model = p.add_mutually_exclusive_group(required=required)
     model.add_argument("--model", help="a preset, e.g. llama-3.1-8b, qwen3-32b, deepseek-v3")
-    model.add_argument("--params", type=count, help="parameter count of a custom model (8e9, 8B)")
+    model.add_argument("--params", type=amount, help="parameter count of a custom model (8e9, 8B)")
     for dim in DIMENSIONS:
-        p.add_argument(f"--{dim.replace('_', '-')}", type=int, help=f"custom model: {dim}")
+        p.add_argument(f"--{dim.replace('_', '-')}", type=whole, help=f"custom model: {dim}")
     p.add_argument("--mlp", choices=["gated", "plain"],
                    help="custom model: gated (SwiGLU, Llama) or plain (GELU, GPT/MPT/Falcon) MLP")
-    p.add_argument("--seq-len", type=int, action="append",
+    p.add_argument("--seq-len", type=tokens, action="append",
                    help="sequence length (serve: input tokens per request); repeat to sweep "
                         "(the first is the primary)")
-    p.add_argument("--isl", type=int, help="serve: input tokens per request (same as --seq-len)")
-    p.add_argument("--osl", type=int, help="serve: output tokens per request")
-    p.add_argument("--micro-batch", type=int,
+    p.add_argument("--isl", type=tokens, help="serve: input tokens per request (same as --seq-len)")
+    p.add_argument("--osl", type=whole, help="serve: output tokens per request")
+    p.add_argument("--micro-batch", type=whole,
                    help="sequences per GPU per micro-step as you run it (serving: requests in "
                         "flight); default 1")
-    p.add_argument("--global-batch", type=int, help="sequences per optimizer step")
+    p.add_argument("--global-batch", type=whole, help="sequences per optimizer step")
     if counts:
-        p.add_argument("--gpus", type=int, help="GPU count on each side (default 8)")
-        p.add_argument("--current-gpus", type=int, help="GPU count of the current GPU")
-        p.add_argument("--target-gpus", type=int, help="GPU count of every target")
-        p.add_argument("--nodes", type=int, help="nodes (default: read off the GPU count)")
+        p.add_argument("--gpus", type=whole, help="GPU count on each side (default 8)")
+        p.add_argument("--current-gpus", type=whole, help="GPU count of the current GPU")
+        p.add_argument("--target-gpus", type=whole, help="GPU count of every target")
+        p.add_argument("--nodes", type=whole, help="nodes (default: read off the GPU count)")
     for deg in ("tp", "pp", "cp", "ep", "vp"):
-        p.add_argument(f"--{deg}", type=int, help=f"{deg.upper()} degree as you run it")
+        p.add_argument(f"--{deg}", type=whole, help=f"{deg.upper()} degree as you run it")
     p.add_argument("--precision", choices=PRECISIONS,
                    help="number format of weights and GEMMs on every GPU (default bf16)")
     p.add_argument("--current-precision", choices=PRECISIONS,
@@ -115,41 +93,42 @@ def add_workload_args(p: argparse.ArgumentParser, *, required: bool, counts: boo
                         "the stack and the layout")
     p.add_argument("--attention-kernel",
                    choices=["auto", "fa2", "fa3", "fa4", "cudnn", "sdpa", "ck"])
-    p.add_argument("--packed-doc-len", type=int, help="mean document length of packed sequences")
+    p.add_argument("--packed-doc-len", type=tokens, help="mean document length of packed sequences")
     p.add_argument("--mode", choices=MODES, help="default pretrain")
     p.add_argument("--kv-dtype", choices=KV_DTYPES,
                    help="serving: KV-cache format on every GPU (auto: fp8 for fp8/fp4 weights)")
     p.add_argument("--current-kv-dtype", choices=KV_DTYPES, help="the current GPU's KV format")
     p.add_argument("--target-kv-dtype", choices=KV_DTYPES, help="every target's KV format")
-    p.add_argument("--ttft-ms", type=float, help="serve: time-to-first-token limit")
-    p.add_argument("--tpot-ms", type=float, help="serve/decode: time-per-output-token limit")
-    p.add_argument("--max-batch", type=int, help="serving: the engine's batch cap (default 2048)")
-    p.add_argument("--token-budget", type=count, help="tokens to process, for job cost and time")
+    p.add_argument("--ttft-ms", type=plain, help="serve: time-to-first-token limit")
+    p.add_argument("--tpot-ms", type=plain, help="serve/decode: time-per-output-token limit")
+    p.add_argument("--max-batch", type=whole, help="serving: the engine's batch cap (default 2048)")
+    p.add_argument("--token-budget", type=amount, help="tokens to process, for job cost and time")
     p.add_argument("--as-run", action="store_true",
                    help="judge the layouts as you run them instead of each GPU re-tuned")
-    p.add_argument("--price", type=_keyed("USD", "b200-sxm=6.4"), action="append", default=[],
-                   metavar="GPU=USD",
-                   help="quoted $/GPU-hour; GPUs without one use the catalog default")
-    p.add_argument("--power-limit", type=_keyed("W", "h100-sxm=500"), action="append",
+    p.add_argument("--price", type=keyed("USD", "b200-sxm=6.4", price=True), action="append",
+                   default=[], metavar="GPU=USD",
+                   help="quoted $/GPU-hour ($6.40/h), or a target's as a ratio to the current "
+                        "GPU's (3.4x); GPUs without one use the catalog default")
+    p.add_argument("--power-limit", type=keyed("W", "h100-sxm=500"), action="append",
                    default=[], metavar="GPU=W", help="a per-GPU power cap below the part's limit")
-    p.add_argument("--electricity", type=float, help="$/kWh (default 0.12)")
-    p.add_argument("--power-cap", type=float, help="rack power budget, kW")
+    p.add_argument("--electricity", type=plain, help="$/kWh (default 0.12)")
+    p.add_argument("--power-cap", type=plain, help="rack power budget, kW")
     m = p.add_argument_group(
         "your own run", "what your job does today on the current GPU, at the first sequence "
         "length and in your layout: the projection is anchored on it")
-    m.add_argument("--measured-tokens-per-s", type=float, metavar="N",
+    m.add_argument("--measured-tokens-per-s", type=amount, metavar="N",
                    help="tokens/s per GPU (serving: output tokens/s per GPU)")
-    m.add_argument("--measured-step-s", type=float, metavar="S",
+    m.add_argument("--measured-step-s", type=plain, metavar="S",
                    help="training: seconds per optimizer step at your global batch")
-    m.add_argument("--measured-mfu", type=float, metavar="F", help="training: MFU, 0-1")
-    m.add_argument("--measured-attention-share", type=float, metavar="F",
+    m.add_argument("--measured-mfu", type=plain, metavar="F", help="training: MFU, 0-1")
+    m.add_argument("--measured-attention-share", type=plain, metavar="F",
                    help="share of the step's GPU time in attention, 0-1 (from a profile)")
-    m.add_argument("--measured-peak-gib", type=float, metavar="GIB", help="peak memory per GPU")
-    m.add_argument("--measured-concurrency", type=int, metavar="N",
+    m.add_argument("--measured-peak-gib", type=plain, metavar="GIB", help="peak memory per GPU")
+    m.add_argument("--measured-concurrency", type=whole, metavar="N",
                    help="serving: requests in flight per replica when measured")
-    m.add_argument("--measured-tpot-ms", type=float, metavar="MS",
+    m.add_argument("--measured-tpot-ms", type=plain, metavar="MS",
                    help="serving: time per output token")
-    m.add_argument("--measured-ttft-ms", type=float, metavar="MS",
+    m.add_argument("--measured-ttft-ms", type=plain, metavar="MS",
                    help="serving: time to first token")
     p.add_argument("--probe", action="append", default=[], metavar="FILE",
                    help="a probe record; it applies to the GPU it was measured on "
@@ -221,7 +200,7 @@ def answers_from_args(args: argparse.Namespace, catalog: Catalog) -> Answers:
         data["electricity_usd_per_kwh"] = args.electricity
     if args.as_run:
         data["basis"] = "as_run"
-    return parse_answers(data, "command line")
+    return parse_answers(data, "command line", catalog)
 
 
 def _formats(args: argparse.Namespace, catalog: Catalog, targets: list[str]

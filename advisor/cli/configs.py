@@ -13,6 +13,7 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 from advisor.cli import COMMANDS
+from advisor.cli.numbers import plain, whole
 from advisor.cli.output import add_output_options, show
 from advisor.core import MAX_GPUS, InputError, in_file
 
@@ -37,10 +38,12 @@ stage's rate, the bottleneck, which side starves, throughput, ETA and a power ba
 split as given, the splits next to it, and the best splits of --gpus GPUs.
 """
 def _ints(text: str) -> list[int]:
+    """Counts separated by commas (`1,2,4,8` or `8,16,1k`), each read by the number grammar."""
     try:
-        values = [int(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        values = []
+        values = [int(whole(x)) for x in text.split(",") if x.strip()]
+    except argparse.ArgumentTypeError as exc:
+        raise argparse.ArgumentTypeError(f"expected positive integers like 1,2,4,8: {text!r} "
+                                         f"({exc})") from None
     if not values or min(values) < 1:
         raise argparse.ArgumentTypeError(f"expected positive integers like 1,2,4,8: {text!r}")
     return values
@@ -61,9 +64,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     add_workload_args(s, required=False, counts=False)
     s.add_argument("--answers", metavar="FILE", help="answers.toml (its [configs] section too)")
     s.add_argument("--counts", type=_ints, metavar="N,N,...", help="GPU counts to sweep")
-    s.add_argument("--max-gpus", type=int, help="default counts double up to this (16)")
-    s.add_argument("--gpus-per-node", type=int, help="GPUs per node (8)")
-    s.add_argument("--deadline-days", type=float, help="the job must finish within this")
+    s.add_argument("--max-gpus", type=whole, help="default counts double up to this (16)")
+    s.add_argument("--gpus-per-node", type=whole, help="GPUs per node (8)")
+    s.add_argument("--deadline-days", type=plain, help="the job must finish within this")
     s.add_argument("--objective", choices=["cost", "time"],
                    help="best = cheapest (default) or fastest among those that qualify")
     s.add_argument("--no-idle-slots", action="store_true",
@@ -75,7 +78,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                          description=PIPELINE_HELP,
                          formatter_class=argparse.RawDescriptionHelpFormatter)
     pl.add_argument("file", metavar="FILE", help="TOML with a [pipeline] section")
-    pl.add_argument("--gpus", type=int, help="find the best splits of this many GPUs")
+    pl.add_argument("--gpus", type=whole, help="find the best splits of this many GPUs")
     pl.add_argument("--vary", metavar="STAGE", help="stage the neighbour table walks")
     add_output_options(pl)
     pl.set_defaults(handler=cmd_pipeline)

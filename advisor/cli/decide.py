@@ -44,15 +44,23 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def cmd_decide(args: argparse.Namespace) -> int:
     from advisor.cli.compare import show_report
     from advisor.cli.render.decision import verdict_summary
-    from advisor.core import clean_block, drift_warning, in_file, report_to_toml, run, stack_drift
-    from advisor.io.atomic import check_output_path, write_output
+    from advisor.core import (
+        clean,
+        clean_block,
+        drift_warning,
+        in_file,
+        report_to_toml,
+        run,
+        stack_drift,
+    )
+    from advisor.io.atomic import check_output_path
     from advisor.io.catalog_store import effective_catalog, provenance
     from advisor.io.documents import load_answers
     from advisor.io.probe_store import probes_for, workloads_for
 
     chosen(args)  # a contradictory --json --format fails before the work
-    if args.out:
-        check_output_path(args.out)  # a bad --out fails now, not after the work
+    if args.out is not None:
+        check_output_path(args.out)  # a bad --out (an empty one too) fails now, not after
     catalog = effective_catalog()
     answers = load_answers(args.answers, catalog)
     with in_file(args.answers):  # what the engine refuses is in the answers
@@ -61,8 +69,8 @@ def cmd_decide(args: argparse.Namespace) -> int:
         probes = probes_for(ids, catalog, args.probe, stored=stored)
         report = run(answers, catalog, probes, provenance(),
                      workloads=workloads_for(ids, catalog, args.probe, stored=stored))
-    if args.out:  # written before the summary, so a closed stdout cannot lose it
-        write_output(args.out, report_to_toml(report))
+    if args.out is not None:  # written before the summary, so a closed stdout cannot lose it
+        _write_report(args.out, report_to_toml(report))
     drift = stack_drift(report.probes)
     if drift:
         print(clean_block(drift_warning(drift)), file=sys.stderr)
@@ -71,7 +79,22 @@ def cmd_decide(args: argparse.Namespace) -> int:
             print(clean_block("\n".join(verdict_summary(report.decision))), file=sys.stderr)
         return 0
     show_report(args, report, kept=False)
-    if args.out:
-        status(args, f"report written to {args.out}",
+    if args.out is not None:  # the path as the error line shows it: escapes made visible
+        status(args, f"report written to {clean(args.out)}",
                file=sys.stderr if chosen(args) != "text" else sys.stdout)
     return 0
+
+
+def _write_report(out: str, text: str) -> None:
+    """Write the report to --out; if that fails after the work (the disk filled, a FIFO
+    nobody reads), keep it in the data folder and say where, in the one error line."""
+    from advisor.core import InputError
+    from advisor.io.atomic import write_output
+    from advisor.io.paths import unsaved_path
+
+    try:
+        write_output(out, text)
+    except InputError as exc:
+        kept = write_output(unsaved_path("report", ".toml"), text, create_parents=True)
+        raise InputError(f"{exc.message}; the report is saved in {kept}", file=exc.file) \
+            from None

@@ -61,7 +61,8 @@ def add_pull_options(p: argparse.ArgumentParser) -> None:
 
 
 def run_pull(kind: PullKind, args: argparse.Namespace) -> int:
-    from advisor.io.sync import FetchError, FetchPolicy, pull
+    from advisor.io.fetch import FetchError, FetchPolicy
+    from advisor.io.sync import pull
 
     if not 0 < args.timeout <= MAX_TIMEOUT_S:  # refuses nan and inf too
         raise InputError(f"must be a number of seconds above 0 and at most {MAX_TIMEOUT_S:g}",

@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import copy
-import os
 import signal
 import sys
 import threading
@@ -219,6 +218,7 @@ class RecordWriter:
 
     def _write(self, record: dict[str, Any], path: str, final: bool) -> None:
         from advisor.io.atomic import write_output
+        from advisor.io.paths import unsaved_path
         from advisor.probes.record import to_json
 
         text = to_json(record)
@@ -228,7 +228,7 @@ class RecordWriter:
                 return
             except InputError as exc:
                 self.failure = exc
-                self.fallback = _fallback_path()
+                self.fallback = unsaved_path("probe", ".json")
                 print(f"advisor: warning: {exc.one_line()}; keeping the record in "
                       f"{self.fallback} instead", file=sys.stderr)
         write_output(self.fallback, text, create_parents=True)
@@ -238,15 +238,6 @@ class RecordWriter:
 
     def where(self, out: str) -> str:
         return str(self.fallback or out)
-
-
-def _fallback_path() -> Path:
-    from datetime import datetime
-
-    from advisor.io.paths import data_dir
-
-    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    return data_dir() / "unsaved" / f"probe-{stamp}-{os.getpid()}.json"
 
 
 def _interrupted(out: str | None, writer: RecordWriter) -> int:

@@ -88,16 +88,38 @@ _PUBLIC: dict[str, str] = {
     "MAX_GPUS": "advisor.core.model.bounds",
     "MAX_RETRIES": "advisor.core.model.bounds",
     "MAX_TIMEOUT_S": "advisor.core.model.bounds",
+    # the one number grammar every front end reads typed numbers with
+    "NumberSpec": "advisor.core.numbers",
+    "WHOLE": "advisor.core.numbers",
+    "TOKENS": "advisor.core.numbers",
+    "AMOUNT": "advisor.core.numbers",
+    "PLAIN": "advisor.core.numbers",
+    "USD": "advisor.core.numbers",
+    "RATIO": "advisor.core.numbers",
+    "Price": "advisor.core.numbers",
+    "parse_number": "advisor.core.numbers",
+    "parse_int": "advisor.core.numbers",
+    "parse_optional": "advisor.core.numbers",
+    "parse_list": "advisor.core.numbers",
+    "parse_price": "advisor.core.numbers",
+    "is_ratio": "advisor.core.numbers",
+}
+_MODULES: dict[str, str] = {
+    # every bound, for a front end that states one (`bounds.MAX_SEQ_LEN`)
+    "bounds": "advisor.core.model.bounds",
 }
 
-__all__ = sorted(_PUBLIC)
+__all__ = sorted([*_PUBLIC, *_MODULES])
 
 
 def __getattr__(name: str) -> Any:
     module = _PUBLIC.get(name)
-    if module is None:
+    if name in _MODULES:
+        value = import_module(_MODULES[name])
+    elif module is None:
         raise AttributeError(f"module 'advisor.core' has no attribute {name!r}")
-    value = getattr(import_module(module), name)
+    else:
+        value = getattr(import_module(module), name)
     globals()[name] = value
     return value
 
@@ -112,6 +134,7 @@ if TYPE_CHECKING:  # the names above, for type checkers
     from advisor.core.formats import FORMATS, load_model, parse_toml
     from advisor.core.gates.dtype import DtypeGate
     from advisor.core.gates.software import SoftwareGate
+    from advisor.core.model import bounds
     from advisor.core.model.answers import (
         DEFAULT_ELECTRICITY_USD_PER_KWH,
         Answers,
@@ -133,6 +156,22 @@ if TYPE_CHECKING:  # the names above, for type checkers
     from advisor.core.model.stack import ATTENTION_KERNELS, Stack
     from advisor.core.model.transformer import ModelSpec
     from advisor.core.model.workload import SERVING_MODES, TRAINING_MODES, Precision, Workload
+    from advisor.core.numbers import (
+        AMOUNT,
+        PLAIN,
+        RATIO,
+        TOKENS,
+        USD,
+        WHOLE,
+        NumberSpec,
+        Price,
+        is_ratio,
+        parse_int,
+        parse_list,
+        parse_number,
+        parse_optional,
+        parse_price,
+    )
     from advisor.core.projection.rates import Evidence
     from advisor.core.report.answers_toml import answers_to_toml, parse_answers_toml
     from advisor.core.report.diff import Change, diff_reports

@@ -15,8 +15,9 @@ from datetime import UTC, datetime
 
 from advisor.core.comparison import decide
 from advisor.core.economics.configs import sweep_configs
+from advisor.core.economics.sanity import check_plausible
 from advisor.core.economics.stages import PipelineReport, analyse_pipeline
-from advisor.core.model.answers import Answers
+from advisor.core.model.answers import Answers, check_against_catalog
 from advisor.core.model.catalog import Catalog
 from advisor.core.model.drift import DRIFT_NOTE, stack_drift
 from advisor.core.model.options import PipelineSpec
@@ -34,6 +35,7 @@ def run(answers: Answers, catalog: Catalog, probes: Mapping[str, ProbeRecord] | 
     the current GPU; the decision then holds the current GPU alone. `workloads` are
     workload-probe records by GPU: the current GPU's anchors the decision when the answers
     give no measurement of their own."""
+    check_against_catalog(answers, catalog)
     alone = answers.configs is not None or answers.pipeline is not None
     compared = {s.gpu for s in answers.compared(catalog, alone=alone)}
     used = {catalog.gpu(k).id: v for k, v in (probes or {}).items()}
@@ -41,6 +43,7 @@ def run(answers: Answers, catalog: Catalog, probes: Mapping[str, ProbeRecord] | 
     current = answers.compared(catalog, alone=alone)[0].gpu
     mine = {catalog.gpu(k).id: v for k, v in (workloads or {}).items()}.get(current)
     decision = decide(answers, catalog, used, cal, alone=alone, workload_probe=mine)
+    check_plausible(decision)  # a result no real pair of GPUs gives is an input problem
     configs = sweep_configs(answers, catalog, used, cal) \
         if answers.configs is not None and answers.workload.token_budget else None
     pipeline = analyse_pipeline(answers.pipeline, catalog, probes=used, cal=cal,

@@ -252,10 +252,12 @@ def model_data(model: BaseModel) -> Any:
     return without_nulls(model.model_dump(by_alias=True))
 
 
-def load_model(model: type[M], data: Any, file: str, entry: str | None = None) -> M:
-    """Validate decoded TOML/JSON into `model`, restoring nulls; errors are one line."""
+def load_model(model: type[M], data: Any, file: str, entry: str | None = None,
+               context: dict[str, Any] | None = None) -> M:
+    """Validate decoded TOML/JSON into `model`, restoring nulls; errors are one line.
+    `context` reaches the model's validators (e.g. the catalog, for a price ratio)."""
     try:
-        return model.model_validate(restore_nulls(model, data))
+        return model.model_validate(restore_nulls(model, data), context=context)
     except ValidationError as exc:
         raise validation_error(exc, file, entry) from None
     except InputError as exc:  # raised by a validator itself (e.g. an unknown preset)

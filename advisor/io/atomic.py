@@ -8,7 +8,8 @@ screenshots. It respects what is already at the path:
 - a symbolic link is followed: its target is replaced atomically and the link stays;
 - a character device or a FIFO (`/dev/null`, a terminal, a named pipe) is written straight
   through: the node is never replaced, so `--out /dev/null` run as root leaves `/dev/null`
-  a device;
+  a device. A FIFO nobody opens for reading within READER_WAIT_S is one line, never a
+  write blocked forever (the caller keeps its result elsewhere, and says where);
 - `-` is standard output, as everywhere on a command line (`advisor decide --out -`);
   `/dev/stdout`, `/dev/stderr`, `/dev/fd/N` and `/proc/self/fd/N` are this process's own
   descriptors, and are written to as such (the summary and the report keep their order);
@@ -27,6 +28,7 @@ the old contents, as with any atomic save.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import secrets
@@ -46,6 +48,9 @@ _DESCRIPTOR = re.compile(r"^/(?:dev/fd|proc/self/fd)/(\d+)$")
 _STD = {"-": 1, "/dev/stdin": 0, "/dev/stdout": 1, "/dev/stderr": 2}
 _NOCTTY = getattr(os, "O_NOCTTY", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)
+READER_WAIT_S = 5.0
+"""How long a write to a FIFO waits for a reader to open it, then says there is none."""
 _NAME_KEPT = 96
 """Of the target's name in a temporary name: the whole must stay under NAME_MAX (255)."""
 
@@ -169,8 +174,28 @@ def _to_descriptor(fd: int, payload: bytes) -> None:
     _write_all(fd, payload)
 
 
+def _open_reader_side(target: Path) -> int:
+    """Open a device or FIFO for writing without blocking on a FIFO nobody reads: retried
+    until READER_WAIT_S (a reader started just after us still gets the document)."""
+    deadline = time.monotonic() + READER_WAIT_S
+    while True:
+        try:
+            fd = os.open(target, os.O_WRONLY | _NOCTTY | _CLOEXEC | _NONBLOCK)
+        except OSError as exc:
+            if exc.errno != errno.ENXIO:  # ENXIO: a FIFO with no reader yet
+                raise
+            if time.monotonic() >= deadline:
+                raise InputError(f"no reader opened this FIFO within {READER_WAIT_S:g} s; "
+                                 "nothing was written to it", file=str(target)) from None
+            time.sleep(0.05)
+            continue
+        if hasattr(os, "set_blocking"):
+            os.set_blocking(fd, True)
+        return fd
+
+
 def _through(target: Path, payload: bytes) -> None:
-    fd = os.open(target, os.O_WRONLY | _NOCTTY | _CLOEXEC)
+    fd = _open_reader_side(target)
     try:
         _write_all(fd, payload)
     finally:

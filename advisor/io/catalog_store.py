@@ -25,14 +25,20 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime, time
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from advisor.core.errors import InputError
 from advisor.core.formats import parse_json, validation_error, without_nulls
 from advisor.core.model.bounds import MAX_JSON_BYTES
-from advisor.core.model.catalog import CATALOG_FILES, Catalog, catalog_from_docs, parse_toml
+from advisor.core.model.catalog import (
+    CATALOG_FILES,
+    Catalog,
+    catalog_from_docs,
+    parse_toml,
+)
+from advisor.core.redact import redact_url
 from advisor.io.atomic import write_output
 from advisor.io.files import read_text
 from advisor.io.paths import cache_dir, pulled_dir
@@ -127,7 +133,7 @@ class PulledCache(BaseModel):
     schema_: Literal["advisor.pulled"] = Field(alias="schema")
     version: Literal[1]
     kind: PullKind
-    url: str
+    url: Annotated[str, AfterValidator(redact_url)]  # a cache from before shape redaction too
     etag: str | None = None
     last_modified: str | None = None
     fetched_at: datetime = Field(description="when these entries were downloaded")
@@ -190,7 +196,8 @@ def build_effective(overlays: Sequence[tuple[str, Entries]]) -> Catalog:
     """The shipped catalog with each (label, entries) overlay merged in order, validated.
 
     Errors name the file as "<label> over catalog/<file>", so a bad pulled entry points at
-    where it came from rather than at the shipped file.
+    where it came from rather than at the shipped file. The merge works on decoded data and
+    is validated as such (never written back as TOML text), so it is linear in the overlays.
     """
     docs = shipped_docs()  # decoded afresh from the cache: the merge may change it in place
     origin = dict(SHIPPED_ORIGIN)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from advisor.core.errors import InputError
 from advisor.core.formats import decode_text, parse_json, parse_toml
-from advisor.core.model.answers import Answers, check_gpu_ids
+from advisor.core.model.answers import Answers, check_against_catalog
 from advisor.core.model.bounds import MAX_JSON_BYTES, MAX_TOML_BYTES
 from advisor.core.model.catalog import Catalog
 from advisor.core.model.probe_record import ProbeRecord, parse_probe_record
@@ -47,11 +47,12 @@ def read_input(path: str | Path, limit: int = MAX_TOML_BYTES) -> tuple[str, str]
 
 
 def load_answers(path: str | Path, catalog: Catalog | None = None) -> Answers:
-    """An answers file; with a catalog, every GPU it names is checked against it too. A
-    decision report given instead is named as such, not as a list of wrong fields."""
+    """An answers file; with a catalog, every GPU it names and every power limit is checked
+    against it too, and a price may be a ratio to the current GPU's default price. A decision
+    report given instead is named as such, not as a list of wrong fields."""
     text, file = read_input(path)
     try:
-        answers = parse_answers_toml(text, file)
+        answers = parse_answers_toml(text, file, catalog)
     except InputError:
         if _is_report(text, file):
             raise InputError("this is a decision report, not an answers file: "
@@ -59,7 +60,7 @@ def load_answers(path: str | Path, catalog: Catalog | None = None) -> Answers:
                              "the answers it was decided on", file=file) from None
         raise
     if catalog is not None:
-        check_gpu_ids(answers, catalog, file)
+        check_against_catalog(answers, catalog, file)
     return answers
 
 

@@ -8,7 +8,6 @@ hold more than the cap in memory. Opening never blocks on a FIFO without a write
 
 from __future__ import annotations
 
-import fcntl
 import os
 import stat
 from pathlib import Path
@@ -22,7 +21,7 @@ def read_bytes(path: str | Path, limit: int = MAX_JSON_BYTES) -> bytes:
     """A file's bytes (at most `limit`), or an InputError saying why it can't be read."""
     file = str(path)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except OSError as exc:
         raise InputError(f"cannot read ({exc.strerror})", file=file) from None
     try:
@@ -33,8 +32,8 @@ def read_bytes(path: str | Path, limit: int = MAX_JSON_BYTES) -> bytes:
                              "on what advisor reads", file=file)
         if stat.S_ISDIR(st.st_mode):
             raise InputError("cannot read (Is a directory)", file=file)
-        if not regular:  # a pipe or device: read it blocking, as `cat` would
-            fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+        if not regular and hasattr(os, "set_blocking"):  # a pipe or device: read it as `cat`
+            os.set_blocking(fd, True)
         chunks: list[bytes] = []
         size = 0
         while size <= limit:

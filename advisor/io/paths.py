@@ -44,3 +44,12 @@ def pulled_dir() -> Path:
 def probes_dir() -> Path:
     """Imported probe records, one per catalog id."""
     return data_dir() / "probes"
+
+
+def unsaved_path(kind: str, suffix: str) -> Path:
+    """Where a result goes when the path named for it cannot take it after the work is
+    done (the disk filled, a FIFO had no reader): a new file the error line names."""
+    from datetime import datetime
+
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    return data_dir() / "unsaved" / f"{kind}-{stamp}-{os.getpid()}{suffix}"

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal
 
+from advisor.core import bounds as B
 from advisor.tui.numbers import NumberSpec, format_count, format_seq_lens, parse_list
 
 Kind = Literal["int", "float", "list", "choice"]
@@ -69,7 +70,7 @@ def _int(what: str, low: int, high: int, example: str, binary_k: bool = False) -
                       binary_k=binary_k)
 
 
-SEQ = NumberSpec("sequence length", integer=True, low=16, high=16 * 1024 * 1024,
+SEQ = NumberSpec("sequence length", integer=True, low=B.MIN_SEQ_LEN, high=B.MAX_SEQ_LEN,
                  binary_k=True, example="4k, 32k")
 FIELDS: tuple[FieldDef, ...] = (
     FieldDef("mode", "mode", "choice", choices=MODES),
@@ -78,68 +79,76 @@ FIELDS: tuple[FieldDef, ...] = (
     FieldDef("seq_lens", "prompt lengths", "list", frozenset({"serve"}), spec=SEQ,
              unit="tokens", hint="input tokens per request (ISL); the first is the headline"),
     FieldDef("osl", "output tokens", "int", frozenset({"serve"}),
-             spec=_int("output tokens", 1, 1 << 20, "512"), unit="tokens",
+             spec=_int("output tokens", 1, B.MAX_SEQ_LEN, "512"), unit="tokens",
              hint="per request (OSL)"),
-    FieldDef("gpus", "GPUs", "int", spec=_int("GPUs", 1, 100_000, "8"),
+    FieldDef("gpus", "GPUs", "int", spec=_int("GPUs", 1, B.MAX_GPUS, "8"),
              hint="how many run the job today"),
     FieldDef("precision", "precision", "choice", choices=PRECISIONS),
     FieldDef("token_budget", "token budget", "float",
-             spec=NumberSpec("token budget", low=0, low_open=True, example="300B"),
+             spec=NumberSpec("token budget", low=B.MIN_TOKENS, high=B.MAX_TOKENS,
+                             example="300B"),
              unit="tokens", hint="to train or serve: sets wall-clock, $ and energy"),
     # advanced: the layout as run today, and the kernels
     FieldDef("global_batch", "global batch", "int", TRAINING, True,
-             _int("global batch", 1, 1 << 24, "256"), unit="sequences",
+             _int("global batch", 1, B.MAX_GLOBAL_BATCH, "256"), unit="sequences",
              hint="per optimizer step"),
     FieldDef("micro_batch", "micro-batch", "int", TRAINING, True,
-             _int("micro-batch", 1, 1 << 16, "2"), unit="sequences", hint="per GPU per step"),
+             _int("micro-batch", 1, B.MAX_MICRO_BATCH, "2"), unit="sequences",
+             hint="per GPU per step"),
     FieldDef("micro_batch", "requests in flight", "int", SERVING, True,
-             _int("requests in flight", 1, 1 << 16, "64"), hint="per replica"),
+             _int("requests in flight", 1, B.MAX_MICRO_BATCH, "64"), hint="per replica"),
     FieldDef("zero_stage", "sharding", "choice", TRAINING, True, choices=SHARDING),
     FieldDef("recompute", "recompute", "choice", TRAINING, True, choices=RECOMPUTE),
     FieldDef("optimizer", "optimizer", "choice", TRAINING, True, choices=OPTIMIZERS),
     FieldDef("offload_optimizer", "offload optimizer", "choice", TRAINING, True,
              choices=YES_NO),
     FieldDef("fused_kernels", "fused kernels", "choice", TRAINING, True, choices=YES_NO),
-    FieldDef("tp", "tensor parallel", "int", ALL, True, _int("TP", 1, 1024, "2"),
+    FieldDef("tp", "tensor parallel", "int", ALL, True, _int("TP", 1, B.MAX_GPUS, "2"),
              hint="GPUs per TP group"),
-    FieldDef("pp", "pipeline parallel", "int", ALL, True, _int("PP", 1, 1024, "2"),
+    FieldDef("pp", "pipeline parallel", "int", ALL, True, _int("PP", 1, B.MAX_GPUS, "2"),
              hint="pipeline stages"),
-    FieldDef("vp", "virtual stages", "int", TRAINING, True, _int("VP", 1, 64, "2"),
+    FieldDef("vp", "virtual stages", "int", TRAINING, True, _int("VP", 1, B.MAX_LAYERS, "2"),
              hint="per PP rank (interleaving)"),
     FieldDef("cp", "context parallel", "int", TRAINING | {"prefill"}, True,
-             _int("CP", 1, 1024, "2"), hint="GPUs splitting one sequence"),
-    FieldDef("ep", "expert parallel", "int", ALL, True, _int("EP", 1, 1024, "8"),
+             _int("CP", 1, B.MAX_GPUS, "2"), hint="GPUs splitting one sequence"),
+    FieldDef("ep", "expert parallel", "int", ALL, True, _int("EP", 1, B.MAX_GPUS, "8"),
              hint="mixture-of-experts models"),
-    FieldDef("nodes", "nodes", "int", ALL, True, _int("nodes", 1, 10_000, "2")),
+    FieldDef("nodes", "nodes", "int", ALL, True, _int("nodes", 1, B.MAX_NODES, "2")),
     FieldDef("packed_doc_len", "packed doc length", "int", TRAINING | {"prefill"}, True,
-             _int("packed document length", 1, 1 << 24, "1k", binary_k=True), unit="tokens",
+             _int("packed document length", 1, B.MAX_SEQ_LEN, "1k", binary_k=True),
+             unit="tokens",
              hint="mean document length when packed with a doc mask"),
     FieldDef("kv_dtype", "KV cache", "choice", SERVING, True, choices=KV,
              hint="auto: fp8 for fp8/fp4 recipes"),
     FieldDef("ttft_ms", "TTFT limit", "float", frozenset({"serve", "prefill"}), True,
-             NumberSpec("TTFT limit", low=0, low_open=True, example="500"), unit="ms",
+             NumberSpec("TTFT limit", low=0, low_open=True, high=B.MAX_SECONDS * 1000,
+                        suffixes=False, example="500"), unit="ms",
              hint="time to first token"),
     FieldDef("tpot_ms", "TPOT limit", "float", frozenset({"serve", "decode"}), True,
-             NumberSpec("TPOT limit", low=0, low_open=True, example="50"), unit="ms",
+             NumberSpec("TPOT limit", low=0, low_open=True, high=B.MAX_SECONDS * 1000,
+                        suffixes=False, example="50"), unit="ms",
              hint="time per output token"),
     FieldDef("max_batch", "max batch", "int", SERVING, True,
-             _int("max batch", 1, 1 << 20, "256"), hint="the serving engine's cap"),
+             _int("max batch", 1, B.MAX_MICRO_BATCH, "256"), hint="the serving engine's cap"),
     FieldDef("attention_kernel", "attention kernel", "choice", ALL, True, choices=KERNELS,
              hint="auto: the kernel the stack runs on each GPU"),
     FieldDef("framework", "framework", "choice", TRAINING, True, choices=FRAMEWORKS,
              hint="sets the per-step host overhead"),
     FieldDef("nic_gbit", "NIC Gbit/s", "float", ALL, True,
-             NumberSpec("NIC line rate", low=0, low_open=True, high=10_000, example="400"),
+             NumberSpec("NIC line rate", low=B.MIN_NIC_GBIT, high=B.MAX_NIC_GBIT, suffixes=False,
+                        example="400"),
              unit="Gbit/s", hint="scale-out, per GPU"),
 )
 
 DIMS: tuple[FieldDef, ...] = tuple(
     FieldDef(key, label, "int", spec=_int(label, low, high, example))
     for key, label, low, high, example in (
-        ("layers", "layers", 1, 1024, "32"), ("hidden", "hidden size", 64, 1 << 17, "4096"),
-        ("heads", "attention heads", 1, 1024, "32"), ("kv_heads", "KV heads", 1, 1024, "8"),
-        ("ffn", "FFN size", 64, 1 << 20, "14336"), ("vocab", "vocabulary", 256, 1 << 22,
-                                                     "128256")))
+        ("layers", "layers", 1, B.MAX_LAYERS, "32"),
+        ("hidden", "hidden size", 1, B.MAX_WIDTH, "4096"),
+        ("heads", "attention heads", 1, B.MAX_HEADS, "32"),
+        ("kv_heads", "KV heads", 1, B.MAX_HEADS, "8"),
+        ("ffn", "FFN size", 1, B.MAX_WIDTH, "14336"),
+        ("vocab", "vocabulary", 1, B.MAX_VOCAB, "128256")))
 """A custom model's dimensions (the engine has no defaults for them)."""
 
 

@@ -171,6 +171,42 @@ def test_a_link_to_a_fifo_writes_through_and_both_stay(tmp_path: Path) -> None:
     assert got == [b"xyz"]
 
 
+def test_a_fifo_nobody_reads_is_one_line_in_bounded_time(tmp_path: Path, monkeypatch) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    monkeypatch.setattr(atomic, "READER_WAIT_S", 0.2)
+    started = time.monotonic()
+    with pytest.raises(InputError, match=r"no reader opened this FIFO within 0\.2 s"):
+        write_output(fifo, "a = 1\n")
+    assert time.monotonic() - started < 30  # was: blocked until a reader came, forever
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+def test_a_fifo_reader_that_comes_late_still_gets_the_document(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    opened = threading.Event()
+
+    def late_reader() -> None:
+        opened.wait()  # only once the writer is already waiting for a reader
+        got.append(fifo.read_bytes())
+
+    reader = threading.Thread(target=late_reader, daemon=True)
+    reader.start()
+    real_sleep = time.sleep
+
+    def sleep_then_open(seconds: float) -> None:
+        opened.set()
+        real_sleep(seconds)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(atomic.time, "sleep", sleep_then_open)
+        write_output(fifo, b"late")
+    reader.join()
+    assert got == [b"late"]
+
+
 def test_dev_fd_is_this_process_descriptor(tmp_path: Path) -> None:
     r, w = os.pipe()
     try:

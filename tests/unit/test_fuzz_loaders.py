@@ -43,3 +43,24 @@ def test_a_fixed_fraction_of_the_fuzz_finds_nothing(loader: str, monkeypatch,
            if counts.get(k)}
     assert not bad, (bad, result["samples"])
     assert counts.get("ok", 0) + counts.get("clean", 0) == result["inputs"]
+
+
+def test_every_scaling_case_builds_a_document_its_loader_reads(tmp_path, monkeypatch) -> None:
+    """The N -> 4N check's inputs are real documents: at a small size each loads, or is
+    refused in one line (a cap or a rule), never a traceback. (Its timings are the
+    benchmark's to judge, not a test's.)"""
+    from advisor.core.errors import InputError
+
+    monkeypatch.setenv("ADVISOR_HOME", str(tmp_path / "home"))
+    cases = fuzz._scaling_cases(tmp_path)
+    fields = {(loader, field) for loader, field, _, _ in cases}
+    assert {("answers", "targets"), ("price_csv", "source (one cell, ';'-separated)"),
+            ("catalog", "gpu"), ("catalog", "gpu.0.aliases")} <= fields
+    loaded = 0
+    for loader, field, build, load in cases:
+        try:
+            load(build(2))
+            loaded += 1
+        except InputError as exc:
+            assert exc.one_line(), (loader, field)
+    assert loaded >= len(cases) // 2  # most cases are valid documents at a small size

@@ -35,7 +35,6 @@ from advisor.core.model.options import (
     PipelineAlternative,
     PipelineSpec,
     RateSource,
-    StageRateSpec,
     StageSpec,
 )
 
@@ -218,20 +217,6 @@ def build_pipeline(spec: PipelineSpec, rates: list[StageRate]) -> Pipeline:
     )
 
 
-def _on(stage: StageSpec, gpu: str, given: StageRateSpec | None) -> StageSpec:
-    """The stage on another GPU: its rate there if given, else its workload for the engine."""
-    data = stage.model_dump(exclude={"measured_units_per_s", "measured_tokens_per_s",
-                                     "flops_per_token", "mfu", "peak_tflops", "hop_s_per_unit",
-                                     "active_w", "idle_w"})
-    data["gpu"] = gpu
-    if given is not None:
-        data.update(given.model_dump(exclude_none=True))
-        if given.measured_units_per_s is not None or given.measured_tokens_per_s is not None \
-                or given.flops_per_token is not None:
-            data.pop("workload", None)
-    return StageSpec.model_validate(data)
-
-
 def _with_counts(rates: list[StageRate], split: list[int]) -> list[StageRate]:
     return [r.model_copy(update={"gpus": n}) for r, n in zip(rates, split, strict=True)]
 
@@ -242,11 +227,11 @@ def _alternative(spec: PipelineSpec, alt: PipelineAlternative, base: list[StageR
     from advisor.core.economics.cost import quote
 
     gpu = catalog.gpu(alt.gpu)
-    given = [stage_rate(_on(s, gpu.id, alt.stages.get(s.name)), spec.tokens_per_unit, catalog,
+    given = [stage_rate(s.on(gpu.id, alt.stages.get(s.name)), spec.tokens_per_unit, catalog,
                         probes, cal) for s in spec.stages]
-    engine = [stage_rate(_on(s, gpu.id, None), spec.tokens_per_unit, catalog, probes, cal)
+    engine = [stage_rate(s.on(gpu.id, None), spec.tokens_per_unit, catalog, probes, cal)
               if s.workload is not None else g for s, g in zip(spec.stages, given, strict=True)]
-    engine_here = [stage_rate(_on(s, s.gpu, None), spec.tokens_per_unit, catalog, probes, cal)
+    engine_here = [stage_rate(s.on(s.gpu, None), spec.tokens_per_unit, catalog, probes, cal)
                    if s.workload is not None else None for s in spec.stages]
     mine, theirs = quote(spec.stages[0].gpu, dict(prices), catalog), quote(gpu.id, dict(prices),
                                                                             catalog)

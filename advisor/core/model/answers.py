@@ -12,26 +12,35 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import ConfigDict, Field, ValidationError
+from pydantic import (
+    AfterValidator,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    model_validator,
+)
 
 from advisor.core.errors import InputError
 from advisor.core.formats import validation_error
 from advisor.core.model import bounds as B
 from advisor.core.model.layout import LayoutOverride
 from advisor.core.model.measured import MeasuredRun
+from advisor.core.model.numeric import Plain
 from advisor.core.model.options import ConfigOptions, PipelineSpec
 from advisor.core.model.printable import PrintableModel
 from advisor.core.model.stack import Stack
 from advisor.core.model.workload import Workload
+from advisor.core.numbers import RATIO, USD, NumberSpec, is_ratio, parse_number, parse_price
 
 if TYPE_CHECKING:
-    from advisor.core.model.catalog import Catalog
-
-if TYPE_CHECKING:
-    from advisor.core.model.catalog import Catalog
+    from advisor.core.model.catalog import Catalog, Gpu
 
 DEFAULT_ELECTRICITY_USD_PER_KWH = 0.12
-_COUNTED = re.compile(r"^(?P<id>[^@\s]+)@(?P<n>\d+)$")
+_COUNTED = re.compile(r"^(?P<id>[^@]+)@(?P<n>.*)$")
+COUNT_AFTER_AT = NumberSpec("the GPU count after @", integer=True, low=1, high=B.MAX_GPUS,
+                            example="b200-sxm@8")
 
 
 @dataclass(frozen=True)
@@ -47,39 +56,61 @@ class GpuSpec:
 
 
 def split_count(text: str) -> tuple[str, int | None]:
-    """'b200-sxm@64' -> ('b200-sxm', 64); a plain id has no count of its own."""
+    """'b200-sxm@64' -> ('b200-sxm', 64); a plain id has no count of its own. The count is
+    read by the number grammar and is at least 1 (`@0` names no GPUs): ValueError if not."""
     m = _COUNTED.match(text.strip())
-    return (m["id"], int(m["n"])) if m else (text.strip(), None)
+    if m is None:
+        return text.strip(), None
+    return m["id"].strip(), int(parse_number(m["n"], COUNT_AFTER_AT))
+
+
+def _usd(value: object) -> object:
+    """A quoted $/GPU-hour as typed ("4.50", "$4.50/h"); a number passes as it is."""
+    return parse_price(value, USD.unbounded(), None)[1] if isinstance(value, str) else value
+
+
+def _counted(text: str) -> str:
+    split_count(text)  # a count after @ is a whole number of GPUs, at least 1
+    return text
+
+
+GpuName = Annotated[str, AfterValidator(_counted)]
+"""A catalog id, or `id@N` for N GPUs of it."""
+Watts = Annotated[Plain, Field(gt=0, le=B.MAX_BOARD_W)]
+"""A per-GPU power limit; the part's own range is checked against the catalog
+(`check_against_catalog`), so the message can name it."""
+UsdPerHour = Annotated[float, BeforeValidator(_usd),
+                       Field(ge=B.MIN_USD_PER_GPU_HOUR, le=B.MAX_USD_PER_GPU_HOUR)]
 
 
 class Answers(PrintableModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
-    current: str = Field(min_length=1, max_length=B.MAX_NAME_CHARS,
-                         description="catalog id of the GPU the workload runs on now")
-    targets: list[str] = Field(
+    current: GpuName = Field(min_length=1, max_length=B.MAX_NAME_CHARS,
+                             description="catalog id of the GPU the workload runs on now")
+    targets: list[GpuName] = Field(
         min_length=1, max_length=B.MAX_TARGETS,
         description="catalog ids to compare against; 'id@N' for N GPUs of it")
     workload: Workload
     layouts: dict[str, LayoutOverride] = Field(
         default_factory=dict, max_length=B.MAX_TARGETS + 1,
         description="per-GPU changes to the workload's layout, by catalog id (e.g. its count)")
-    power_limits_w: dict[str, Annotated[float, Field(gt=0, le=B.MAX_BOARD_W)]] = Field(
+    power_limits_w: dict[str, Watts] = Field(
         default_factory=dict, max_length=B.MAX_TARGETS + 1,
         description="a per-GPU power cap below the part's limit, watts")
     basis: Literal["retuned", "as_run"] = Field(
         default="retuned", description="what the verdict compares: each GPU re-tuned, or the "
                                        "layouts as run")
-    prices: dict[str, Annotated[float, Field(ge=B.MIN_USD_PER_GPU_HOUR,
-                                             le=B.MAX_USD_PER_GPU_HOUR)]] = Field(
-        default_factory=dict, description="quoted $/GPU-hour by catalog id; others use defaults"
-    )
-    electricity_usd_per_kwh: float = Field(default=DEFAULT_ELECTRICITY_USD_PER_KWH, ge=0,
+    prices: dict[str, UsdPerHour] = Field(
+        default_factory=dict, max_length=B.MAX_TARGETS + 1,
+        description="quoted $/GPU-hour by catalog id; others use defaults; a target's may be "
+                    "a ratio to the current GPU's price (\"3.4x\")")
+    electricity_usd_per_kwh: Plain = Field(default=DEFAULT_ELECTRICITY_USD_PER_KWH, ge=0,
                                            le=B.MAX_USD_PER_KWH)
-    power_cap_kw: float | None = Field(default=None, ge=B.MIN_POWER_CAP_KW, le=B.MAX_POWER_CAP_KW,
-                                       description="rack power budget")
+    power_cap_kw: Plain | None = Field(default=None, ge=B.MIN_POWER_CAP_KW,
+                                       le=B.MAX_POWER_CAP_KW, description="rack power budget")
     stack: Stack | None = None
-    time_premium: float = Field(
+    time_premium: Plain = Field(
         default=0.10, ge=0, le=B.MAX_TIME_PREMIUM,
         description="extra $/token still worth paying to finish sooner (0.10 = 10%)",
     )
@@ -90,6 +121,22 @@ class Answers(PrintableModel):
     measured: MeasuredRun | None = Field(
         default=None, description="what your job does today on the current GPU, at the first "
                                   "sequence length: the decision is anchored on it")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _price_ratios(cls, data: Any, info: ValidationInfo) -> Any:
+        """A target's price written as a ratio ("3.4x") is that many times the current GPU's:
+        its quote here, else the catalog's default (when the catalog is given as context)."""
+        if not isinstance(data, dict) or not isinstance(data.get("prices"), dict):
+            return data
+        ratios = {k: v for k, v in data["prices"].items() if isinstance(v, str) and is_ratio(v)}
+        if not ratios:
+            return data
+        catalog = (info.context or {}).get("catalog")
+        prices = dict(data["prices"])
+        for gpu, text in ratios.items():
+            prices[gpu] = _resolve_ratio(gpu, text, data, catalog)
+        return {**data, "prices": prices}
 
     def compared(self, catalog: Catalog, alone: bool = False) -> list[GpuSpec]:
         """The current GPU, then each distinct target, with catalog ids resolved; `alone`
@@ -115,16 +162,54 @@ class Answers(PrintableModel):
         return "electricity_usd_per_kwh" not in self.model_fields_set
 
 
-def parse_answers(data: Any, file: str = "answers") -> Answers:
-    """Validate decoded answers (e.g. from answers.toml); errors are one InputError line."""
+def _resolve_ratio(gpu: str, text: str, data: dict[str, Any], catalog: Catalog | None) -> float:
+    """$/GPU-hour of a target's price given as a ratio to the current GPU's price."""
+    field = f"prices.{gpu}"
+
+    def same_id(name: str) -> str:  # an id the catalog does not know is refused later
+        try:
+            return catalog.gpu(name).id if catalog is not None else name
+        except InputError:
+            return name
+
     try:
-        return Answers.model_validate(data)
+        cid = split_count(str(data.get("current", "")))[0]
+        key = same_id(cid)
+        quoted = {same_id(str(k)): v for k, v in data["prices"].items()}
+        if same_id(gpu) == key:
+            raise ValueError(f"{text}: this is the current GPU; give its $/GPU-hour")
+        ratio = parse_price(text, USD, RATIO)[1]
+        base = quoted.get(key)
+        if isinstance(base, str):
+            base = parse_price(base, USD, None)[1]
+    except ValueError as exc:
+        raise InputError(str(exc), field=field, value=text) from None
+    if base is None:
+        default = catalog.default_price(key) if catalog is not None else None
+        if default is None:
+            raise InputError(f"a ratio to the price of {cid}, which has none: quote one for it",
+                             field=field, value=text)
+        base = default.usd_per_hour
+    if not isinstance(base, int | float) or isinstance(base, bool):
+        raise InputError("the current GPU's price is not a number", field=field, value=text)
+    return round(ratio * base, 6)
+
+
+def parse_answers(data: Any, file: str = "answers", catalog: Catalog | None = None) -> Answers:
+    """Validate decoded answers (e.g. from answers.toml); errors are one InputError line.
+    With the catalog, a price ratio may be to the current GPU's default price."""
+    try:
+        return Answers.model_validate(data, context={"catalog": catalog})
     except ValidationError as exc:
         raise validation_error(exc, file) from None
+    except InputError as exc:
+        exc.file = exc.file or file
+        raise
 
 
-def check_gpu_ids(answers: Answers, catalog: Catalog, file: str = "answers") -> None:
-    """Every catalog id the answers name resolves, or one line naming the file and field."""
+def check_against_catalog(answers: Answers, catalog: Catalog, file: str | None = None) -> None:
+    """Every catalog id the answers name resolves, and every power limit is one the part
+    supports; else one line naming the file and field."""
     named = [("current", answers.current),
              *((f"targets.{i}", t) for i, t in enumerate(answers.targets))]
     if answers.pipeline is not None:
@@ -137,3 +222,22 @@ def check_gpu_ids(answers: Answers, catalog: Catalog, file: str = "answers") -> 
             catalog.gpu(split_count(gpu)[0])  # "id@N" names N GPUs of id
         except InputError as exc:
             raise InputError(exc.message, file=file, field=field, value=gpu) from None
+    for key, watts in answers.power_limits_w.items():
+        part = catalog.gpu(split_count(key)[0])
+        low, high = power_limit_range(part)
+        if not low <= watts <= high:
+            tdp = part.power.tdp_w if part.power else None
+            why = (f"{B.MIN_POWER_LIMIT_FRACTION:.0%} to 100% of its {tdp:,.0f} W TDP"
+                   if tdp is not None else "its TDP is not in the catalog")
+            raise InputError(f"{part.id} takes a power limit of {low:,.0f} to {high:,.0f} W "
+                             f"({why})", file=file, field=f"power_limits_w.{key}", value=watts)
+
+
+def power_limit_range(gpu: Gpu) -> tuple[float, float]:
+    """The per-GPU power limits a part accepts, watts: from MIN_POWER_LIMIT_FRACTION of its
+    TDP (below the lowest limit any listed part supports) to its TDP (a limit is a cap, not
+    an overclock); without a TDP in the catalog, the absolute board-power bounds."""
+    tdp = gpu.power.tdp_w if gpu.power else None
+    if tdp is None:
+        return B.MIN_BOARD_W, B.MAX_BOARD_W
+    return max(B.MIN_BOARD_W, tdp * B.MIN_POWER_LIMIT_FRACTION), tdp

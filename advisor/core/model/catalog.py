@@ -14,12 +14,13 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, Literal, TypeVar, get_args
+from typing import Annotated, Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from advisor.core.errors import InputError
 from advisor.core.formats import parse_toml, validation_error
+from advisor.core.model import bounds as B
 from advisor.core.text import refuse_control
 
 PeakDtype = Literal["fp32", "tf32", "bf16", "fp16", "fp8", "fp6", "fp4", "nvfp4", "int8"]
@@ -52,6 +53,11 @@ SupportStatus = Literal["ga", "beta", "unsupported"]
 
 CATALOG_FILES = ("gpus.toml", "archs.toml", "software.toml", "prices.toml")
 
+# Text lists and notes, capped (bounds.py says why): a pulled entry is merged, validated and
+# written back, and every step must stay linear in what the team's file holds.
+Note = Annotated[str, Field(max_length=B.MAX_NOTE_CHARS)]
+Citations = Annotated[list[Note], Field(min_length=1, max_length=B.MAX_CITATIONS)]
+
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
@@ -68,9 +74,9 @@ class _Strict(BaseModel):
 class Sourced(_Strict):
     """A group of figures that share one citation and one retrieval date."""
 
-    source: list[str] = Field(min_length=1)
+    source: Citations
     retrieved: date
-    note: str = ""
+    note: Note = ""
 
     @field_validator("source")
     @classmethod
@@ -81,7 +87,8 @@ class Sourced(_Strict):
 
 
 class Memory(Sourced):
-    gib: float = Field(gt=1, le=1024, description="capacity as labelled by the vendor")
+    gib: float = Field(gt=1, le=B.MAX_GPU_MEMORY_GIB,
+                       description="capacity as labelled by the vendor")
     kind: str = Field(min_length=2, description="HBM3, HBM3e, GDDR7, ...")
     bandwidth_tbps: float = Field(gt=0.05, le=30, description="peak, decimal TB/s")
 
@@ -97,9 +104,9 @@ class Interconnect(_Strict):
         description="GPUs one scale-up domain joins (8 in an HGX node, 72 in an NVL72 rack); "
                     "1 when GPUs talk over PCIe only")
     host_link: str | None = None
-    source: list[str] = Field(min_length=1)
+    source: Citations
     retrieved: date
-    note: str = ""
+    note: Note = ""
 
     @property
     def unidirectional_gbps(self) -> float:
@@ -185,7 +192,8 @@ class Gpu(_Strict):
         default=None, description="catalog id of a part with the same silicon, whose measured "
                                   "rates transfer here scaled by peak or by power limit")
     compute_capability: str | None = None
-    aliases: list[str] = Field(default_factory=list)
+    aliases: list[Annotated[str, Field(max_length=B.MAX_NAME_CHARS)]] = Field(
+        default_factory=list, max_length=B.MAX_ALIASES)
     memory: Memory | None = None
     interconnect: Interconnect | None = None
     power: Power | None = None
@@ -193,9 +201,9 @@ class Gpu(_Strict):
     peak_tflops: Peaks
     mamf: dict[PeakDtype, Mamf] = Field(default_factory=dict)
     gemm: dict[PeakDtype, GemmRate] = Field(default_factory=dict)
-    uncertain: list[str] = Field(
-        default_factory=list, description="open questions about this entry's figures"
-    )
+    uncertain: list[Note] = Field(
+        default_factory=list, max_length=B.MAX_NOTES,
+        description="open questions about this entry's figures")
 
     @model_validator(mode="after")
     def _mamf_below_peak(self) -> Gpu:
@@ -224,10 +232,11 @@ class Arch(_Strict):
     vendor: Vendor
     family: str
     compute_capability: str | None = None
-    formats: list[HwFormat] = Field(min_length=1, description="formats the matrix units execute")
+    formats: list[HwFormat] = Field(min_length=1, max_length=len(get_args(HwFormat)),
+                                    description="formats the matrix units execute")
     sparsity: str = "unknown"
-    notes: str = ""
-    source: list[str] = Field(min_length=1)
+    notes: Note = ""
+    source: Citations
     retrieved: date
 
 
@@ -248,10 +257,10 @@ class Support(_Strict):
     min_version: str = Field(description="'' when long-standing or unknown")
     last_version: str | None = None
     status: SupportStatus
-    build: str = ""
-    error: str = Field(default="", description="the message users hit when it is missing")
-    notes: str = ""
-    source: list[str] = Field(min_length=1)
+    build: Note = ""
+    error: Note = Field(default="", description="the message users hit when it is missing")
+    notes: Note = ""
+    source: Citations
     retrieved: date
     confidence: Literal["verified", "secondary", "inferred"] = "verified"
 
@@ -263,7 +272,7 @@ class Price(_Strict):
     usd_per_hour: float = Field(gt=0.01, le=200)
     label: str = Field(min_length=3, description="what the figure is, e.g. public-cloud midpoint")
     default: bool = Field(description="the one figure used when the user quotes nothing")
-    source: list[str] = Field(min_length=1)
+    source: Citations
     retrieved: date
 
 
@@ -360,6 +369,82 @@ def _unique(items: Iterable[tuple[str, str]], file: str, what: str) -> None:
         seen.add(key)
 
 
+def _leave_one_out_medians(values: list[float]) -> list[float]:
+    """For each value, the median of the others: sorted once, so linear after the sort."""
+    order = sorted(range(len(values)), key=values.__getitem__)
+    ranked = [values[i] for i in order]
+    m = len(values) - 1
+    out = [0.0] * len(values)
+    for rank, i in enumerate(order):
+        def kth(k: int, rank: int = rank) -> float:  # k-th of the others, in sorted order
+            return ranked[k if k < rank else k + 1]
+        out[i] = kth(m // 2) if m % 2 else (kth(m // 2 - 1) + kth(m // 2)) / 2
+    return out
+
+
+# The figures a projection reads (its precisions' peaks and the HBM bandwidth). fp32, tf32
+# and int8 are shown only, and consumer parts run tf32 at a fraction of their family's rate.
+FAMILY_FIGURES: tuple[tuple[str, Any], ...] = (
+    *((f"peak_tflops.{d}", lambda g, d=d: g.peak_tflops.get(d))
+      for d in ("bf16", "fp16", "fp8", "fp6", "fp4", "nvfp4")),
+    ("memory.bandwidth_tbps", lambda g: g.memory.bandwidth_tbps if g.memory else None),
+)
+
+
+def _check_families(gpus: list[Gpu], file: str) -> None:
+    """Each GPU's peaks and memory bandwidth lie within MAX_FAMILY_FACTOR of the median of
+    the other members of its family that state the figure (a typo, or a 1e5 TFLOPS entry
+    in a pulled catalog, is refused naming the family's figure). An outlier moves the
+    median of the others for every other member, so the farthest entry is the one named."""
+    families: dict[str, list[Gpu]] = {}
+    for g in gpus:
+        families.setdefault(g.family, []).append(g)
+    worst: tuple[float, Gpu, str, float, float, int] | None = None
+    for members in families.values():
+        for figure, get in FAMILY_FIGURES:
+            stated = [(g, v) for g in members if (v := get(g)) is not None]
+            if len(stated) <= B.MIN_FAMILY_MEMBERS:
+                continue
+            medians = _leave_one_out_medians([v for _, v in stated])
+            for (g, v), median in zip(stated, medians, strict=True):
+                factor = max(v / median, median / v)
+                if factor > B.MAX_FAMILY_FACTOR and (worst is None or factor > worst[0]):
+                    worst = (factor, g, figure, v, median, len(stated) - 1)
+    if worst is not None:
+        _, g, figure, v, median, others = worst
+        raise InputError(f"more than {B.MAX_FAMILY_FACTOR:g}x from the {g.family} family's "
+                         f"{median:g} (the median of its other {others} members)",
+                         file=file, entry=g.id, field=figure, value=v)
+
+
+def _norm_names(g: Gpu) -> set[str]:
+    return {_norm(n) for n in (g.id, g.name, *g.aliases)} - {""}
+
+
+def _check_aliases(gpus: list[Gpu], file: str) -> None:
+    """No alias names another GPU: it is not another GPU's id, name or alias, nor the model
+    part of the id of a GPU of another family ("h200" of h200-sxm on a B200). Hashed, so
+    linear in the catalog."""
+    owner: dict[str, Gpu] = {}
+    for g in gpus:
+        for n in _norm_names(g):
+            owner.setdefault(n, g)
+    stem = {_norm(g.id.split("-")[0]): g for g in gpus}
+    for g in gpus:
+        for alias in g.aliases:
+            a = _norm(alias)
+            other = owner.get(a)
+            if other is None or other.id == g.id:
+                other = stem.get(a)
+                other = other if other is not None and other.family != g.family else None
+            if other is not None and other.id != g.id:
+                raise InputError(f"this alias names another catalog GPU ({other.id})",
+                                 file=file, entry=g.id, field="aliases", value=alias)
+            if not a:
+                raise InputError("an alias needs a letter or digit", file=file, entry=g.id,
+                                 field="aliases", value=alias)
+
+
 def build_catalog(texts: Mapping[str, str], origin: Mapping[str, str] | None = None) -> Catalog:
     """Validate the four catalog files given as text, keyed by file name."""
     docs = {f: parse_toml(texts[f], (origin or {}).get(f, f)) for f in CATALOG_FILES}
@@ -383,6 +468,8 @@ def catalog_from_docs(docs: Mapping[str, Mapping[str, Any]],
     gpus_raw = _table_list(docs["gpus.toml"], "gpu", label("gpus.toml"))
     gpus = [_validate(Gpu, r, label("gpus.toml"), _entry_id(r)) for r in gpus_raw]
     _unique(((g.id, g.id) for g in gpus), label("gpus.toml"), "GPU id")
+    _check_aliases(gpus, label("gpus.toml"))
+    _check_families(gpus, label("gpus.toml"))
     by_id = {g.id: g for g in gpus}
     for g in gpus:
         if g.arch not in arch_map:

@@ -12,20 +12,23 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from advisor.core.model import bounds as B
+from advisor.core.model.numeric import Whole
 from advisor.core.model.workload import KvDtype, Precision, Recompute
 
 
 class LayoutOverride(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    gpus: int | None = Field(default=None, ge=1, description="GPU count on this side")
-    nodes: int | None = Field(default=None, ge=1)
-    tp: int | None = Field(default=None, ge=1)
-    pp: int | None = Field(default=None, ge=1)
-    cp: int | None = Field(default=None, ge=1)
-    ep: int | None = Field(default=None, ge=1)
-    vp: int | None = Field(default=None, ge=1)
-    micro_batch: int | None = Field(default=None, ge=1)
+    gpus: Whole | None = Field(default=None, ge=1, le=B.MAX_GPUS,
+                               description="GPU count on this side")
+    nodes: Whole | None = Field(default=None, ge=1, le=B.MAX_NODES)
+    tp: Whole | None = Field(default=None, ge=1, le=B.MAX_GPUS)
+    pp: Whole | None = Field(default=None, ge=1, le=B.MAX_GPUS)
+    cp: Whole | None = Field(default=None, ge=1, le=B.MAX_GPUS)
+    ep: Whole | None = Field(default=None, ge=1, le=B.MAX_GPUS)
+    vp: Whole | None = Field(default=None, ge=1, le=B.MAX_LAYERS)
+    micro_batch: Whole | None = Field(default=None, ge=1, le=B.MAX_MICRO_BATCH)
     zero_stage: int | None = Field(default=None, ge=0, le=3)
     recompute: Recompute | None = None
     offload_optimizer: bool | None = None

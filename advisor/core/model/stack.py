@@ -15,6 +15,7 @@ from typing import Any, Literal
 from packaging.version import InvalidVersion, Version
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
+from advisor.core.model import bounds as B
 from advisor.core.model.printable import PrintableModel
 
 # pip distributions of attention kernels: FA2, FA3 and FA4 are separate packages
@@ -191,12 +192,12 @@ class Stack(PrintableModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     source: Literal["detected", "declared"]
-    packages: dict[str, str]
+    packages: dict[str, str] = Field(max_length=B.MAX_PACKAGES)
     torch_build: str | None = None
     cuda: str | None = None
     hip: str | None = None
     driver: str | None = None
-    needs: list[str] = Field(default_factory=list)
+    needs: list[str] = Field(default_factory=list, max_length=B.MAX_PACKAGES)
 
     @model_validator(mode="before")
     @classmethod

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from advisor.core.formats import validation_error
 from advisor.core.model import bounds as B
+from advisor.core.model.numeric import Amount, Whole
 from advisor.core.model.printable import PrintableModel
 
 
@@ -35,30 +36,30 @@ class ModelSpec(_Frozen, PrintableModel):
 
     name: str = Field(default="custom", max_length=B.MAX_NAME_CHARS)
     source: str = Field(default="", description="where the dimensions come from")
-    layers: int = Field(ge=1, le=B.MAX_LAYERS)
-    hidden: int = Field(ge=1, le=B.MAX_WIDTH)
-    heads: int = Field(ge=1, le=B.MAX_HEADS)
-    kv_heads: int = Field(ge=1, le=B.MAX_HEADS)
-    head_dim: int | None = Field(default=None, ge=1, le=B.MAX_WIDTH,
-                                 description="default hidden / heads")
-    ffn: int = Field(ge=1, le=B.MAX_WIDTH, description="MLP intermediate size (dense layers)")
-    vocab: int = Field(ge=1, le=B.MAX_VOCAB)
+    layers: Whole = Field(ge=1, le=B.MAX_LAYERS)
+    hidden: Whole = Field(ge=1, le=B.MAX_WIDTH)
+    heads: Whole = Field(ge=1, le=B.MAX_HEADS)
+    kv_heads: Whole = Field(ge=1, le=B.MAX_HEADS)
+    head_dim: Whole | None = Field(default=None, ge=1, le=B.MAX_WIDTH,
+                                   description="default hidden / heads")
+    ffn: Whole = Field(ge=1, le=B.MAX_WIDTH, description="MLP intermediate size (dense layers)")
+    vocab: Whole = Field(ge=1, le=B.MAX_VOCAB)
     gated_mlp: bool = Field(default=True, description="SwiGLU (3 matrices) vs GELU MLP (2)")
     tie_embeddings: bool = False
-    experts: int = Field(default=0, ge=0, le=B.MAX_EXPERTS,
-                         description="routed experts; 0 for a dense model")
-    active_experts: int = Field(default=0, ge=0, le=B.MAX_EXPERTS,
-                                description="routed experts per token")
-    shared_experts: int = Field(default=0, ge=0, le=B.MAX_EXPERTS)
-    moe_ffn: int | None = Field(default=None, ge=1, le=B.MAX_WIDTH,
-                                description="expert intermediate size")
-    dense_layers: int = Field(default=0, ge=0, le=B.MAX_LAYERS,
-                              description="leading layers with a dense MLP")
+    experts: Whole = Field(default=0, ge=0, le=B.MAX_EXPERTS,
+                           description="routed experts; 0 for a dense model")
+    active_experts: Whole = Field(default=0, ge=0, le=B.MAX_EXPERTS,
+                                  description="routed experts per token")
+    shared_experts: Whole = Field(default=0, ge=0, le=B.MAX_EXPERTS)
+    moe_ffn: Whole | None = Field(default=None, ge=1, le=B.MAX_WIDTH,
+                                  description="expert intermediate size")
+    dense_layers: Whole = Field(default=0, ge=0, le=B.MAX_LAYERS,
+                                description="leading layers with a dense MLP")
     mla: MlaSpec | None = None
-    max_context: int | None = Field(
+    max_context: Whole | None = Field(
         default=None, ge=1, le=B.MAX_SEQ_LEN,
         description="the longest context the model supports (a serving input cannot be longer)")
-    declared_params: float | None = Field(
+    declared_params: Amount | None = Field(
         default=None, gt=0, description="the parameter count the user gave, for a shape check")
 
     @model_validator(mode="after")

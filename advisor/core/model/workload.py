@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from advisor.core.model import bounds as B
 from advisor.core.model.frameworks import SERVING_ENGINES, TRAINING_FRAMEWORKS, Framework
+from advisor.core.model.numeric import Amount, Plain, TokenLength, Whole
 from advisor.core.model.presets import resolve_preset
 from advisor.core.model.transformer import ModelSpec
 
@@ -46,18 +47,18 @@ class Workload(_Frozen):
 
     mode: Mode = "pretrain"
     model: ModelSpec
-    seq_lens: list[int] = Field(
+    seq_lens: list[TokenLength] = Field(
         min_length=1, max_length=B.MAX_SEQ_LENS,
         description="the sweep; the first is the primary. For serve, the input lengths (ISL) "
                     "swept at the output length `osl`")
-    micro_batch: int = Field(default=1, ge=1, le=B.MAX_MICRO_BATCH,
-                             description="sequences per GPU per micro-step; for serving, "
-                                         "requests in flight")
-    global_batch: int | None = Field(
+    micro_batch: Whole = Field(default=1, ge=1, le=B.MAX_MICRO_BATCH,
+                               description="sequences per GPU per micro-step; for serving, "
+                                           "requests in flight")
+    global_batch: Whole | None = Field(
         default=None, ge=1, le=B.MAX_GLOBAL_BATCH,
         description="sequences per optimizer step; default one micro-batch per DP rank",
     )
-    packed_doc_len: int | None = Field(
+    packed_doc_len: TokenLength | None = Field(
         default=None, ge=1, le=B.MAX_SEQ_LEN,
         description="mean document length when sequences are packed with a doc mask",
     )
@@ -76,30 +77,30 @@ class Workload(_Frozen):
     framework: Framework = Field(
         default="auto", description="training: megatron, fsdp or deepspeed; serving: vllm, "
                                     "sglang or trtllm; auto: read off the stack")
-    tp: int = Field(default=1, ge=1, le=B.MAX_GPUS)
-    pp: int = Field(default=1, ge=1, le=B.MAX_GPUS)
-    cp: int = Field(default=1, ge=1, le=B.MAX_GPUS)
-    ep: int = Field(default=1, ge=1, le=B.MAX_GPUS)
-    vp: int = Field(default=1, ge=1, le=B.MAX_LAYERS,
-                    description="virtual pipeline stages per PP rank")
-    gpus: int = Field(default=8, ge=1, le=B.MAX_GPUS)
-    nodes: int = Field(default=1, ge=1, le=B.MAX_NODES)
-    nic_gbit: float = Field(
+    tp: Whole = Field(default=1, ge=1, le=B.MAX_GPUS)
+    pp: Whole = Field(default=1, ge=1, le=B.MAX_GPUS)
+    cp: Whole = Field(default=1, ge=1, le=B.MAX_GPUS)
+    ep: Whole = Field(default=1, ge=1, le=B.MAX_GPUS)
+    vp: Whole = Field(default=1, ge=1, le=B.MAX_LAYERS,
+                      description="virtual pipeline stages per PP rank")
+    gpus: Whole = Field(default=8, ge=1, le=B.MAX_GPUS)
+    nodes: Whole = Field(default=1, ge=1, le=B.MAX_NODES)
+    nic_gbit: Plain = Field(
         default=400.0, ge=B.MIN_NIC_GBIT, le=B.MAX_NIC_GBIT,
         description="scale-out NIC line rate per GPU, Gbit/s"
     )
-    token_budget: float | None = Field(default=None, ge=B.MIN_TOKENS, le=B.MAX_TOKENS,
-                                       description="tokens to train or serve")
+    token_budget: Amount | None = Field(default=None, ge=B.MIN_TOKENS, le=B.MAX_TOKENS,
+                                        description="tokens to train or serve")
     # serving
-    osl: int | None = Field(default=None, ge=1, le=B.MAX_SEQ_LEN,
-                            description="serve: output tokens per request")
+    osl: Whole | None = Field(default=None, ge=1, le=B.MAX_SEQ_LEN,
+                              description="serve: output tokens per request")
     kv_dtype: KvDtype = Field(default="auto", description="auto: fp8 for low-precision recipes")
-    ttft_ms: float | None = Field(default=None, gt=0, le=B.MAX_SECONDS * 1000,
+    ttft_ms: Plain | None = Field(default=None, gt=0, le=B.MAX_SECONDS * 1000,
                                   description="serve: time-to-first-token limit")
-    tpot_ms: float | None = Field(default=None, gt=0, le=B.MAX_SECONDS * 1000,
+    tpot_ms: Plain | None = Field(default=None, gt=0, le=B.MAX_SECONDS * 1000,
                                   description="serve/decode: time per output token limit")
-    max_batch: int = Field(default=2048, ge=1, le=B.MAX_MICRO_BATCH,
-                           description="serving engine's batch cap (requests in flight)")
+    max_batch: Whole = Field(default=2048, ge=1, le=B.MAX_MICRO_BATCH,
+                             description="serving engine's batch cap (requests in flight)")
 
     @model_validator(mode="before")
     @classmethod

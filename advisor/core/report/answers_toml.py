@@ -7,11 +7,14 @@ a save and reload). See examples/answers.toml for every field with comments.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from advisor.core.errors import InputError
 from advisor.core.formats import load_model, model_data, parse_toml, toml_document
 from advisor.core.model.answers import Answers
+
+if TYPE_CHECKING:
+    from advisor.core.model.catalog import Catalog
 
 ANSWERS_HEADER = (
     "advisor answers: the inputs of `advisor decide --answers FILE --out report.toml`.",
@@ -29,11 +32,12 @@ FIELD_COMMENTS = {
 }
 
 
-def parse_answers_toml(text: str, file: str) -> Answers:
-    """answers.toml text to Answers, or one InputError line naming file, field and value."""
+def parse_answers_toml(text: str, file: str, catalog: Catalog | None = None) -> Answers:
+    """answers.toml text to Answers, or one InputError line naming file, field and value.
+    With the catalog, a target's price may be a ratio to the current GPU's default price."""
     data = parse_toml(text, file)
     try:
-        return load_model(Answers, data, file)
+        return load_model(Answers, data, file, context={"catalog": catalog})
     except InputError as exc:
         if exc.field == "model":  # an unknown preset, raised from inside [workload]
             exc.field = "workload.model"

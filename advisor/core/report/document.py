@@ -12,9 +12,9 @@ Report. The schema is versioned; a report of another version is refused, not gue
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from advisor.core.economics.configs import ConfigSweep
 from advisor.core.economics.stages import PipelineReport
@@ -30,6 +30,7 @@ from advisor.core.formats import (
 )
 from advisor.core.model.catalog import Catalog
 from advisor.core.model.probe_record import ProbeRecord
+from advisor.core.redact import redact_url
 from advisor.core.report.answers_toml import answers_data
 from advisor.core.result import Decision
 
@@ -45,7 +46,8 @@ class PulledSource(_Frozen):
     """A team catalog or price sheet the effective catalog included."""
 
     kind: str
-    url: str
+    url: Annotated[str, AfterValidator(redact_url)] = Field(
+        description="as pulled, with every secret-looking part redacted (also when read)")
     etag: str | None = None
     last_modified: str | None = None
     fetched_at: datetime

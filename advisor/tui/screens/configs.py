@@ -22,7 +22,7 @@ from textual.events import Resize
 from textual.markup import escape
 from textual.widgets import DataTable, Input, Select, Static, TabbedContent, TabPane
 
-from advisor.core import clean_block
+from advisor.core import bounds, clean_block
 from advisor.humanize import fmt_num
 from advisor.tui.fields import any_field_def
 from advisor.tui.numbers import (
@@ -42,10 +42,12 @@ if TYPE_CHECKING:
     from advisor.core import ConfigOptions, ConfigPoint, ConfigSweep, Report
 
 OBJECTIVES = (("cheapest", "cost"), ("fastest", "time"))
-COUNTS = NumberSpec("GPU count", integer=True, low=1, high=100_000, example="4, 8, 16")
-PER_NODE = NumberSpec("GPUs per node", integer=True, low=1, high=72, example="8")
-DEADLINE = NumberSpec("deadline", low=0, low_open=True, high=36_500, suffixes=False,
-                      example="30")
+COUNTS = NumberSpec("GPU count", integer=True, low=1, high=bounds.MAX_SWEEP_GPUS,
+                    example="4, 8, 16")
+PER_NODE = NumberSpec("GPUs per node", integer=True, low=1, high=bounds.MAX_GPUS_PER_NODE,
+                      example="8")
+DEADLINE = NumberSpec("deadline", low=bounds.MIN_DEADLINE_DAYS, high=bounds.MAX_DEADLINE_DAYS,
+                      suffixes=False, example="30")
 
 
 def show_budget(value: float | None) -> str:

@@ -16,6 +16,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.markup import escape
 from textual.widgets import Input, Label
 
+from advisor.core import bounds
 from advisor.tui.fields import core_default
 from advisor.tui.numbers import NumberSpec, parse_optional, parse_price, show_number
 from advisor.tui.screens.base import StepScreen
@@ -25,10 +26,13 @@ from advisor.tui.widgets.field import FormField, Parsed, text_input
 if TYPE_CHECKING:
     from advisor.tui.numbers import Price
 
-COUNT = NumberSpec("GPU count", integer=True, low=1, high=100_000, example="4")
-ELECTRICITY = NumberSpec("electricity price", low=0, high=5, suffixes=False, example="0.12")
-CAP = NumberSpec("power cap", low=0.1, high=100_000, suffixes=False, example="40")
-PREMIUM = NumberSpec("time premium", low=0, high=1000, suffixes=False, example="10")
+COUNT = NumberSpec("GPU count", integer=True, low=1, high=bounds.MAX_GPUS, example="4")
+ELECTRICITY = NumberSpec("electricity price", low=0, high=bounds.MAX_USD_PER_KWH,
+                         suffixes=False, example="0.12")
+CAP = NumberSpec("power cap", low=bounds.MIN_POWER_CAP_KW, high=bounds.MAX_POWER_CAP_KW,
+                 suffixes=False, example="40")
+PREMIUM = NumberSpec("time premium", low=0, high=bounds.MAX_TIME_PREMIUM * 100, suffixes=False,
+                     example="10")  # in percent
 
 
 def field_id(gpu_id: str) -> str:

@@ -16,13 +16,15 @@ from textual.events import Key
 from textual.message import Message
 from textual.widgets import DataTable, Input, Select
 
+from advisor.core import bounds
 from advisor.tui.numbers import NumberSpec, parse_optional
 from advisor.tui.widgets.field import Parsed
 
 if TYPE_CHECKING:
     from advisor.core import Catalog, Gpu
 
-MIN_MEM = NumberSpec("minimum memory", low=0, high=4096, suffixes=False, example="80")
+MIN_MEM = NumberSpec("minimum memory", low=0, high=bounds.MAX_GPU_MEMORY_GIB, suffixes=False,
+                     example="80")
 
 
 def fmt(value: float | None, digits: int = 0) -> str:

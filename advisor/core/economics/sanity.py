@@ -1,0 +1,106 @@
+"""The last gate before a verdict: a result no real pair of GPUs can produce is an input
+problem, reported as one line naming the input that drives it, never printed as a verdict.
+
+Every input is bounded at load (`model.bounds`), but bounded inputs can still combine
+into nonsense: a token budget of 1e18 on eight GPUs is a million-year job, a quote typed
+in cents against a catalog price in dollars is a 100x price ratio, a probe record
+measured on the wrong part makes a target 10,000x slower. The checks, on the finished
+decision, at every projected point:
+
+- speedup per GPU within 1/MAX_SPEEDUP..MAX_SPEEDUP (the widest real pair is ~40x apart);
+- the target's price over the current GPU's within 1/MAX_PRICE_RATIO..MAX_PRICE_RATIO
+  ($/token is price over tokens per GPU-hour, so with both checks its ratio is bounded by
+  the product of the two, and needs no check of its own);
+- the job's wall-clock at most MAX_WALL_CLOCK_H (a century).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from advisor.core.decision import Decision, GpuResult
+from advisor.core.economics.cost import PriceQuote
+from advisor.core.errors import InputError
+from advisor.core.model import bounds as B
+
+
+def check_plausible(decision: Decision) -> None:
+    """Raise InputError (one line: the input to check, and why) when the decision holds a
+    speedup, price ratio, $/token ratio or wall-clock outside what real GPUs produce."""
+    current = decision.current
+    for target in decision.targets:
+        _speedups(decision, current, target)
+        _prices(decision, current, target)
+    for side in (current, *decision.targets):
+        job = side.job
+        if job is not None and job.wall_clock_h > B.MAX_WALL_CLOCK_H:
+            budget = decision.answers.workload.token_budget
+            raise InputError(
+                f"the job would take {job.wall_clock_h / 8766:,.0f} years on {side.label}, "
+                f"longer than any job is planned ({B.MAX_WALL_CLOCK_H / 8766:,.0f} years): "
+                "check the token budget against the GPU count",
+                field="workload.token_budget", value=budget)
+
+
+def _speedups(decision: Decision, current: GpuResult, target: GpuResult) -> None:
+    for p in target.sweep:
+        s = p.speedup
+        if s is None or 1 / B.MAX_SPEEDUP <= s <= B.MAX_SPEEDUP:
+            continue
+        slow = target if s < 1 else current
+        what, field, value = _driver(decision, slow)
+        ratio = f"{1 / s:,.0f}x slower" if s < 1 else f"{s:,.0f}x faster"
+        raise InputError(
+            f"the projection makes {target.gpu} {ratio} than {current.gpu} per GPU at "
+            f"{p.seq_len:,} tokens ({_why(slow)}); no real pair of GPUs is more than "
+            f"{B.MAX_SPEEDUP:,.0f}x apart, so an input is off: check {what}",
+            field=field, value=value)
+
+
+def _prices(decision: Decision, current: GpuResult, target: GpuResult) -> None:
+    mine, theirs = _price(current), _price(target)
+    if mine is None or theirs is None:
+        return
+    ratio = theirs.usd_per_hour / mine.usd_per_hour
+    if 1 / B.MAX_PRICE_RATIO <= ratio <= B.MAX_PRICE_RATIO:
+        return
+    quoted = decision.answers.prices
+    blamed = next((g for g in (target.gpu, current.gpu) if g in quoted), None)
+    where = (f"check prices.{blamed}" if blamed else
+             f"check the default prices ({mine.label}; {theirs.label})")
+    raise InputError(
+        f"{target.gpu} at ${theirs.usd_per_hour:g}/GPU-hour is {ratio:,.4g}x the price of "
+        f"{current.gpu} (${mine.usd_per_hour:g}); real GPU-hours are never more than "
+        f"{B.MAX_PRICE_RATIO:,.0f}x apart: a price in the wrong unit (per node, per minute, "
+        f"in cents)? {where}",
+        field=f"prices.{blamed}" if blamed else None,
+        value=quoted.get(blamed) if blamed else None)
+
+
+def _price(side: GpuResult) -> PriceQuote | None:
+    return side.assumptions.price if side.assumptions is not None else None
+
+
+def _driver(decision: Decision, side: GpuResult) -> tuple[str, str | None, Any]:
+    """(what to check, its field, its value): the input most likely to make `side`
+    implausibly slow: its power limit, a layout of its own, the network where that binds,
+    the probe record it was projected from, else the workload as a whole."""
+    answers = decision.answers
+    for key, watts in answers.power_limits_w.items():
+        if key.split("@")[0] == side.gpu:
+            return f"power_limits_w.{key}", f"power_limits_w.{key}", watts
+    if side.gpu in answers.layouts:
+        return f"layouts.{side.gpu}", f"layouts.{side.gpu}", None
+    point = side.point(decision.primary_seq_len)
+    if point is not None and point.binding == "network":
+        return "workload.nic_gbit", "workload.nic_gbit", answers.workload.nic_gbit
+    if side.assumptions is not None and side.assumptions.probe is not None:
+        return f"the probe record of {side.gpu} ({side.assumptions.probe})", None, None
+    return "the workload's layout and sizes", "workload", None
+
+
+def _why(side: GpuResult) -> str:
+    point = next((p for p in side.sweep if p.mfu is not None), None)
+    if point is None or point.mfu is None:
+        return f"{side.gpu} projected at an implausible rate"
+    return f"{side.gpu} at {point.mfu:.2g} of its peak, bound by {point.binding or 'nothing'}"

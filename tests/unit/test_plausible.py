@@ -1,0 +1,213 @@
+"""Plausibility: bounds that come from the hardware (power limits, MFU, the catalog's figures
+against their family, aliases), list caps, and the result sanity gate over a decision."""
+
+from __future__ import annotations
+
+import copy
+import json
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from advisor.core import run
+from advisor.core.economics.sanity import check_plausible
+from advisor.core.errors import InputError
+from advisor.core.model import bounds as B
+from advisor.core.model.answers import check_against_catalog, parse_answers, power_limit_range
+from advisor.core.model.catalog import CATALOG_FILES, catalog_from_docs
+from advisor.core.model.probe_record import parse_probe_record
+from advisor.core.report.answers_toml import parse_answers_toml
+from advisor.io.catalog_store import load_catalog, read_shipped_texts
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import fuzz_inputs as F  # noqa: E402
+
+CATALOG = load_catalog()
+BASE = {"current": "h200-sxm", "targets": ["b200-sxm"],
+        "workload": {"model": "llama-3.1-8b", "seq_lens": [4096], "token_budget": 1e11}}
+
+
+def _docs() -> dict:
+    return {f: tomllib.loads(t) for f, t in read_shipped_texts().items()}
+
+
+# --- power limits: the part's range ---------------------------------------------------------
+
+def test_the_published_minimum_limits_lie_inside_the_range() -> None:
+    """A100 SXM4 100-400 W and H100 SXM 200-700 W (nvidia-smi, cited in bounds.py) are
+    settable parts' ranges: both ends must be accepted, and a quarter of TDP refused below."""
+    assert power_limit_range(CATALOG.gpu("a100-sxm")) == (100.0, 400.0)
+    low, high = power_limit_range(CATALOG.gpu("h100-sxm"))
+    assert low <= 200.0 and high == 700.0
+
+
+@pytest.mark.parametrize(("watts", "ok"), [(1e-9, False), (249.9, False), (250, True),
+                                           (1000, True), (1000.5, False)])
+def test_a_power_limit_is_checked_against_the_part(watts: float, ok: bool) -> None:
+    answers = parse_answers({**BASE, "power_limits_w": {"b200-sxm": watts}})
+    if ok:
+        check_against_catalog(answers, CATALOG)
+        return
+    with pytest.raises(InputError, match=r"b200-sxm takes a power limit of 250 to 1,000 W"):
+        check_against_catalog(answers, CATALOG)
+
+
+def test_run_checks_power_limits_for_every_front_end() -> None:
+    answers = parse_answers({**BASE, "power_limits_w": {"b200-sxm": 1e-9}})
+    with pytest.raises(InputError, match=r"power_limits_w\.b200-sxm"):
+        run(answers, CATALOG)
+
+
+# --- counts, MFU, efficiencies --------------------------------------------------------------
+
+@pytest.mark.parametrize("target", ["b200-sxm@0", "b200-sxm@-1", "b200-sxm@x", "b200-sxm@",
+                                    "b200-sxm@1.5", f"b200-sxm@{B.MAX_GPUS + 1}"])
+def test_a_count_after_at_is_a_whole_number_of_gpus(target: str) -> None:
+    with pytest.raises(InputError, match=r"targets\.0"):
+        parse_answers({**BASE, "targets": [target]})
+
+
+def test_a_count_after_at_reads_the_grammar() -> None:
+    assert parse_answers({**BASE, "targets": ["b200-sxm@1k"]}).targets == ["b200-sxm@1k"]
+
+
+def test_mfu_and_efficiency_ranges_exist() -> None:
+    stage = {"name": "a", "gpu": "h100-sxm", "gpus": 1, "flops_per_token": 1e9}
+    pipe = {"stages": [stage | {"mfu": 0.4}, stage | {"name": "b", "mfu": 0.4}]}
+    parse_answers({**BASE, "pipeline": pipe})
+    for mfu in (B.MIN_MFU / 2, 1.01):
+        bad = {"stages": [stage | {"mfu": mfu}, stage | {"name": "b", "mfu": 0.4}]}
+        with pytest.raises(InputError, match=r"pipeline\.stages\.0\.mfu"):
+            parse_answers({**BASE, "pipeline": bad}, "answers.toml")
+    record = F.probe_record("h200-sxm")
+    record["matmul"][0]["efficiency"] = 3.0  # three times the catalog's peak
+    with pytest.raises(InputError, match=r"efficiency"):
+        parse_probe_record(record, "box.json")
+
+
+def test_pipeline_alternatives_are_validated_at_load_with_their_path() -> None:
+    text = (ROOT / "examples" / "drafter_pipeline.toml").read_text()
+    good = "stages.targets = { flops_per_token = 54e9, mfu = 0.45, peak_tflops = 4500 }"
+    assert good in text
+    cases = {
+        "stages.targets = { flops_per_token = 54e9 }": "flops_per_token and mfu go together",
+        "stages.targets = { measured_units_per_s = 1.0, flops_per_token = 54e9, mfu = 0.4 }":
+            "give one rate",
+        "stages.nope = { flops_per_token = 54e9, mfu = 0.45 }": "names no stage",
+    }
+    drafter = "stages.drafter = { flops_per_token = 7.7810e9, mfu = 0.45, peak_tflops = 4500 }"
+    assert drafter in text
+    changed = [(good, new, message) for new, message in cases.items()]
+    changed.append((drafter, "stages.drafter = { hop_s_per_unit = 0.01 }",
+                    "give a rate on b200-sxm"))
+    for old, new, message in changed:
+        with pytest.raises(InputError, match=message) as exc:
+            parse_answers_toml(text.replace(old, new), "drafter.toml")
+        assert "pipeline" in exc.value.one_line() and "alternatives" in exc.value.one_line()
+
+
+# --- the catalog: family figures, aliases, caps ---------------------------------------------
+
+def _build(docs: dict) -> None:
+    catalog_from_docs(docs, {f: f"catalog/{f}" for f in CATALOG_FILES})
+
+
+def test_the_shipped_catalog_passes_its_own_checks() -> None:
+    _build(_docs())
+
+
+@pytest.mark.parametrize(("figure", "value"), [("bf16", 20_000.0), ("bf16", 90.0)])
+def test_a_peak_far_from_its_family_is_refused(figure: str, value: float) -> None:
+    docs = _docs()
+    h100 = next(g for g in docs["gpus.toml"]["gpu"] if g["id"] == "h100-sxm")
+    h100["peak_tflops"] = {"source": ["x"], "retrieved": h100["peak_tflops"]["retrieved"],
+                           figure: value}
+    h100.pop("mamf", None)
+    h100.pop("gemm", None)
+    with pytest.raises(InputError, match=r"h100-sxm.*peak_tflops.bf16.*Hopper family"):
+        _build(docs)
+
+
+def test_a_bandwidth_far_from_its_family_is_refused() -> None:
+    docs = _docs()
+    b200 = next(g for g in docs["gpus.toml"]["gpu"] if g["id"] == "b200-sxm")
+    b200["memory"]["bandwidth_tbps"] = 29.0
+    b200.pop("measured", None)
+    with pytest.raises(InputError, match=r"memory.bandwidth_tbps.*Blackwell family"):
+        _build(docs)
+
+
+@pytest.mark.parametrize("alias", ["H200", "h100", "h200-sxm", "NVIDIA H100 SXM5 80GB", "MI300X",
+                                   "mi300x"])
+def test_an_alias_cannot_name_another_gpu(alias: str) -> None:
+    docs = _docs()
+    b200 = next(g for g in docs["gpus.toml"]["gpu"] if g["id"] == "b200-sxm")
+    names = {g["id"]: g["name"] for g in docs["gpus.toml"]["gpu"]}
+    if alias.startswith("NVIDIA H100"):
+        alias = names["h100-sxm"]
+    b200["aliases"] = [*b200["aliases"], alias]
+    with pytest.raises(InputError, match=r"b200-sxm.*aliases.*names another catalog GPU"):
+        _build(docs)
+
+
+@pytest.mark.parametrize(("where", "n"), [("aliases", B.MAX_ALIASES + 1),
+                                          ("uncertain", B.MAX_NOTES + 1)])
+def test_lists_in_the_catalog_are_capped(where: str, n: int) -> None:
+    docs = _docs()
+    b200 = next(g for g in docs["gpus.toml"]["gpu"] if g["id"] == "b200-sxm")
+    b200[where] = [f"Team entry {i}" for i in range(n)]
+    with pytest.raises(InputError, match=rf"{where}.*at most"):
+        _build(docs)
+    docs = _docs()
+    price = docs["prices.toml"]["price"][0]
+    price["source"] = [f"https://example.com/{i}" for i in range(B.MAX_CITATIONS + 1)]
+    with pytest.raises(InputError, match=r"source.*at most 32"):
+        _build(docs)
+
+
+# --- the result sanity gate ---------------------------------------------------------------
+
+def _decision(**changes):
+    from advisor.core.decide import decide
+
+    return decide(parse_answers({**BASE, **changes}), CATALOG)
+
+
+def test_real_decisions_pass_the_gate() -> None:
+    for path in sorted((ROOT / "examples").glob("*.toml")):
+        data = tomllib.loads(path.read_text())
+        if "current" in data:
+            check_plausible(run(parse_answers(data, str(path), CATALOG), CATALOG).decision)
+    check_plausible(_decision())
+    check_plausible(_decision(targets=["b200-sxm@64", "t4", "gb300"]))
+
+
+def test_a_century_long_job_names_the_token_budget() -> None:
+    d = _decision(workload={**BASE["workload"], "token_budget": 1e18, "gpus": 8})
+    with pytest.raises(InputError, match=r"years on 8x h200-sxm") as exc:
+        check_plausible(d)
+    assert exc.value.field == "workload.token_budget" and exc.value.value == 1e18
+
+
+def test_a_price_in_the_wrong_unit_names_the_quote() -> None:
+    with pytest.raises(InputError, match=r"6,400x the price") as exc:
+        check_plausible(_decision(prices={"h200-sxm": 0.001, "b200-sxm": 6.4}))
+    assert exc.value.field == "prices.b200-sxm"
+    with pytest.raises(InputError, match=r"wrong unit") as exc:
+        check_plausible(_decision(prices={"h200-sxm": 0.001}))
+    assert exc.value.field == "prices.h200-sxm"
+
+
+def test_a_speedup_no_pair_of_gpus_gives_names_what_drives_it() -> None:
+    record = parse_probe_record(F.probe_record("b200-sxm", mamf=1e-5, median=1e-5, attn=1e-5,
+                                               d2d=1e-5, h2d=1e-5, busbw=1e-5), "box.json")
+    with pytest.raises(InputError, match=r"b200-sxm [\d,]+x slower .*probe record of b200-sxm"):
+        run(parse_answers(BASE), CATALOG, {"b200-sxm": record})
+    slow = copy.deepcopy(json.loads(json.dumps(F.probe_record("h200-sxm", mamf=1e-5,
+                                                              median=1e-5, attn=1e-5,
+                                                              d2d=1e-5, h2d=1e-5))))
+    with pytest.raises(InputError, match=r"x faster than h200-sxm"):
+        run(parse_answers(BASE), CATALOG, {"h200-sxm": parse_probe_record(slow, "box.json")})

@@ -58,7 +58,7 @@ def _wizard_price(text: str) -> float:
 def _flag(args: list[str], value_of: Any) -> Any:
     try:
         with contextlib.redirect_stderr(io.StringIO()):
-            parsed = build_parser().parse_args([*BASE, *args])
+            parsed = build_parser([*BASE, *args]).parse_args([*BASE, *args])
         return value_of(answers_from_args(parsed, CATALOG))
     except (SystemExit, InputError):
         return REFUSED

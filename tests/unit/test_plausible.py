@@ -171,7 +171,7 @@ def test_lists_in_the_catalog_are_capped(where: str, n: int) -> None:
 # --- the result sanity gate ---------------------------------------------------------------
 
 def _decision(**changes):
-    from advisor.core.decide import decide
+    from advisor.core.comparison import decide
 
     return decide(parse_answers({**BASE, **changes}), CATALOG)
 

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from advisor.core.decision import Decision, GpuResult
 from advisor.core.economics.cost import PriceQuote
 from advisor.core.errors import InputError
 from advisor.core.model import bounds as B
+from advisor.core.result import Decision, GpuResult
 
 
 def check_plausible(decision: Decision) -> None:

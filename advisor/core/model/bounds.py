@@ -130,6 +130,9 @@ MAX_DEVICE_GIB = 1e6  # one device's memory as torch reports it: 288 GB on B300
 # where boost clocks beat a peak quoted at base clock. Twice the catalog's figure is a
 # record measured on another part than the one it names.
 MAX_SHARE = 2.0
+# Profiled op time over the timed step: on a CPU each intra-op thread's time is summed, and
+# the profiled steps run slower than the timed ones on a loaded box; a box's core count bounds it.
+MAX_BUSY_SHARE = 1024.0
 MAX_COUNT = 2**40  # bytes moved or shapes tried in one measurement
 MAX_PIPELINE_STAGES = 64
 

@@ -312,9 +312,9 @@ class WorkloadSplit(_Model):
     other_share: Fraction
     kernel_ms_per_step: Ms | None = Field(
         default=None, description="summed kernel (GPU) or op self (CPU) time per profiled step")
-    busy_share: Share | None = Field(
-        default=None, description="kernel_ms_per_step / the median step (above 1: overlap or "
-                                  "profiler overhead)")
+    busy_share: Annotated[float, Field(ge=0, le=B.MAX_BUSY_SHARE)] | None = Field(
+        default=None, description="kernel_ms_per_step / the median step (above 1: overlap, "
+                                  "CPU threads summed, or profiler overhead)")
     profiled_steps: Annotated[int, Field(ge=1, le=B.MAX_COUNT)] = 1
     samples: Count = 0
 

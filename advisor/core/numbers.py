@@ -189,15 +189,3 @@ def number_reader(spec: NumberSpec) -> Callable[[object], object]:
         return value
 
     return read
-
-
-def numbers_reader(spec: NumberSpec) -> Callable[[object], object]:
-    """As `number_reader`, for each element of a list."""
-    one = number_reader(spec)
-
-    def read(value: object) -> object:
-        if isinstance(value, list | tuple):
-            return [one(v) for v in value]
-        return value
-
-    return read

@@ -6,10 +6,12 @@ are serialised and each validates against what the other actually left: together
 can never leave an overlay that every command refuses. The lock is released if its
 holder dies.
 
-`fcntl` is imported here and only here. Where it does not exist (Windows), pulls are not
-serialised: each is still validated against the other cache as it read it and written
-atomically, so the worst two simultaneous pulls can do is leave a pair of caches that
-the next command refuses in one line naming the cache, which the next pull replaces.
+`fcntl` is imported here and only here, so reading commands work where it is missing.
+There (Windows) pulls are not serialised: each is still fetched, validated against the
+other cache as it found it and written atomically, so no file is ever half written; two
+pulls run at the same moment can only leave two caches whose combination nobody
+validated, which a command refuses in one line naming a cache if they disagree, and
+which pulling again repairs.
 """
 
 from __future__ import annotations

@@ -194,10 +194,12 @@ async def reference_transitions(count: int) -> list[float]:
 
 async def transitions() -> list[tuple[str, float]]:
     from advisor.io.catalog_store import effective_catalog
-    from advisor.tui import demo
     from advisor.tui.app import AdvisorApp
-    from advisor.tui.runner import FakeProbeRunner
     from advisor.tui.state import STEPS, WizardState
+
+    sys.path.insert(0, str(ROOT / "tests" / "tui"))
+    import doubles as demo  # the tests' fixed boxes and fake runner, not shipped
+    from doubles import FakeProbeRunner
 
     catalog = effective_catalog()
     targets = [g.id for g in catalog.gpus if g.id in ("b200-sxm", "h200-sxm")]

@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import sys
 import tempfile
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -30,11 +31,13 @@ from textual.widgets import Input
 from advisor.core import ConfigOptions
 from advisor.io.atomic import write_output
 from advisor.io.catalog_store import load_catalog
-from advisor.tui import demo
 from advisor.tui.app import AdvisorApp
 from advisor.tui.hardware import Hardware
-from advisor.tui.runner import FakeProbeRunner
 from advisor.tui.state import WizardState
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "tui"))
+import doubles as demo  # the tests' fixed boxes and fake runner, not shipped
+from doubles import FakeProbeRunner
 
 SIZE = (120, 40)
 Step = Callable[[Pilot[None]], Awaitable[None]]

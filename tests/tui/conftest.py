@@ -17,11 +17,13 @@ from textual.widgets import Input
 
 from advisor.core import Catalog
 from advisor.io.catalog_store import load_catalog
-from advisor.tui import demo
 from advisor.tui.app import AdvisorApp
 from advisor.tui.hardware import Hardware
-from advisor.tui.runner import FakeProbeRunner, ProbeRunner
+from advisor.tui.runner import ProbeRunner
 from advisor.tui.state import WizardState
+
+from . import doubles as demo
+from .doubles import FakeProbeRunner
 
 HERE = Path(__file__).parent
 WIDE, NARROW = (120, 40), (80, 24)

@@ -15,10 +15,10 @@ from textual.containers import ScrollableContainer
 from textual.widget import Widget
 from textual.widgets import DataTable, Input, Static
 
-from advisor.tui.demo import settle
 from advisor.tui.state import STEPS
 
 from .conftest import NARROW, WIDE, open_ranking, press
+from .doubles import settle
 
 
 def _visible(widget: Widget) -> bool:

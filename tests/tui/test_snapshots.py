@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from advisor.tui.demo import settle
 from advisor.tui.state import STEPS
 
 from .conftest import NARROW, WIDE, open_ranking, press
+from .doubles import settle
 
 SIZES = pytest.mark.parametrize("size", [NARROW, WIDE], ids=["80x24", "120x40"])
 

@@ -9,7 +9,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from textual.widgets import DataTable, Input, Select
 
-from advisor.tui.demo import settle
 from advisor.tui.screens.configs import ConfigsScreen
 from advisor.tui.screens.gates import DtypeScreen, SoftwareScreen
 from advisor.tui.screens.help import HelpScreen
@@ -22,6 +21,7 @@ from advisor.tui.screens.workload import WorkloadScreen
 from advisor.tui.widgets.field import FormField
 
 from .conftest import NARROW, WIDE, open_advanced, retype, table_text, text_of
+from .doubles import settle
 
 
 async def test_cpu_only_box_from_welcome_to_verdict(make_app, cpu_box):
@@ -187,19 +187,32 @@ async def test_cross_field_rules_are_the_engine_s(make_app, ready_state):
         assert isinstance(app.screen, WorkloadScreen)
 
 
-async def test_serving_fields_and_their_rules(make_app, ready_state):
+async def test_serving_fields_are_where_a_serving_user_looks(make_app, ready_state):
+    """TP/PP/EP, the engine, the KV format, requests in flight and the latency limits (with
+    their units) are on the form itself, not under Advanced."""
     app = make_app(state=ready_state(), start=1)
     async with app.run_test(size=WIDE) as pilot:
         await settle(pilot)
         screen = app.screen
-        await open_advanced(pilot)
+        assert screen.query_one("#advanced").collapsed
         screen.query_one("#mode", Select).value = "serve"
         await settle(pilot)
-        for key in ("osl", "kv_dtype", "ttft_ms", "tpot_ms", "max_batch"):
-            assert screen.query_one(f"#f-{key}").display, key
+        labels = {}
+        for key in ("osl", "kv_dtype", "ttft_ms", "tpot_ms", "max_batch", "micro_batch",
+                    "framework", "tp", "pp", "ep"):
+            row = screen.query_one(f"#f-{key}", FormField)
+            assert row.display and row.parent is screen.query_one("#form"), key
+            labels[key] = row.label
+        assert labels["ttft_ms"] == "TTFT limit (ms)" and labels["tpot_ms"] == "TPOT limit (ms)"
+        assert labels["micro_batch"] == "requests in flight"
+        assert labels["framework"] == "serving engine"
+        engines = [v for _, v in screen.query_one("#framework", Select)._options]
+        assert "vllm" in engines and "megatron" not in engines
+        await open_advanced(pilot)
         for key in ("zero_stage", "optimizer", "global_batch", "recompute"):
             assert not screen.query_one(f"#f-{key}").display, key
-        assert screen.query_one("#f-seq_lens", FormField).label == "prompt lengths"
+        assert screen.query_one("#f-seq_lens", FormField).label == "input tokens (ISL)"
+        assert screen.query_one("#f-osl", FormField).label == "output tokens (OSL)"
         assert "output tokens" in text_of(screen.query_one("#hint"))
         await retype(pilot, screen.query_one("#osl", Input), "512")
         await retype(pilot, screen.query_one("#tpot_ms", Input), "50")

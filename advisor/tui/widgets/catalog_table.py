@@ -42,6 +42,31 @@ class CatalogTable(Vertical):
     """Filters on top, one row per GPU below. Typing searches and never selects: only
     Enter selects the highlighted row (a space is part of a search such as "rtx pro")."""
 
+    DEFAULT_CSS = """
+    CatalogTable {
+        height: 1fr;
+        min-height: 6;
+    }
+    CatalogTable .filters {
+        height: 1;
+        margin-bottom: 1;
+    }
+    CatalogTable .filters #search {
+        width: 1fr;
+    }
+    CatalogTable .filters Select {
+        width: 18;
+        margin-left: 1;
+    }
+    CatalogTable .filters #min-mem {
+        width: 9;
+        margin-left: 1;
+    }
+    CatalogTable DataTable {
+        height: 1fr;
+    }
+    """
+
     class Selected(Message):
         def __init__(self, gpu_id: str) -> None:
             super().__init__()

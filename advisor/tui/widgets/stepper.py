@@ -15,6 +15,13 @@ class StepHeader(Static):
     """A strip of all steps with the current one lit; below 112 columns the names
     shrink to numbers and the current title is spelled out, so 80 columns never wraps."""
 
+    DEFAULT_CSS = """
+    StepHeader {
+        height: 1;
+        background: $panel;
+    }
+    """
+
     def __init__(self, step: int, reached: int) -> None:
         super().__init__(id="step-header")
         self.step = step
@@ -55,6 +62,27 @@ class StepHeader(Static):
 
 class NavBar(Horizontal):
     """Back and Next as buttons for mouse users; the same actions as the footer keys."""
+
+    DEFAULT_CSS = """
+    NavBar {
+        height: auto;
+        max-height: 2;
+        dock: bottom;
+        margin-bottom: 1;
+        padding: 0 1;
+        background: $panel;
+    }
+    NavBar #hint {
+        width: 1fr;
+        height: auto;
+        padding: 0 2;
+        color: $text-muted;
+        text-align: right;
+    }
+    NavBar #hint.-blocked {
+        color: $warning;
+    }
+    """
 
     def __init__(self, first: bool, last: bool, next_label: str = "Next") -> None:
         super().__init__(id="nav")

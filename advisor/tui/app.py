@@ -20,8 +20,10 @@ from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
+from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.message import Message
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
@@ -77,6 +79,10 @@ def effective_probes(answers: Answers, catalog: Catalog, state: WizardState
     return probes
 
 
+class KeysReleased(Message):
+    """A newly built step has set its focus: keys typed meanwhile may go to it now."""
+
+
 class AdvisorApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "advisor"
@@ -101,6 +107,16 @@ class AdvisorApp(App[None]):
         self.exported: Path | None = None
         self.results: dict[Kind, tuple[Inputs, Any]] = {}
         self._loaded = report
+        self._computing: set[Kind] = set()
+        self._pending: dict[Kind, Inputs] = {}
+        """Inputs asked for while that kind was being computed: made next, once."""
+        self._holds: set[str] = set()
+        """Why keys typed now must wait: "key" (the one before is still on its way through
+        the widgets: it may move the focus), "screen" (a new step is being built)."""
+        self._held: list[events.Key] = []
+        self._saved: str | None = None
+        """The answers as last saved or resumed (JSON of what was given): quit asks when
+        the answers differ from them."""
 
     @property
     def state(self) -> WizardState:
@@ -130,6 +146,7 @@ class AdvisorApp(App[None]):
                 # Shown as saved while the answers are the report's; any edit recomputes.
                 if inputs.answers == self._loaded.decision.answers:
                     self.results["report"] = (inputs, self._loaded)
+                    self._saved = inputs.given
         self.goto(self.start)
         self.set_timer(WARM_UP_AFTER_S, self._warm_up)
         if self.ctx.hardware.pending:
@@ -153,15 +170,62 @@ class AdvisorApp(App[None]):
             screen.hardware_changed()
 
     def goto(self, step: int) -> None:
-        """Show a step; the one way steps change."""
+        """Show a step; the one way steps change. A step shown for the first time is built
+        now: keys typed before it has its focus wait for it (`KeysReleased`), so they land
+        in the field they were typed for, never in the step left behind."""
         self.state.reached = max(self.state.reached, step)
         name = f"step-{step}"
         if not self.is_screen_installed(name):
             self.install_screen(screen_class(step)(self.ctx), name=name)
+            self._holds.add("screen")
         if isinstance(self.screen, StepScreen):
             self.switch_screen(name)
         else:
             self.push_screen(name)
+
+    def action_goto_step(self, step: int) -> None:
+        """The stepper's links and the palette: any step already reached."""
+        if step <= self.state.reached and isinstance(self.screen, StepScreen) \
+                and step != self.step:
+            self.goto(step)
+
+    async def on_event(self, event: events.Event) -> None:
+        """Typed keys go to the focused widget one at a time: the next waits until the one
+        before has finished its way up the widgets (a Tab, ^n or enter handled there may move
+        the focus or the step), and while a new step composes. Quit never waits."""
+        if not isinstance(event, events.Key) or event.is_forwarded or event.key == "ctrl+q":
+            await super().on_event(event)
+            return
+        if self._holds:
+            self._held.append(event)
+            return
+        target = self.focused or self.screen
+        await super().on_event(event)
+        if event.is_forwarded:  # not taken by a priority binding: follow it up the widgets
+            self._holds.add("key")
+            self._follow(event, target)
+
+    def _follow(self, event: events.Key, node: Any) -> None:
+        """Runs in each widget's queue just after the key was handled there: it stopped
+        here, or reached the app (its bindings ran), or goes on to the parent."""
+        # Textual says whether a message stopped only in this private flag.
+        if event._stop_propagation or node is self:
+            self.call_later(self._release, "key")
+            return
+        parent = node.parent
+        if parent is None or not parent.call_later(self._follow, event, parent):
+            self.call_later(self._release, "key")  # the widget went away meanwhile
+
+    async def _release(self, reason: str) -> None:
+        """In the app's queue: held keys go on in the order typed, each one as the one before
+        lands (or leads to a new step, which holds the rest until it has its focus)."""
+        self._holds.discard(reason)
+        while not self._holds and self._held:
+            await self.on_event(self._held.pop(0))
+
+    async def on_keys_released(self, _: KeysReleased) -> None:
+        """The new step has its focus: keys typed while it was built go to it."""
+        await self._release("screen")
 
     # -- the engine -------------------------------------------------------------------
 
@@ -205,8 +269,32 @@ class AdvisorApp(App[None]):
         if held is not None and held[0] == inputs:
             self._deliver(kind, held[1])
             return
-        self.run_worker(partial(self._compute, kind, inputs), thread=True, exclusive=True,
-                        group=kind, exit_on_error=False, description=f"advisor.core.run: {kind}")
+        if kind in self._computing:  # one run of a kind at a time: the newest waits
+            self._pending[kind] = inputs
+            return
+        self._start(kind, inputs)
+
+    def _start(self, kind: Kind, inputs: Inputs) -> None:
+        """One engine run in a thread. Runs of the same kind never overlap: a thread cannot
+        be stopped, so answers typed key by key would otherwise start a run per key, all
+        competing with the screen for the interpreter."""
+        self._computing.add(kind)
+        self.run_worker(partial(self._compute, kind, inputs), thread=True, group=kind,
+                        exit_on_error=False, description=f"advisor.core.run: {kind}")
+
+    def _next(self, kind: Kind, done: Inputs | None) -> bool:
+        """A run of `kind` ended: start the newest inputs asked for meanwhile, if they differ
+        from the ones just computed (True: the result just made is already stale)."""
+        self._computing.discard(kind)
+        pending = self._pending.pop(kind, None)
+        if pending is None or pending == done:
+            return False
+        held = self.results.get(kind)
+        if held is not None and held[0] == pending:
+            self._deliver(kind, held[1])
+            return True
+        self._start(kind, pending)
+        return True
 
     def _compute(self, kind: Kind, inputs: Inputs) -> None:
         from advisor.core import run
@@ -215,12 +303,13 @@ class AdvisorApp(App[None]):
         catalog = self.ctx.catalog
         probes = effective_probes(inputs.answers, catalog, self.state)
         report = run(inputs.answers, catalog, probes, provenance())
-        if not get_current_worker().is_cancelled:  # newer answers are being computed
+        if not get_current_worker().is_cancelled:  # the app is closing
             self.call_from_thread(self._computed, kind, inputs, report)
 
     def _computed(self, kind: Kind, inputs: Inputs, report: Report) -> None:
         self.results[kind] = (inputs, report)
-        self._deliver(kind, report)
+        if not self._next(kind, inputs):
+            self._deliver(kind, report)
 
     def _deliver(self, kind: Kind, report: Report) -> None:
         screen = self.screen
@@ -237,7 +326,8 @@ class AdvisorApp(App[None]):
         if event.worker.group in ("report", "preview", "ranking") \
                 and event.state == WorkerState.ERROR:
             kind: Kind = event.worker.group  # type: ignore[assignment]
-            self._deliver_error(kind, error_text(event.worker.error))
+            if not self._next(kind, None):
+                self._deliver_error(kind, error_text(event.worker.error))
 
     def _deliver_error(self, kind: Kind, text: str) -> None:
         screen = self.screen
@@ -270,7 +360,44 @@ class AdvisorApp(App[None]):
     def _exported(self, path: Path | None) -> None:
         if path is not None:
             self.exported = path
+            self._saved = self._given()
             self.notify(f"report written to {path}", title="Export")
+
+    def _given(self) -> str | None:
+        """The answers as given (JSON), or None while they do not hold together."""
+        try:
+            return self.inputs("report").given
+        except Exception:  # incomplete answers: nothing an answers file could hold yet
+            return None
+
+    @property
+    def unsaved(self) -> bool:
+        """Whether quitting would lose answers: they differ from the ones last saved (or
+        resumed), or the user has begun a form whose answers are not complete yet."""
+        given = self._given()
+        if given is None:
+            return self.state.reached >= 1
+        return given != self._saved
+
+    def action_save_answers(self, then_quit: bool = False) -> None:
+        try:
+            answers = self.answers("report")
+        except Exception as exc:
+            self.notify(f"The answers cannot be saved yet: {error_text(exc)}",
+                        severity="warning")
+            return
+        from advisor.tui.screens.export import AnswersScreen
+
+        def saved(path: Path | None) -> None:
+            if path is None:
+                return
+            self._saved = self._given()
+            self.notify(f"answers written to {path}", title="Save answers")
+            if then_quit:
+                self._quit_now()
+
+        self.push_screen(AnswersScreen(self.export_dir / "advisor-answers.toml", answers),
+                         saved)
 
     def action_copy_summary(self) -> None:
         report = self.report
@@ -310,6 +437,40 @@ class AdvisorApp(App[None]):
         self.notify(f"saved {path}", title="Screenshot")
 
     async def action_quit(self) -> None:
+        """Unsaved answers: ask once, offering to save them (or the report); a second ^q, or
+        nothing to lose, quits."""
+        from advisor.tui.screens.quit import QuitScreen
+
+        if isinstance(self.screen, QuitScreen) or not self.unsaved:
+            self._quit_now()
+            return
+        try:
+            self.answers("report")
+            why = None
+        except Exception as exc:
+            why = error_text(exc)
+        self.push_screen(QuitScreen(why, self.report is not None), self._quit_chosen)
+
+    def _quit_chosen(self, choice: str | None) -> None:
+        if choice == "quit":
+            self._quit_now()
+        elif choice == "answers":
+            self.action_save_answers(then_quit=True)
+        elif choice == "report":
+            report = self.report
+            if report is None:
+                return
+            from advisor.tui.screens.export import ExportScreen
+
+            def exported(path: Path | None) -> None:
+                self._exported(path)
+                if path is not None:
+                    self._quit_now()
+
+            self.push_screen(ExportScreen(self.export_dir / "advisor-report.toml", report),
+                             exported)
+
+    def _quit_now(self) -> None:
         """Ask running probes to stop first, so exit never waits on a long measurement."""
         self.workers.cancel_all()
         self.exit()
@@ -322,6 +483,8 @@ class AdvisorApp(App[None]):
                             f"in {self.screenshot_dir}", self.action_save_svg)
         yield SystemCommand("Help and glossary", "Keys, and what MAMF, binding resource, "
                             "re-tuned and break-even mean", self.action_help)
+        yield SystemCommand("Save answers (TOML)", "Write the answers as an answers file that "
+                            "`advisor decide --answers` reads", self.action_save_answers)
         if self.report is not None:
             yield SystemCommand("Export report (TOML)", "Write the decision report, with a "
                                 "path prompt", self.action_export)
@@ -332,7 +495,7 @@ class AdvisorApp(App[None]):
         for i, (_, title) in enumerate(STEPS):
             if i <= self.state.reached and i != self.step:
                 yield SystemCommand(f"Go to step {i + 1}: {title}", "Jump to a step you have "
-                                    "already reached", lambda i=i: self.goto(i))
+                                    "already reached", partial(self.action_goto_step, i))
 
 
 def _import_engine() -> None:

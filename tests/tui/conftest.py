@@ -136,3 +136,22 @@ async def open_ranking(pilot: Pilot[Any]) -> None:
             break
         await pilot.pause()
     await demo.settle(pilot)
+
+
+async def type_ahead(pilot: Pilot[Any], *keys: str) -> None:
+    """Keys sent all at once, as a fast typist on a busy box sends them: none waits for the
+    app to handle the one before (Pilot.press waits after each key)."""
+    from textual import events
+
+    app = pilot.app
+    for key in keys:
+        char = key if len(key) == 1 else None
+        event = events.Key(key, char)
+        event.set_sender(app)
+        app._driver.send_message(event)  # type: ignore[union-attr]
+    await demo.settle(pilot)
+
+
+def note_of(screen: Any, row_id: str) -> str:
+    """The note (or error) beside one form row."""
+    return text_of(screen.query_one(f"#{row_id}").query_one(".field-note"))

@@ -48,9 +48,14 @@ def cpu_box() -> Hardware:
 
 
 async def settle(pilot: Pilot[Any]) -> None:
-    """Pending messages, then every worker (decide, sweep, probes), then the repaint."""
+    """Pending messages, then every worker (decide, sweep, probes) and any they start in
+    turn (the app runs the newest answers once a run ends), then the repaint."""
     await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
+    for _ in range(20):
+        if all(w.is_finished for w in pilot.app.workers):
+            break
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
     await pilot.pause()
 
 

@@ -353,3 +353,35 @@ async def test_catalog_table_fits_80_columns(make_app, shipped):
         used = sum(c.get_render_width(table) for c in table.columns.values())
         assert "name" not in [c.key.value for c in table.columns.values()]
         assert used <= table.scrollable_content_region.width
+
+
+async def test_a_gpt_style_custom_model_with_a_plain_mlp(make_app, ready_state, tmp_path):
+    """A 13B GELU GPT (40 layers, 5120 hidden, 40 heads, 20480 FFN): the parameter count
+    follows the dimensions and the MLP kind as they are typed, and the plain MLP is in the
+    answers the wizard saves."""
+    import tomllib
+
+    app = make_app(state=ready_state(reached=1), start=1)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        screen.query_one("#preset", Select).value = "custom"
+        await settle(pilot)
+        for key, value in (("layers", "40"), ("hidden", "5120"), ("heads", "40"),
+                           ("kv_heads", "40"), ("ffn", "20480"), ("vocab", "50257")):
+            await retype(pilot, screen.query_one(f"#dim-{key}", Input), value)
+        gated = text_of(screen.query_one("#model-info"))
+        assert "gated MLP" in gated
+        screen.query_one("#dim-gated_mlp", Select).value = False
+        await settle(pilot)
+        info = text_of(screen.query_one("#model-info"))
+        assert "13.1B params" in info and "plain MLP" in info and gated != info
+        assert app.state.given["model"]["gated_mlp"] is False
+        app.state.targets = ["b200-sxm"]
+        app.action_save_answers()
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+    saved = tomllib.loads((tmp_path / "advisor-answers.toml").read_text(encoding="utf-8"))
+    assert saved["workload"]["model"]["gated_mlp"] is False
+    assert saved["workload"]["model"]["ffn"] == 20480

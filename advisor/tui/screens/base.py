@@ -71,8 +71,12 @@ class StepScreen(Screen[None]):
         yield from ()
 
     def on_mount(self) -> None:
-        """Runs after the subclass's own on_mount (Textual calls each class's handler)."""
+        """Runs after the subclass's own on_mount (Textual calls each class's handler), so
+        after the focus it asked for: keys typed while this step was built may go on."""
+        from advisor.tui.app import KeysReleased
+
         self.refresh_nav()
+        self.app.post_message(KeysReleased())
 
     def on_resize(self, event: Resize) -> None:
         self.set_class(event.size.width < NARROW, "-narrow")

@@ -12,8 +12,9 @@ from advisor.tui.state import STEPS
 
 
 class StepHeader(Static):
-    """A strip of all steps with the current one lit; below 112 columns the names
-    shrink to numbers and the current title is spelled out, so 80 columns never wraps."""
+    """A strip of all steps with the current one lit and the ones already reached as links
+    (a click goes back or forward to them); below 112 columns the names shrink to numbers
+    and the current title is spelled out, so 80 columns never wraps."""
 
     DEFAULT_CSS = """
     StepHeader {
@@ -51,12 +52,12 @@ class StepHeader(Static):
         for i, (_, name) in enumerate(STEPS):
             label = f"{i + 1} {name.split()[0]}" if wide else str(i + 1)
             if i == self.step:
-                style = "bold reverse $accent"
-            elif i <= self.reached:
-                style = "$success"
+                parts.append(Content.styled(f" {label} ", "bold reverse $accent"))
+            elif i <= self.reached:  # a link: a click goes there
+                parts.append(Content.from_markup(
+                    f" [$success underline @click=app.goto_step({i})]$label[/] ", label=label))
             else:
-                style = "dim"
-            parts.append(Content.styled(f" {label} ", style))
+                parts.append(Content.styled(f" {label} ", "dim"))
         return Content("").join(parts)
 
 

@@ -1,0 +1,125 @@
+"""Getting around safely (issue 22): ctrl+q asks once when answers would be lost and offers
+to save them; the header's steps are links; keys typed ahead land where they were meant."""
+
+from __future__ import annotations
+
+import tomllib
+
+from textual.widgets import Input
+
+from advisor.core import parse_answers
+from advisor.tui.screens.export import AnswersScreen
+from advisor.tui.screens.quit import QuitScreen
+from advisor.tui.screens.targets import TargetsScreen
+from advisor.tui.screens.verdict import VerdictScreen
+from advisor.tui.screens.welcome import WelcomeScreen
+from advisor.tui.screens.workload import WorkloadScreen
+
+from .conftest import NARROW, WIDE, retype, type_ahead
+from .doubles import settle
+
+
+async def test_ctrl_q_asks_once_then_quits(make_app, ready_state):
+    app = make_app(state=ready_state(targets=["b200-sxm"]), start=TargetsScreen.STEP)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+q")
+        assert isinstance(app.screen, QuitScreen), "unsaved answers: it asks"
+        await pilot.press("escape")
+        assert isinstance(app.screen, TargetsScreen), "esc stays"
+        await pilot.press("ctrl+q", "ctrl+q")
+        await pilot.pause()
+    assert app.return_code == 0
+
+
+async def test_quit_offers_to_save_the_answers(make_app, ready_state, tmp_path):
+    app = make_app(state=ready_state(targets=["b200-sxm"], counts={"b200-sxm": 4}),
+                   start=TargetsScreen.STEP)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot)
+        answers = app.answers()
+        await pilot.press("ctrl+q")
+        await pilot.press("a")
+        await settle(pilot)
+        assert isinstance(app.screen, AnswersScreen)
+        await pilot.press("enter")
+        await settle(pilot)
+    saved = tmp_path / "advisor-answers.toml"
+    assert parse_answers(tomllib.loads(saved.read_text(encoding="utf-8"))) == answers
+    assert app.return_code == 0, "saved, then quit"
+
+
+async def test_nothing_to_lose_quits_at_once(make_app, ready_state, tmp_path):
+    app = make_app(state=ready_state(targets=["b200-sxm"], reached=VerdictScreen.STEP),
+                   start=VerdictScreen.STEP)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+e", "enter")
+        await settle(pilot)
+        assert app.exported is not None and not app.unsaved, "the report holds the answers"
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert not isinstance(app.screen, QuitScreen)
+    assert app.return_code == 0
+
+
+async def test_the_header_steps_are_links_to_steps_reached(make_app, ready_state):
+    app = make_app(state=ready_state(targets=["b200-sxm"], reached=4), start=TargetsScreen.STEP)
+    async with app.run_test(size=NARROW) as pilot:
+        await settle(pilot)
+        header = app.screen.query_one("#step-header")
+        text = str(header.render())
+        await pilot.click(header, offset=(text.index(" 2 ") + 1, 0))
+        await settle(pilot)
+        assert isinstance(app.screen, WorkloadScreen)
+        text = str(app.screen.query_one("#step-header").render())
+        await pilot.click(app.screen.query_one("#step-header"),
+                          offset=(text.index(" 9 ") + 1, 0))
+        await settle(pilot)
+        assert isinstance(app.screen, WorkloadScreen), "a step not reached is no link"
+
+
+async def test_keys_typed_ahead_of_a_new_step_land_in_it(make_app, ready_state):
+    """ctrl+n and then "b200 enter" typed at once from a Workload field: the keys go to the
+    Targets step's search (adding B200), not into the field left behind."""
+    app = make_app(state=ready_state(targets=[], reached=WorkloadScreen.STEP),
+                   start=WorkloadScreen.STEP)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot)
+        budget = app.screen.query_one("#token_budget", Input)
+        await retype(pilot, budget, "")
+        await type_ahead(pilot, "ctrl+n", "b", "2", "0", "0", "enter")
+        assert isinstance(app.screen, TargetsScreen)
+        assert budget.value == "" and "token_budget" not in app.state.given
+        assert app.state.targets == ["b200-sxm"]
+
+
+async def test_keys_typed_before_the_first_step_is_up_wait_for_it(make_app, cpu_box):
+    app = make_app(hardware=cpu_box)
+    async with app.run_test(size=WIDE) as pilot:
+        await type_ahead(pilot, "h", "1", "0", "0", "enter")
+        assert isinstance(app.screen, WelcomeScreen)
+        assert app.state.current == "h100-sxm"
+
+
+async def test_a_tab_typed_ahead_moves_the_next_keys_with_it(make_app, ready_state):
+    """"16", tab, "4": the 4 goes to the field after GPUs, never into GPUs."""
+    app = make_app(state=ready_state(), start=WorkloadScreen.STEP)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot)
+        gpus = app.screen.query_one("#gpus", Input)
+        await retype(pilot, gpus, "")
+        await type_ahead(pilot, "1", "6", "tab", "tab", "4", "0", "0", "B")
+        assert gpus.value == "16" and app.state.given["gpus"] == 16
+        assert app.state.given["token_budget"] == 400e9
+
+
+async def test_focus_is_visible_on_a_dropdown(make_app, ready_state):
+    app = make_app(state=ready_state(), start=WorkloadScreen.STEP)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot)
+        select = app.screen.query_one("#preset")
+        assert select.has_focus
+        current = select.query_one("SelectCurrent")
+        blurred = app.screen.query_one("#mode").query_one("SelectCurrent")
+        assert current.styles.background != blurred.styles.background

@@ -12,7 +12,7 @@ redraws only what the answers changed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import suppress
 from dataclasses import dataclass
 from functools import partial
@@ -42,6 +42,9 @@ SCREENS = ("welcome.WelcomeScreen", "workload.WorkloadScreen", "targets.TargetsS
 
 WARM_UP_AFTER_S = 0.5
 """Long enough after launch that loading the engine never delays the first paint."""
+BUILD_AHEAD_AFTER_S = 0.3
+"""After a step is shown, the next is built off screen: long enough that the shown step's
+own first work (its first frame, the engine request) goes first."""
 Kind = Literal["report", "preview", "ranking"]
 """What the app asks the engine for: the report of the answers; a preview for the
 Workload step (before targets exist); every catalog GPU ranked."""
@@ -82,6 +85,10 @@ def effective_probes(answers: Answers, catalog: Catalog, state: WizardState
 class KeysReleased(Message):
     """A newly built step has set its focus: keys typed meanwhile may go to it now."""
 
+    def __init__(self, screen: StepScreen) -> None:
+        super().__init__()
+        self.screen = screen
+
 
 class AdvisorApp(App[None]):
     CSS_PATH = "app.tcss"
@@ -93,14 +100,18 @@ class AdvisorApp(App[None]):
         Binding("ctrl+s", "save_svg", "Screenshot", show=False),
     ]
 
-    def __init__(self, catalog: Catalog, hardware: Hardware | None, runner: ProbeRunner,
-                 state: WizardState | None = None, start: int = 0,
+    def __init__(self, catalog: Catalog | Callable[[], Catalog], hardware: Hardware | None,
+                 runner: ProbeRunner, state: WizardState | None = None, start: int = 0,
                  screenshot_dir: Path | None = None, export_dir: Path | None = None,
                  report: Report | None = None) -> None:
-        """`report`: a resumed report, shown as is until an answer changes."""
+        """`catalog`: the catalog, or how to load it: then the first step paints before it
+        is loaded (in a thread) and fills in after. `report`: a resumed report, shown as is
+        until an answer changes."""
         super().__init__()
-        self.ctx = Context(catalog=catalog, hardware=hardware or Hardware(pending=True),
-                           runner=runner, state=state or WizardState())
+        self._load_catalog = catalog if callable(catalog) else None
+        self.ctx = Context(hardware=hardware or Hardware(pending=True), runner=runner,
+                           state=state or WizardState(),
+                           loaded=None if callable(catalog) else catalog)
         self.start = start
         self.screenshot_dir = screenshot_dir or Path.cwd()
         self.export_dir = export_dir or Path.cwd()
@@ -110,9 +121,10 @@ class AdvisorApp(App[None]):
         self._computing: set[Kind] = set()
         self._pending: dict[Kind, Inputs] = {}
         """Inputs asked for while that kind was being computed: made next, once."""
-        self._holds: set[str] = set()
+        self._holds: set[str] = {"catalog"} if self._load_catalog else set()
         """Why keys typed now must wait: "key" (the one before is still on its way through
-        the widgets: it may move the focus), "screen" (a new step is being built)."""
+        the widgets: it may move the focus), "screen" (a new step is being built),
+        "catalog" (the first step's table is not there yet)."""
         self._held: list[events.Key] = []
         self._saved: str | None = None
         """The answers as last saved or resumed (JSON of what was given): quit asks when
@@ -148,6 +160,36 @@ class AdvisorApp(App[None]):
                     self.results["report"] = (inputs, self._loaded)
                     self._saved = inputs.given
         self.goto(self.start)
+        if self._load_catalog is not None:
+            self.run_worker(self._load, thread=True, group="catalog",
+                            exit_on_error=False, description="load the catalog")
+        else:
+            self._catalog_ready()
+
+    def _load(self) -> None:
+        """The catalog (its models, the shipped data and any pulled overlay) after the first
+        paint; bad data ends the app with the CLI's one line and exit code 2."""
+        from advisor.core import EXIT_INPUT_ERROR, InputError
+
+        assert self._load_catalog is not None
+        try:
+            catalog = self._load_catalog()
+        except InputError as exc:
+            self.call_from_thread(self.exit, return_code=EXIT_INPUT_ERROR,
+                                  message=f"advisor: error: {exc.one_line()}")
+            return
+        self.call_from_thread(self.call_later, self._loaded_catalog, catalog)
+
+    async def _loaded_catalog(self, catalog: Catalog) -> None:
+        self.ctx.loaded = catalog
+        screen = self.screen
+        if isinstance(screen, StepScreen):
+            await screen.catalog_loaded()
+        self.call_later(self._release, "catalog")  # after the focus the step just asked for
+        self._catalog_ready()
+
+    def _catalog_ready(self) -> None:
+        """What needs the catalog: this box's GPUs named by catalog id, the engine's warm-up."""
         self.set_timer(WARM_UP_AFTER_S, self._warm_up)
         if self.ctx.hardware.pending:
             self.run_worker(self._detect, thread=True, exclusive=True, group="detect",
@@ -177,11 +219,34 @@ class AdvisorApp(App[None]):
         name = f"step-{step}"
         if not self.is_screen_installed(name):
             self.install_screen(screen_class(step)(self.ctx), name=name)
+        screen = self.get_screen(name)
+        if isinstance(screen, StepScreen) and not screen.built:
             self._holds.add("screen")
         if isinstance(self.screen, StepScreen):
             self.switch_screen(name)
         else:
             self.push_screen(name)
+
+    def build_ahead(self, step: int) -> None:
+        """Build the next step off screen once this one is up, so going on shows a step
+        already composed (a revisit) instead of building it while the user waits."""
+        if step >= len(STEPS) or self.is_screen_installed(f"step-{step}"):
+            return
+        # After the shown step's first frame, and a moment for its own first work.
+        self.call_after_refresh(self.set_timer, BUILD_AHEAD_AFTER_S,
+                                partial(self._build_ahead, step))
+
+    def _build_ahead(self, step: int) -> None:
+        name = f"step-{step}"
+        if self.is_screen_installed(name) or not self.is_running:  # got there first, or quit
+            return
+        if self._holds:  # keys on their way: they go first
+            self.set_timer(BUILD_AHEAD_AFTER_S, partial(self._build_ahead, step))
+            return
+        self.install_screen(screen_class(step)(self.ctx, ahead=True), name=name)
+        # Registering a screen starts its message pump: it composes and mounts while not
+        # shown (Textual's own push does the same, then shows it).
+        self._get_screen(name)
 
     def action_goto_step(self, step: int) -> None:
         """The stepper's links and the palette: any step already reached."""
@@ -223,9 +288,12 @@ class AdvisorApp(App[None]):
         while not self._holds and self._held:
             await self.on_event(self._held.pop(0))
 
-    async def on_keys_released(self, _: KeysReleased) -> None:
-        """The new step has its focus: keys typed while it was built go to it."""
-        await self._release("screen")
+    async def on_keys_released(self, message: KeysReleased) -> None:
+        """The new step has its focus: keys typed while it was built go to it (a step built
+        ahead, off screen, releases nothing)."""
+        stack = self.screen_stack  # empty while the app closes
+        if stack and message.screen is stack[-1]:
+            await self._release("screen")
 
     # -- the engine -------------------------------------------------------------------
 
@@ -337,6 +405,16 @@ class AdvisorApp(App[None]):
             screen.compute_failed(kind, text)
         elif getattr(screen, "COMPUTES", None) == kind:
             screen.show_error(text)  # type: ignore[attr-defined]
+
+    def _handle_exception(self, error: Exception) -> None:
+        """A widget that looks for its parts while the app closes (a step being built ahead,
+        off screen; a message still on its way) finds none: that is the app closing, not a
+        bug to show as a traceback. Anything else is Textual's to report."""
+        from textual.css.query import NoMatches
+
+        if isinstance(error, NoMatches) and (self._exit or not self.is_running):
+            return
+        super()._handle_exception(error)
 
     # -- actions ----------------------------------------------------------------------
 
@@ -522,20 +600,23 @@ def error_text(exc: BaseException | None) -> str:
 
 
 def run_app(resume: Path | None = None) -> int:
-    """`advisor` with no subcommand: load the catalog and this box, then run the wizard.
+    """`advisor` with no subcommand: the wizard, which loads the catalog and looks at this
+    box after its first paint.
 
-    Bad input (a broken catalog overlay, an unreadable report) raises InputError
-    before the screen is taken over, so the CLI prints it as one line.
+    An unreadable report raises InputError before the screen is taken over, so the CLI
+    prints it as one line; a broken catalog overlay ends the wizard with the same line and
+    exit code 2.
     """
     from advisor.io.catalog_store import effective_catalog
     from advisor.tui.runner import PackageProbeRunner
 
-    catalog = effective_catalog()
+    catalog: Catalog | Callable[[], Catalog] = effective_catalog  # loaded after first paint
     state, start, report = None, 0, None
-    if resume is not None:
+    if resume is not None:  # the verdict needs the catalog at once
         from advisor.io.documents import load_report
         from advisor.tui.export import state_from_report
 
+        catalog = effective_catalog()
         report = load_report(resume)
         state, start = state_from_report(report), len(STEPS) - 1
     app = AdvisorApp(catalog, None, PackageProbeRunner(), state=state, start=start,

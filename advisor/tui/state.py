@@ -241,7 +241,14 @@ class WizardState:
 class Context:
     """What every step screen is handed: injected so tests can fake any of it."""
 
-    catalog: Catalog
     hardware: Hardware
     runner: ProbeRunner
     state: WizardState
+    loaded: Catalog | None = None
+    """The catalog, once loaded: the wizard paints its first step before loading it."""
+
+    @property
+    def catalog(self) -> Catalog:
+        if self.loaded is None:
+            raise RuntimeError("the catalog is still loading")
+        return self.loaded

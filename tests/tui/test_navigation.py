@@ -16,7 +16,7 @@ from advisor.tui.screens.welcome import WelcomeScreen
 from advisor.tui.screens.workload import WorkloadScreen
 
 from .conftest import NARROW, WIDE, retype, type_ahead
-from .doubles import settle
+from .doubles import FakeProbeRunner, settle
 
 
 async def test_ctrl_q_asks_once_then_quits(make_app, ready_state):
@@ -123,3 +123,43 @@ async def test_focus_is_visible_on_a_dropdown(make_app, ready_state):
         current = select.query_one("SelectCurrent")
         blurred = app.screen.query_one("#mode").query_one("SelectCurrent")
         assert current.styles.background != blurred.styles.background
+
+
+async def test_the_first_step_paints_before_the_catalog_and_keys_wait_for_it(
+        catalog, cpu_box, tmp_path):
+    """`advisor` loads the catalog after the first paint: Welcome is up at once, the table
+    fills in, and keys typed before it did go to it."""
+    import threading
+
+    from advisor.tui.app import AdvisorApp
+
+    gate = threading.Event()
+
+    def load():
+        gate.wait(5)
+        return catalog
+
+    app = AdvisorApp(load, cpu_box, FakeProbeRunner(), export_dir=tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, WelcomeScreen)
+        assert "loading the catalog" in str(app.screen.query_one("#catalog-loading").render())
+        await pilot.press(*"h200")  # typed while the catalog loads: held, not lost
+        gate.set()
+        await type_ahead(pilot, "enter")
+        assert app.screen.query_one("#search", Input).value == "h200"
+        assert app.state.current == "h200-sxm"
+
+
+async def test_a_broken_catalog_ends_the_wizard_with_one_line(cpu_box, tmp_path):
+    from advisor.core import InputError
+    from advisor.tui.app import AdvisorApp
+
+    def load():
+        raise InputError("not a catalog", file="overlay.toml", field="gpus", value="x")
+
+    app = AdvisorApp(load, cpu_box, FakeProbeRunner(), export_dir=tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    assert app.return_code == 2

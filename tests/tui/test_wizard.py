@@ -14,6 +14,7 @@ from advisor.tui.screens.gates import DtypeScreen, SoftwareScreen
 from advisor.tui.screens.help import HelpScreen
 from advisor.tui.screens.performance import PerformanceScreen
 from advisor.tui.screens.probes import ProbesScreen
+from advisor.tui.screens.quit import QuitScreen
 from advisor.tui.screens.targets import TargetsScreen
 from advisor.tui.screens.verdict import VerdictScreen
 from advisor.tui.screens.welcome import WelcomeScreen
@@ -318,6 +319,8 @@ async def test_ctrl_q_quits_and_f1_helps_from_any_step(make_app, ready_state):
             assert "MAMF" in text_of(app.screen.query_one("#help-text"))
             await pilot.press("escape")
             assert not isinstance(app.screen, HelpScreen)
+            await pilot.press("ctrl+q")  # the answers are not saved: it asks once
+            assert isinstance(app.screen, QuitScreen)
             await pilot.press("ctrl+q")
             await pilot.pause()
         assert app.return_code == 0

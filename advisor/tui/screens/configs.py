@@ -278,10 +278,11 @@ class ConfigsScreen(ComputedScreen):
             yield Static("", id="cfg-chart", markup=True)
             yield Static("", id="cfg-notes", markup=True)
 
-    def on_mount(self) -> None:
+    def mounted(self) -> None:
         """The counts first: typing replaces them, and the table follows as you type."""
         self.query_one("#counts").focus()
         self._size_table()
+        super().mounted()
 
     def _counts_note(self) -> str:
         if self.state.configs is None or self.state.configs.counts is None:

@@ -74,8 +74,9 @@ class GateScreen(ReportScreen):
     def compose_extra(self) -> ComposeResult:
         yield from ()
 
-    def on_mount(self) -> None:
+    def mounted(self) -> None:
         self.first_focus().focus()
+        super().mounted()
 
     def first_focus(self) -> Widget:
         return self.query_one("#gate", DataTable)

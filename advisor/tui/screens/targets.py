@@ -124,7 +124,7 @@ class TargetsScreen(StepScreen):
                     placeholder=f"{core_time_premium() * 100:g} (default)"),
                     note=self._premium_note(), id="f-premium")
 
-    def on_mount(self) -> None:
+    def mounted(self) -> None:
         self._rebuild_prices()
         self.query_one("#gpus").focus()
 

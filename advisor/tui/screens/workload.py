@@ -196,7 +196,7 @@ class WorkloadScreen(StepScreen):
         self._show_mode()
         self._notes()
 
-    def on_mount(self) -> None:
+    def mounted(self) -> None:
         if not self.query_one("#advanced", Collapsible).collapsed:
             self._build_advanced()
         self._show_model()
@@ -204,7 +204,8 @@ class WorkloadScreen(StepScreen):
         self._intro()
         self._notes()
         self.query_one("#preset").focus()
-        self.wizard.request(self.kind)
+        if self.is_current:  # one built ahead asks when it is first shown (refresh_view)
+            self.wizard.request(self.kind)
 
     def refresh_view(self) -> None:
         """Other steps edit the token budget and the current GPU."""

@@ -12,6 +12,7 @@ redraws only what the answers changed.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterable
 from contextlib import suppress
 from dataclasses import dataclass
@@ -408,11 +409,17 @@ class AdvisorApp(App[None]):
 
     def _handle_exception(self, error: Exception) -> None:
         """A widget that looks for its parts while the app closes (a step being built ahead,
-        off screen; a message still on its way) finds none: that is the app closing, not a
-        bug to show as a traceback. Anything else is Textual's to report."""
+        off screen; a message still on its way) finds none: a query that matches nothing,
+        or Textual's own widget tripping over a removed part (a tab). That is the app
+        closing, not a bug to show as a traceback; anything else is Textual's to report."""
+        import traceback
+
         from textual.css.query import NoMatches
 
-        if isinstance(error, NoMatches) and (self._exit or not self.is_running):
+        closing = self._exit or not self.is_running
+        frames = traceback.extract_tb(error.__traceback__)
+        in_textual = bool(frames) and f"{os.sep}textual{os.sep}" in frames[-1].filename
+        if closing and (isinstance(error, NoMatches) or in_textual):
             return
         super()._handle_exception(error)
 

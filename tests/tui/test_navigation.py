@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import tomllib
 
+import pytest
 from textual.widgets import Input
 
 from advisor.core import parse_answers
@@ -163,3 +164,26 @@ async def test_a_broken_catalog_ends_the_wizard_with_one_line(cpu_box, tmp_path)
         await app.workers.wait_for_complete()
         await pilot.pause()
     assert app.return_code == 2
+
+
+async def test_a_widget_missing_its_parts_while_the_app_closes_is_no_crash(make_app):
+    """A step still being built ahead when the user quits finds its widgets gone; that is
+    the app closing, not a traceback. The same error while running is still one."""
+    from textual.css.query import NoMatches
+
+    app = make_app()
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot)
+        app.exit()
+        app._handle_exception(NoMatches("No nodes match '#hint'"))
+    assert app.return_code == 0
+    running = make_app()
+    with pytest.raises(NoMatches):
+        async with running.run_test(size=WIDE) as pilot:
+            await settle(pilot)
+            try:
+                raise NoMatches("No nodes match '#hint'")
+            except NoMatches as exc:
+                running._handle_exception(exc)
+            await pilot.pause()
+    assert running.return_code == 1

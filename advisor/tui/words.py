@@ -14,6 +14,8 @@ PHRASES: dict[str, str] = {
     "quote one with --price GPU=USD": "quote one on step 3 (Targets and prices)",
     "--price GPU=USD": "a price on step 3 (Targets and prices)",
     "+-": "±",
+    "serve needs osl, the output tokens per request":
+        "serving needs the output tokens per request (OSL)",
 }
 NAMES: dict[str, str] = {
     "buy_back": "buying back the speed",

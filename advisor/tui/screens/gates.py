@@ -19,7 +19,7 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Input, Static
 
 from advisor.core import clean, clean_block
-from advisor.tui.render import encoding_caveats
+from advisor.tui.render import encoding_caveats, format_text
 from advisor.tui.screens.base import NARROW, ReportScreen
 from advisor.tui.stacks import format_stack, parse_stack
 from advisor.tui.widgets.field import FormField, Parsed
@@ -184,8 +184,7 @@ def format_lines(r: GpuResult, report: Report | None) -> list[str]:
     """A GPU's number format, why it can or cannot run it, its encoding caveats, and for a
     target what the switch from the current GPU's format costs (the verdict's own reason)."""
     g = r.dtype_gate
-    kv = f", KV cache {r.kv_bytes:g} byte(s) per element" if r.kv_bytes else ""
-    lines = [f"runs [b]{escape(g.precision)}[/b]{kv}", escape(g.reason)]
+    lines = [f"runs [b]{escape(format_text(r))}[/b]", escape(g.reason)]
     if g.required:
         lines.append(f"needs any of: {', '.join(g.required)}")
     lines += [f"[$warning]caveat[/]: {escape(c)}" for c in g.caveats]

@@ -17,7 +17,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.markup import escape
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Select, Static
+from textual.widgets import Button, Footer, Input, Label, Select, Static
 
 from advisor.tui.fields import FieldDef, choice_label, field_for, show_value
 from advisor.tui.numbers import show_number
@@ -25,12 +25,13 @@ from advisor.tui.widgets.field import FormField, text_input
 
 
 def layout_keys() -> tuple[str, ...]:
-    """What a GPU may run differently, as core's LayoutOverride names it, number formats
-    first (its count is set on the price row)."""
+    """What a GPU may run differently, as core's LayoutOverride names it: number formats and
+    TP/PP/EP first (its count is set on the price row)."""
     from advisor.core import LayoutOverride
 
+    first = ("precision", "kv_dtype", "tp", "pp", "ep")
     keys = [k for k in LayoutOverride.model_fields if k != "gpus"]
-    return tuple(sorted(keys, key=lambda k: k not in ("precision", "kv_dtype")))
+    return tuple(sorted(keys, key=lambda k: first.index(k) if k in first else len(first)))
 
 
 def layout_fields(mode: str) -> list[FieldDef]:
@@ -133,6 +134,7 @@ class LayoutScreen(ModalScreen[dict[str, Any] | None]):
                 yield Button("Apply ^n", id="layout-apply", variant="primary", compact=True)
                 yield Button("All as the workload", id="layout-clear", compact=True)
                 yield Button("Cancel", id="layout-cancel", compact=True)
+        yield Footer()  # its own keys, not the step's below it
 
     def _widget(self, f: FieldDef) -> Any:
         value = self.given.get(f.key)

@@ -13,7 +13,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Label, Static
+from textual.widgets import Button, Footer, Label, Static
 
 QuitChoice = Literal["answers", "report", "quit"]
 
@@ -36,7 +36,7 @@ class QuitScreen(ModalScreen[QuitChoice | None]):
         background: $surface;
         padding: 0 1;
     }
-    QuitScreen #quit-why {
+    QuitScreen #quit-why, QuitScreen #quit-keys {
         height: auto;
         color: $text-muted;
     }
@@ -64,12 +64,15 @@ class QuitScreen(ModalScreen[QuitChoice | None]):
                 why += f"\nThe answers cannot be saved yet: {self.answers_why}"
             yield Static(why, id="quit-why", markup=False)
             with Horizontal(id="quit-buttons"):
-                yield Button("Save answers (a)", id="quit-answers", variant="primary",
+                yield Button("Save answers", id="quit-answers", variant="primary",
                              compact=True, disabled=self.answers_why is not None)
-                yield Button("Export report (r)", id="quit-report", compact=True,
+                yield Button("Export report", id="quit-report", compact=True,
                              disabled=not self.has_report)
-                yield Button("Quit ^q", id="quit-quit", variant="warning", compact=True)
-                yield Button("Stay (esc)", id="quit-stay", compact=True)
+                yield Button("Quit", id="quit-quit", variant="warning", compact=True)
+                yield Button("Stay", id="quit-stay", compact=True)
+            yield Static("a saves the answers · r exports the report · ^q quits · esc stays",
+                         id="quit-keys", markup=False)
+        yield Footer()  # its own keys, not the step's below it
 
     def on_mount(self) -> None:
         first = "#quit-answers" if self.answers_why is None else "#quit-stay"

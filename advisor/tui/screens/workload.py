@@ -98,6 +98,9 @@ class WorkloadScreen(StepScreen):
         self._layout: LayoutChoice | None = None
         self._defaults: dict[str, tuple[str, str]] = {}
         """Field -> (value, source) from the last report's list of defaults."""
+        self._computed_mode: str | None = None
+        """The mode the defaults and the re-tuned layout above were computed for: after a
+        switch of mode they say nothing until the engine has the new answers."""
         self._choice_defs: dict[str, FieldDef] = {}
         """The field definition each choice row's options come from (they follow the mode)."""
 
@@ -236,11 +239,15 @@ class WorkloadScreen(StepScreen):
         self._layout = sweep[0].layout if sweep else None
         self._defaults = {x.field.removeprefix("workload."): (x.value, x.source)
                           for x in d.defaults}
+        self._computed_mode = d.answers.workload.mode
         self._intro()
         self._notes()
 
+    def _current(self) -> bool:
+        return self._computed_mode == self.mode
+
     def _intro(self) -> None:
-        layout = self._layout
+        layout = self._layout if self._current() else None
         serving = self.mode not in ("pretrain", "finetune", "lora")
         text = ("[dim]blank: as the engine's default; [/][$accent]re-tuned[/][dim]: what the "
                 f"engine picks on {escape(self.state.current or '')} (the verdict's basis, "
@@ -272,7 +279,8 @@ class WorkloadScreen(StepScreen):
                 parts.append(echo(value, f.unit))
             parts.append(f"[dim]{escape(f.hint)}[/]" if f.hint else "")
         else:
-            value, source = self._defaults.get(key, (None, "advisor's default"))
+            defaults = self._defaults if self._current() else {}
+            value, source = defaults.get(key, (None, "advisor's default"))
             default = core_default(key)
             plain = show_value(f, default) if default is not None else None
             shown = show_value(f, value) if value is not None else None
@@ -281,7 +289,7 @@ class WorkloadScreen(StepScreen):
             parts.append(f"[$warning]default[/]{extra} [dim]({escape(source)})[/]")
             if f.hint and f.kind == "choice":
                 parts.append(f"[dim]{escape(f.hint)}[/]")
-        layout = self._layout
+        layout = self._layout if self._current() else None
         if layout is not None:
             chosen = retuned_value(key, layout)
             if chosen is not None and key not in ("gpus",):

@@ -157,7 +157,8 @@ def encoding_caveats(cur: GpuResult, tgt: GpuResult) -> list[str]:
     g, c = tgt.dtype_gate, cur.dtype_gate
     out = list(g.caveats)
     if c.caveats and not g.caveats and g.passed and g.precision == c.precision:
-        out += [f"moving from {cur.gpu}: {x}" for x in c.caveats]
+        out += [f"moving from {cur.gpu}: its {c.precision} encoding is not {tgt.gpu}'s, so "
+                f"checkpoints do not move as they are ({x})" for x in c.caveats]
     return out
 
 

@@ -187,3 +187,17 @@ async def test_a_widget_missing_its_parts_while_the_app_closes_is_no_crash(make_
                 running._handle_exception(exc)
             await pilot.pause()
     assert running.return_code == 1
+
+
+async def test_a_pick_and_next_typed_at_once_go_on_with_the_pick(make_app, cpu_box):
+    """"h100 enter ^n b200 enter ^n" in one breath: each ^n sees the pick before it (it was
+    ignored while the pick was still on its way, and "b200" went into the Workload form)."""
+    from advisor.tui.screens.gates import DtypeScreen
+
+    app = make_app(hardware=cpu_box)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot)
+        await type_ahead(pilot, "h", "1", "0", "0", "enter", "ctrl+n", "ctrl+n",
+                         "b", "2", "0", "0", "enter", "ctrl+n")
+        assert app.state.current == "h100-sxm" and app.state.targets == ["b200-sxm"]
+        assert isinstance(app.screen, DtypeScreen)

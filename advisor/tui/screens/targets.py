@@ -102,7 +102,8 @@ class TargetsScreen(StepScreen):
         with VerticalScroll(id="targets-body", can_focus=False):
             yield Label("Targets: type to search, [b]enter[/b] adds or removes the highlighted "
                         "row.", classes="prompt")
-            yield CatalogTable(self.ctx.catalog, mark=self._mark, mark_title="✓")
+            yield CatalogTable(self.ctx.catalog, mark=self._mark, mark_title="✓",
+                               on_select=self._toggle)
             yield Label("[b]$/GPU-hour[/b] blank: the catalog default · [b]3.4x[/b]: times "
                         "the current GPU's price · [b]GPUs[/b] blank: the workload's count",
                         classes="prompt", id="prices-title")
@@ -236,9 +237,7 @@ class TargetsScreen(StepScreen):
         self.app.push_screen(LayoutScreen(gpu_id, self.mode, self.state.layouts.get(gpu_id, {}),
                                           workload_words(self.state.given, self.mode)), done)
 
-    @on(CatalogTable.Selected)
-    def _toggle(self, event: CatalogTable.Selected) -> None:
-        gpu_id = event.gpu_id
+    def _toggle(self, gpu_id: str) -> None:
         if gpu_id == self.state.current:
             self.notify("That is the current GPU; pick a different one to compare against.",
                         severity="warning")
@@ -330,7 +329,7 @@ class TargetsScreen(StepScreen):
         unpriced = [g for g in self.state.gpus()
                     if g not in self.state.quotes and self.ctx.catalog.default_price(g) is None]
         if unpriced:
-            return True, f"no price: {', '.join(unpriced)} (no $/token for it)"
+            return True, f"no $/token without a price: {', '.join(unpriced)}"
         try:
             self.state.resolved_prices(self.ctx.catalog)
         except ValueError as exc:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from textual import on
 from textual.app import ComposeResult
 from textual.widgets import Static
 
@@ -51,7 +50,8 @@ class WelcomeScreen(StepScreen):
             yield self._table()
 
     def _table(self) -> CatalogTable:
-        return CatalogTable(self.ctx.catalog, mark=self._mark, mark_title="●", id="current")
+        return CatalogTable(self.ctx.catalog, mark=self._mark, mark_title="●",
+                            on_select=self._choose, id="current")
 
     def mounted(self) -> None:
         if self.ctx.loaded is not None:
@@ -98,9 +98,8 @@ class WelcomeScreen(StepScreen):
     def _mark(self, gpu_id: str) -> str:
         return "●" if gpu_id == self.state.current else ""
 
-    @on(CatalogTable.Selected)
-    def _choose(self, event: CatalogTable.Selected) -> None:
-        self.state.current = event.gpu_id
+    def _choose(self, gpu_id: str) -> None:
+        self.state.current = gpu_id
         self.query_one(CatalogTable).refresh_marks()
         self.refresh_nav()
 

@@ -51,6 +51,8 @@ CUSTOM = "custom"
 KEYS = tuple(dict.fromkeys(f.key for f in FIELDS))
 """One row per workload field; a field with a label per mode (micro-batch / requests in
 flight) relabels as the mode changes."""
+NEEDED = frozenset({"osl"})
+"""Fields the engine has no default for in the modes that show them (serving's OSL)."""
 COMMON = tuple(k for k in KEYS
                if k in UP_FRONT or not any(f.advanced for f in FIELDS if f.key == k))
 
@@ -171,7 +173,7 @@ class WorkloadScreen(StepScreen):
         return parse
 
     def _placeholder(self, f: FieldDef) -> str:
-        if is_required(f.key):
+        if is_required(f.key) or f.key in NEEDED:
             return "required"
         default = core_default(f.key)
         shown = PLACEHOLDER.get(f.key, "none") if default is None else show_value(f, default)
@@ -278,6 +280,8 @@ class WorkloadScreen(StepScreen):
                 value = self.state.given[key]
                 parts.append(echo(value, f.unit))
             parts.append(f"[dim]{escape(f.hint)}[/]" if f.hint else "")
+        elif key in NEEDED:
+            parts.append(f"[$warning]required[/] [dim]{escape(f.hint)}[/]")
         else:
             defaults = self._defaults if self._current() else {}
             value, source = defaults.get(key, (None, "advisor's default"))

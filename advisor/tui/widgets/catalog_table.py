@@ -13,7 +13,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.events import Key
-from textual.message import Message
 from textual.widgets import DataTable, Input, Select
 
 from advisor.tui.numbers import NumberSpec, parse_optional
@@ -67,18 +66,16 @@ class CatalogTable(Vertical):
     }
     """
 
-    class Selected(Message):
-        def __init__(self, gpu_id: str) -> None:
-            super().__init__()
-            self.gpu_id = gpu_id
-
     def __init__(self, catalog: Catalog, mark: Callable[[str], str], mark_title: str,
-                 id: str | None = None) -> None:
+                 on_select: Callable[[str], None], id: str | None = None) -> None:
+        """`on_select`: called with the GPU picked (enter), in the same turn as the key: a
+        ^n typed right after it sees the pick (a message would arrive after it)."""
         super().__init__(id=id, classes="catalog-table")
         self.catalog = catalog
         self.fresh = True
         self.mark = mark
         self.mark_title = mark_title
+        self.on_select = on_select
 
     def compose(self) -> ComposeResult:
         vendors = sorted({g.vendor for g in self.catalog.gpus})
@@ -200,4 +197,4 @@ class CatalogTable(Vertical):
         event.stop()
         if event.row_key.value is not None:
             self.fresh = True
-            self.post_message(self.Selected(event.row_key.value))
+            self.on_select(event.row_key.value)

@@ -3,12 +3,12 @@
     python benchmarks/bench_tui.py [--runs 5]
 
 First paint: a fresh interpreter, from its start to the first step on screen (first frame)
-and settled (the catalog table filled, this box detected and shown, every message handled,
-every repaint written), launched as `advisor` launches it: the real effective catalog,
-loaded after the first paint, and this box's detection after that, both in workers (the
-engine's warm-up after them is not waited for). The reference is a fresh interpreter starting a
-one-widget Textual app the same way, launched alternately with advisor. Target: first
-frame <= 1.5x, settled <= 2x.
+and settled (its catalog table filled in, every message handled, every repaint written),
+launched as `advisor` launches it: the real effective catalog, loaded in a worker after the
+first paint, then this box's detection and the engine's warm-up, in workers that are not
+waited for (the box panel says it is looking meanwhile). The reference is a fresh
+interpreter starting a one-widget Textual app the same way, launched alternately with
+advisor. Target: first frame <= 1.5x, settled <= 2x.
 
 Resume: a fresh interpreter reopening a saved report at its verdict (`advisor --resume`),
 to the verdict settled, as a ratio to advisor's own first frame in the same run
@@ -48,9 +48,27 @@ from _ratio import line, ratios
 
 ROOT = Path(__file__).resolve().parents[1]
 
-FIRST_PAINT = r"""
+FRAMES = r"""
 import time
 t0 = time.perf_counter()
+
+
+def frames_of(app, kind=object):
+    # When each frame for a screen of `kind` was handed to the terminal, from the start.
+    frames = []
+    display = app._display
+
+    def timed_display(screen, renderable):
+        display(screen, renderable)
+        if renderable is not None and isinstance(screen, kind):
+            frames.append(time.perf_counter() - t0)
+
+    app._display = timed_display
+    return frames
+"""
+"""Starts each launched script: its clock, and the hook that times its frames."""
+
+FIRST_PAINT = FRAMES + r"""
 import asyncio, json
 from advisor.io.catalog_store import effective_catalog
 from advisor.tui.app import AdvisorApp
@@ -59,20 +77,11 @@ from advisor.tui.screens.base import StepScreen
 
 async def main():
     app = AdvisorApp(effective_catalog, None, PackageProbeRunner())  # as `advisor` runs it
-    frames = []
-    display = app._display
-
-    def timed_display(screen, renderable):
-        display(screen, renderable)
-        if renderable is not None and isinstance(screen, StepScreen):
-            frames.append(time.perf_counter() - t0)
-
-    app._display = timed_display
+    frames = frames_of(app, StepScreen)
     async with app.run_test(size=(120, 40)) as pilot:
         while not frames:
             await pilot.pause()
-        while not app.screen.query("#gpus") or any(
-                w.group in ("catalog", "detect") and not w.is_finished for w in app.workers):
+        while not app.screen.query("#gpus"):
             await pilot.pause()
         await pilot.pause()
         painted = time.perf_counter() - t0
@@ -83,9 +92,7 @@ async def main():
 asyncio.run(main())
 """
 
-REFERENCE_PAINT = r"""
-import time
-t0 = time.perf_counter()
+REFERENCE_PAINT = FRAMES + r"""
 import asyncio, json
 from textual.app import App
 from textual.widgets import Static
@@ -96,15 +103,7 @@ class Bare(App):
 
 async def main():
     app = Bare()
-    frames = []
-    display = app._display
-
-    def timed_display(screen, renderable):
-        display(screen, renderable)
-        if renderable is not None:
-            frames.append(time.perf_counter() - t0)
-
-    app._display = timed_display
+    frames = frames_of(app)
     async with app.run_test(size=(120, 40)) as pilot:
         while not frames:
             await pilot.pause()
@@ -117,9 +116,8 @@ asyncio.run(main())
 """
 
 
-RESUME = r"""
-import time, sys
-t0 = time.perf_counter()
+RESUME = FRAMES + r"""
+import sys
 import asyncio, json
 from pathlib import Path
 from advisor.io.catalog_store import effective_catalog
@@ -133,15 +131,7 @@ async def main():
     report = load_report(Path(sys.argv[1]))
     app = AdvisorApp(effective_catalog(), None, PackageProbeRunner(),
                      state=state_from_report(report), start=8, report=report)
-    frames = []
-    display = app._display
-
-    def timed_display(screen, renderable):
-        display(screen, renderable)
-        if renderable is not None and isinstance(screen, VerdictScreen):
-            frames.append(time.perf_counter() - t0)
-
-    app._display = timed_display
+    frames = frames_of(app, VerdictScreen)
     async with app.run_test(size=(120, 40)) as pilot:
         while not (frames and app.screen.query(".verdict-card")):
             await pilot.pause()
@@ -348,7 +338,6 @@ async def rank(pilot: Any, app: Any) -> dict[str, float]:
     while not isinstance(app.screen, RankingScreen) or not app.screen.is_mounted:
         await asyncio.sleep(0.005)
     screen = app.screen
-    await pilot.pause()
     shown = bool(screen.query_one("#rank-loading").display) and not screen.done.is_set()
     await screen.done.wait()
     seconds = time.perf_counter() - t0

@@ -269,7 +269,8 @@ class AdvisorApp(App[None]):
         await super().on_event(event)
         if event.is_forwarded:  # not taken by a priority binding: follow it up the widgets
             self._holds.add("key")
-            self._follow(event, target)
+            if not target.call_later(self._follow, event, target):  # after it, in its queue
+                self._holds.discard("key")
 
     def _follow(self, event: events.Key, node: Any) -> None:
         """Runs in each widget's queue just after the key was handled there: it stopped

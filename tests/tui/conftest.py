@@ -155,3 +155,20 @@ async def type_ahead(pilot: Pilot[Any], *keys: str) -> None:
 def note_of(screen: Any, row_id: str) -> str:
     """The note (or error) beside one form row."""
     return text_of(screen.query_one(f"#{row_id}").query_one(".field-note"))
+
+
+async def set_attr(pilot: Pilot[Any], selector: str, **values: Any) -> None:
+    """Set a widget's attributes as a user's pick would (a Select's value, a Collapsible
+    opened), with the app settled before and after."""
+    await demo.settle(pilot)
+    widget = pilot.app.screen.query_one(selector)
+    for name, value in values.items():
+        setattr(widget, name, value)
+    await demo.settle(pilot)
+
+
+async def open_layout(pilot: Pilot[Any], gpu: str = "b200-sxm") -> None:
+    """Targets: the layout dialog of one GPU, through its row's button."""
+    await demo.settle(pilot)
+    next(b for b in pilot.app.screen.query(".price-layout") if b.name == gpu).press()
+    await demo.settle(pilot)

@@ -17,7 +17,7 @@ from textual.widgets import DataTable, Input, Static
 
 from advisor.tui.state import STEPS
 
-from .conftest import NARROW, WIDE, open_ranking, press
+from .conftest import NARROW, WIDE, open_layout, open_ranking, press, set_attr
 from .doubles import settle
 
 
@@ -63,14 +63,7 @@ def state_at(ready_state: Any, step: int) -> Any:
                        given={"token_budget": 1e11})
 
 
-@pytest.mark.parametrize("size", [NARROW, WIDE], ids=["80x24", "120x40"])
-@pytest.mark.parametrize("step", range(len(STEPS)), ids=[s for s, _ in STEPS])
-async def test_each_step_fits(make_app, ready_state, size, step):
-    app = make_app(state=state_at(ready_state, step), start=step)
-    async with app.run_test(size=size) as pilot:
-        await settle(pilot)
-        problems = clipped(app.screen)
-        assert not problems, "\n".join(problems)
+
 
 
 async def _advanced(pilot: Any) -> None:
@@ -103,27 +96,12 @@ async def _pipeline(pilot: Any) -> None:
 
 
 
-async def _measured(pilot: Any) -> None:
-    pilot.app.screen.query_one("#measured").collapsed = False
-    await settle(pilot)
-
-
-async def _custom(pilot: Any) -> None:
-    pilot.app.screen.query_one("#preset").value = "custom"
-    await settle(pilot)
-
-
-async def _layout(pilot: Any) -> None:
-    next(b for b in pilot.app.screen.query(".price-layout") if b.name == "b200-sxm").press()
-    await settle(pilot)
-
-
 VIEWS = {
     "workload-advanced": (1, _advanced),
     "workload-serving": (1, _serve),
-    "workload-measured": (1, _measured),
-    "workload-custom": (1, _custom),
-    "targets-layout": (2, _layout),
+    "workload-measured": (1, lambda p: set_attr(p, "#measured", collapsed=False)),
+    "workload-custom": (1, lambda p: set_attr(p, "#preset", value="custom")),
+    "targets-layout": (2, open_layout),
     "quit": (2, lambda p: press(p, "ctrl+q")),
     "performance-buckets": (6, _tab),
     "performance-layouts": (6, _tab2),
@@ -159,10 +137,14 @@ def serving_at(ready_state: Any, step: int) -> Any:
     return state
 
 
+STATES = {"training": state_at, "serving": serving_at}
+
+
 @pytest.mark.parametrize("size", [NARROW, WIDE], ids=["80x24", "120x40"])
-@pytest.mark.parametrize("step", range(1, len(STEPS)), ids=[s for s, _ in STEPS[1:]])
-async def test_each_serving_step_fits(make_app, ready_state, size, step):
-    app = make_app(state=serving_at(ready_state, step), start=step)
+@pytest.mark.parametrize("step", range(len(STEPS)), ids=[s for s, _ in STEPS])
+@pytest.mark.parametrize("kind", list(STATES))
+async def test_each_step_fits(make_app, ready_state, size, step, kind):
+    app = make_app(state=STATES[kind](ready_state, step), start=step)
     async with app.run_test(size=size) as pilot:
         await settle(pilot)
         problems = clipped(app.screen)

@@ -14,7 +14,7 @@ from textual.pilot import Pilot
 
 from advisor.tui.state import STEPS
 
-from .conftest import NARROW, WIDE, open_ranking, press
+from .conftest import NARROW, WIDE, open_layout, open_ranking, press, set_attr
 from .doubles import settle
 
 SIZES = pytest.mark.parametrize("size", [NARROW, WIDE], ids=["80x24", "120x40"])
@@ -75,24 +75,6 @@ async def _pipeline(pilot: Pilot[Any]) -> None:
     await settle(pilot)
 
 
-async def _measured(pilot: Pilot[Any]) -> None:
-    await settle(pilot)
-    pilot.app.screen.query_one("#measured").collapsed = False
-    await settle(pilot)
-
-
-async def _custom(pilot: Pilot[Any]) -> None:
-    await settle(pilot)
-    pilot.app.screen.query_one("#preset").value = "custom"
-    await settle(pilot)
-
-
-async def _layout(pilot: Pilot[Any]) -> None:
-    await settle(pilot)
-    next(b for b in pilot.app.screen.query(".price-layout") if b.name == "b200-sxm").press()
-    await settle(pilot)
-
-
 def serving(ready_state: Any, step: int) -> Any:
     """Llama-3.1-70B served in fp8 on 8 H100s against B200 in nvfp4 (its own format) and
     H200, under a 50 ms TPOT limit."""
@@ -115,9 +97,9 @@ def anchored(ready_state: Any, step: int) -> Any:
 VIEWS = {
     "workload-advanced": (1, _advanced),
     "workload-serving": (1, _serving),
-    "workload-measured": (1, _measured),
-    "workload-custom": (1, _custom),
-    "targets-layout": (2, _layout),
+    "workload-measured": (1, lambda p: set_attr(p, "#measured", collapsed=False)),
+    "workload-custom": (1, lambda p: set_attr(p, "#preset", value="custom")),
+    "targets-layout": (2, open_layout),
     "quit": (2, lambda p: press(p, "ctrl+q")),
     "performance-buckets": (6, lambda p: press(p, "ctrl+t")),
     "performance-layouts": (6, lambda p: press(p, "ctrl+t", "ctrl+t")),

@@ -39,7 +39,10 @@ async def test_the_example_stack_is_the_current_gpu_vendor_s(make_app, ready_sta
         assert "rocm" in placeholder and "cu1" not in placeholder
 
 
-async def test_gpus_per_node_speaks_of_each_gpu_s_own_link(make_app, ready_state, shipped):
+async def test_amd_configurations_in_their_own_words_and_never_cheapest_unpriced(
+        make_app, ready_state, shipped):
+    """MI300X against MI355X, neither priced: GPUs per node speak of Infinity Fabric, not
+    NVLink, and no pick is called the cheapest, here or on the verdict."""
     state = ready_state(current="mi300x", targets=["mi355x"], reached=ConfigsScreen.STEP,
                         given={"token_budget": 1e10})
     app = make_app(state=state, start=ConfigsScreen.STEP, with_catalog=shipped)
@@ -47,14 +50,6 @@ async def test_gpus_per_node_speaks_of_each_gpu_s_own_link(make_app, ready_state
         await settle(pilot)
         note = text_of(app.screen.query_one("#per-node-field").query_one(".field-note"))
         assert "Infinity Fabric" in note and "NVLink" not in note
-
-
-async def test_no_pick_is_called_cheapest_without_prices(make_app, ready_state, shipped):
-    state = ready_state(current="mi300x", targets=["mi355x"], reached=ConfigsScreen.STEP,
-                        given={"token_budget": 1e10})
-    app = make_app(state=state, start=ConfigsScreen.STEP, with_catalog=shipped)
-    async with app.run_test(size=WIDE) as pilot:
-        await settle(pilot)
         assert app.report is not None and app.report.configs is not None
         assert all(p.usd is None for p in app.report.configs.points)
         best = text_of(app.screen.query_one("#cfg-best"))

@@ -14,10 +14,10 @@ from textual.containers import Container
 from textual.content import Content
 from textual.events import Resize
 from textual.screen import Screen
-from textual.widgets import Footer, LoadingIndicator, Static
+from textual.widgets import LoadingIndicator, Static
 
 from advisor.tui.state import STEPS, Context
-from advisor.tui.widgets.stepper import NavBar, StepHeader
+from advisor.tui.widgets.stepper import NavBar, StepFooter, StepHeader
 
 NARROW = 110
 """Below this many columns, side-by-side panels stack (80×24 must stay usable)."""
@@ -67,7 +67,7 @@ class StepScreen(Screen[None]):
             yield from self.compose_body()
         yield NavBar(first=self.STEP == 0, last=len(STEPS) - 1 == self.STEP,
                      next_label=self.NEXT_LABEL)
-        yield Footer()
+        yield StepFooter()
 
     def compose_body(self) -> ComposeResult:
         yield from ()

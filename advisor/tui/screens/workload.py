@@ -100,6 +100,8 @@ class WorkloadScreen(StepScreen):
         self._layout: LayoutChoice | None = None
         self._defaults: dict[str, tuple[str, str]] = {}
         """Field -> (value, source) from the last report's list of defaults."""
+        self._shown_report: Report | None = None
+        """The report the notes were last drawn from: the same one again redraws nothing."""
         self._computed_mode: str | None = None
         """The mode the defaults and the re-tuned layout above were computed for: after a
         switch of mode they say nothing until the engine has the new answers."""
@@ -130,7 +132,7 @@ class WorkloadScreen(StepScreen):
                 yield self._row(key, given)
             with Collapsible(title="Anchor: what your job measures today (optional)",
                              id="measured", collapsed=not self.state.measured):
-                yield MeasuredForm(self.state, self.mode, id="measured-form")
+                yield Vertical(id="measured-box")
             with Collapsible(title="Advanced: the rest of the layout you run today, kernels, "
                              "network", id="advanced", collapsed=not self._advanced_given()):
                 yield Static("", id="retuned-intro", markup=True)
@@ -188,6 +190,13 @@ class WorkloadScreen(StepScreen):
     def _expanded(self) -> None:
         self._build_advanced()
 
+    @on(Collapsible.Expanded, "#measured")
+    def _build_measured(self) -> None:
+        """Built when first opened, as Advanced is: a dozen widgets the common path skips."""
+        box = self.query_one("#measured-box", Vertical)
+        if not box.children:
+            box.mount(MeasuredForm(self.state, self.mode, id="measured-form"))
+
     def _build_advanced(self) -> None:
         """The Advanced rows are mounted when the group is first opened: twenty-odd fields
         fewer to build for the common path."""
@@ -204,6 +213,8 @@ class WorkloadScreen(StepScreen):
     def mounted(self) -> None:
         if not self.query_one("#advanced", Collapsible).collapsed:
             self._build_advanced()
+        if not self.query_one("#measured", Collapsible).collapsed:
+            self._build_measured()
         self._show_model()
         self._show_mode()
         self._intro()
@@ -234,8 +245,9 @@ class WorkloadScreen(StepScreen):
         return "report" if self.state.targets else "preview"
 
     def computed(self, kind: str, report: Report) -> None:
-        if kind != self.kind:
+        if kind != self.kind or report is self._shown_report:  # a revisit, nothing changed
             return
+        self._shown_report = report
         d = report.decision
         sweep = d.current.sweep
         self._layout = sweep[0].layout if sweep else None
@@ -261,16 +273,16 @@ class WorkloadScreen(StepScreen):
 
     def compute_failed(self, kind: str, text: str) -> None:
         if kind == self.kind:
+            self._shown_report = None
             self._layout = None
             self._intro()
             self._notes()
 
-    def _note(self, key: str) -> str:
+    def _note(self, key: str, row: FormField) -> str:
         f = field_for(key, self.mode)
         if f is None:
             return ""
-        row = self._rows().get(key)
-        widget = row.field if row is not None else None
+        widget = row.field
         typed = key in self.state.given and key not in self.state.examples
         parts: list[str] = []
         if key in self.state.examples:
@@ -303,7 +315,7 @@ class WorkloadScreen(StepScreen):
     def _notes(self) -> None:
         for key, row in self._rows().items():
             if field_for(key, self.mode) is not None:
-                row.set_note(self._note(key))
+                row.set_note(self._note(key, row))
 
     # -- model and mode -------------------------------------------------------------------
 

@@ -112,8 +112,11 @@ class MeasuredForm(Vertical):
         self.set_mode(self.mode)
 
     def set_mode(self, mode: str) -> None:
-        """Show the figures this mode takes; a figure it does not take is dropped."""
+        """Show the figures this mode takes; a figure it does not take is dropped. Before
+        its rows are composed, only the mode is kept (its mount applies it)."""
         self.mode = mode
+        if not self.query(FormField):
+            return
         for key in KEYS:
             row = self.query_one(f"#fm-{key}", FormField)
             f = measured_field(key, mode)

@@ -6,7 +6,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.events import Resize
-from textual.widgets import Button, Label, Static
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Label, Static
 
 from advisor.tui.state import STEPS
 
@@ -104,3 +105,23 @@ class NavBar(Horizontal):
         hint.set_class(not ok, "-blocked")
         if not self.last:
             self.query_one("#next", Button).disabled = not ok
+
+
+class StepFooter(Footer):
+    """Textual's footer, rebuilt once per refresh however often the keys change before it
+    (a step switch changes them several times: the focus, the Next state, the screen), not
+    once per change."""
+
+    _queued = False
+
+    def bindings_changed(self, screen: Screen) -> None:
+        self._bindings_ready = True  # what Textual's own handler records first
+        if self._queued or not screen.app.app_focus or not self.is_attached \
+                or screen is not self.screen:
+            return
+        self._queued = True
+        self.call_after_refresh(self._rebuild)
+
+    async def _rebuild(self) -> None:
+        self._queued = False
+        await self.recompose()

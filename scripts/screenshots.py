@@ -5,9 +5,11 @@ real engine on the shipped catalog, the same bytes on every run.
 
 The scenario is fixed: Llama-3.1-8B pre-training on 8×H100 today, B200 (quoted at
 $4.80/h), H200 and MI300X as candidates, a 200B-token budget under a 12 kW cap, sweeping
-8 to 32 GPUs against a 30-day deadline. The box is a made-up 8×H100 node (no nvidia-smi
-needed) running torch 2.7.1+cu128 and flash-attn 2.8.3, so the software gate blocks
-MI300X (a CUDA build of torch cannot drive it).
+8 to 32 GPUs against a 30-day deadline; the same anchored on a measured 9,000 tok/s per GPU
+(02-workload-anchor, 09-verdict-anchored); and serving Llama-3.1-70B in fp8 against B200
+in nvfp4 and H200 under a 50 ms TPOT limit (03-targets-layout, 11-serving-*). The box is a
+made-up 8×H100 node (no nvidia-smi needed) running torch 2.7.1+cu128 and flash-attn 2.8.3,
+so the software gate blocks MI300X (a CUDA build of torch cannot drive it).
 
 Every figure is `advisor.core.run` on the shipped catalog with catalog figures (no probe
 record), except the probes step's own screenshot, which shows a run of the fake runner:
@@ -20,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import sys
 import tempfile
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -30,14 +33,36 @@ from textual.widgets import Input
 from advisor.core import ConfigOptions
 from advisor.io.atomic import write_output
 from advisor.io.catalog_store import load_catalog
-from advisor.tui import demo
 from advisor.tui.app import AdvisorApp
 from advisor.tui.hardware import Hardware
-from advisor.tui.runner import FakeProbeRunner
 from advisor.tui.state import WizardState
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "tui"))
+import doubles as demo  # the tests' fixed boxes and fake runner, not shipped
+from doubles import FakeProbeRunner
 
 SIZE = (120, 40)
 Step = Callable[[Pilot[None]], Awaitable[None]]
+
+
+def serving(start: int) -> WizardState:
+    """Llama-3.1-70B served in fp8 on 8×H100 against B200 in nvfp4 (its own format, set on
+    Targets) and H200, 2k in / 512 out under a 50 ms TPOT limit."""
+    state = WizardState(
+        current="h100-sxm", reached=start, targets=["b200-sxm", "h200-sxm"],
+        quotes={"b200-sxm": ("usd", 4.80)}, probe_choice="none",
+        layouts={"b200-sxm": {"precision": "nvfp4"}})
+    state.given.update({"model": "llama-3.1-70b", "mode": "serve", "seq_lens": (2048,),
+                        "osl": 512, "precision": "fp8", "tpot_ms": 50.0})
+    state.examples = set()
+    return state
+
+
+def anchored(start: int) -> WizardState:
+    """The main scenario, anchored on a measured 9,000 tok/s per GPU, 25% of it attention."""
+    state = scenario(start)
+    state.measured = {"tokens_per_s_per_gpu": 9000.0, "attention_share": 0.25}
+    return state
 
 
 def scenario(start: int) -> WizardState:
@@ -52,9 +77,10 @@ def scenario(start: int) -> WizardState:
 
 
 async def shoot(out: Path, name: str, hardware: Hardware, start: int,
-                action: Step | None = None, fresh: bool = False) -> None:
+                action: Step | None = None, fresh: bool = False,
+                state: Callable[[int], WizardState] = scenario) -> None:
     app = AdvisorApp(load_catalog(), hardware, FakeProbeRunner(),
-                     state=None if fresh else scenario(start), start=start,
+                     state=None if fresh else state(start), start=start,
                      export_dir=Path("/home/you/reports"))
     app.theme = "textual-dark"
     app.animation_level = "none"
@@ -80,6 +106,16 @@ async def run_probes(pilot: Pilot[None]) -> None:
 
 async def advanced(pilot: Pilot[None]) -> None:
     pilot.app.screen.query_one("#advanced").collapsed = False
+    await demo.settle(pilot)
+
+
+async def measured(pilot: Pilot[None]) -> None:
+    pilot.app.screen.query_one("#measured").collapsed = False
+    await demo.settle(pilot)
+
+
+async def layout_b200(pilot: Pilot[None]) -> None:
+    next(b for b in pilot.app.screen.query(".price-layout") if b.name == "b200-sxm").press()
     await demo.settle(pilot)
 
 
@@ -123,6 +159,13 @@ async def main(out: Path) -> None:
     await shoot(out, "09-verdict.svg", gpu, 8)
     await shoot(out, "09-verdict-ranking.svg", gpu, 8, rank)
     await shoot(out, "10-help.svg", gpu, 8, lambda p: press(p, "f1"))
+    await shoot(out, "10-quit.svg", gpu, 8, lambda p: press(p, "ctrl+q"))
+    await shoot(out, "02-workload-anchor.svg", gpu, 1, measured, state=anchored)
+    await shoot(out, "09-verdict-anchored.svg", gpu, 8, state=anchored)
+    await shoot(out, "03-targets-layout.svg", gpu, 2, layout_b200, state=serving)
+    await shoot(out, "11-serving-dtype.svg", gpu, 3, state=serving)
+    await shoot(out, "11-serving-performance.svg", gpu, 6, state=serving)
+    await shoot(out, "11-serving-verdict.svg", gpu, 8, state=serving)
 
 
 if __name__ == "__main__":

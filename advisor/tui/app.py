@@ -12,7 +12,8 @@ redraws only what the answers changed.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import os
+from collections.abc import Callable, Iterable
 from contextlib import suppress
 from dataclasses import dataclass
 from functools import partial
@@ -20,8 +21,10 @@ from importlib import import_module
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
+from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding
+from textual.message import Message
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
@@ -40,6 +43,9 @@ SCREENS = ("welcome.WelcomeScreen", "workload.WorkloadScreen", "targets.TargetsS
 
 WARM_UP_AFTER_S = 0.5
 """Long enough after launch that loading the engine never delays the first paint."""
+BUILD_AHEAD_AFTER_S = 0.3
+"""After a step is shown, the next is built off screen: long enough that the shown step's
+own first work (its first frame, the engine request) goes first."""
 Kind = Literal["report", "preview", "ranking"]
 """What the app asks the engine for: the report of the answers; a preview for the
 Workload step (before targets exist); every catalog GPU ranked."""
@@ -77,6 +83,14 @@ def effective_probes(answers: Answers, catalog: Catalog, state: WizardState
     return probes
 
 
+class KeysReleased(Message):
+    """A newly built step has set its focus: keys typed meanwhile may go to it now."""
+
+    def __init__(self, screen: StepScreen) -> None:
+        super().__init__()
+        self.screen = screen
+
+
 class AdvisorApp(App[None]):
     CSS_PATH = "app.tcss"
     TITLE = "advisor"
@@ -87,20 +101,35 @@ class AdvisorApp(App[None]):
         Binding("ctrl+s", "save_svg", "Screenshot", show=False),
     ]
 
-    def __init__(self, catalog: Catalog, hardware: Hardware | None, runner: ProbeRunner,
-                 state: WizardState | None = None, start: int = 0,
+    def __init__(self, catalog: Catalog | Callable[[], Catalog], hardware: Hardware | None,
+                 runner: ProbeRunner, state: WizardState | None = None, start: int = 0,
                  screenshot_dir: Path | None = None, export_dir: Path | None = None,
                  report: Report | None = None) -> None:
-        """`report`: a resumed report, shown as is until an answer changes."""
+        """`catalog`: the catalog, or how to load it: then the first step paints before it
+        is loaded (in a thread) and fills in after. `report`: a resumed report, shown as is
+        until an answer changes."""
         super().__init__()
-        self.ctx = Context(catalog=catalog, hardware=hardware or Hardware(pending=True),
-                           runner=runner, state=state or WizardState())
+        self._load_catalog = catalog if callable(catalog) else None
+        self.ctx = Context(hardware=hardware or Hardware(pending=True), runner=runner,
+                           state=state or WizardState(),
+                           loaded=None if callable(catalog) else catalog)
         self.start = start
         self.screenshot_dir = screenshot_dir or Path.cwd()
         self.export_dir = export_dir or Path.cwd()
         self.exported: Path | None = None
         self.results: dict[Kind, tuple[Inputs, Any]] = {}
         self._loaded = report
+        self._computing: set[Kind] = set()
+        self._pending: dict[Kind, Inputs] = {}
+        """Inputs asked for while that kind was being computed: made next, once."""
+        self._holds: set[str] = {"catalog"} if self._load_catalog else set()
+        """Why keys typed now must wait: "key" (the one before is still on its way through
+        the widgets: it may move the focus), "screen" (a new step is being built),
+        "catalog" (the first step's table is not there yet)."""
+        self._held: list[events.Key] = []
+        self._saved: str | None = None
+        """The answers as last saved or resumed (JSON of what was given): quit asks when
+        the answers differ from them."""
 
     @property
     def state(self) -> WizardState:
@@ -130,7 +159,38 @@ class AdvisorApp(App[None]):
                 # Shown as saved while the answers are the report's; any edit recomputes.
                 if inputs.answers == self._loaded.decision.answers:
                     self.results["report"] = (inputs, self._loaded)
+                    self._saved = inputs.given
         self.goto(self.start)
+        if self._load_catalog is not None:
+            self.run_worker(self._load, thread=True, group="catalog",
+                            exit_on_error=False, description="load the catalog")
+        else:
+            self._catalog_ready()
+
+    def _load(self) -> None:
+        """The catalog (its models, the shipped data and any pulled overlay) after the first
+        paint; bad data ends the app with the CLI's one line and exit code 2."""
+        from advisor.core import EXIT_INPUT_ERROR, InputError
+
+        assert self._load_catalog is not None
+        try:
+            catalog = self._load_catalog()
+        except InputError as exc:
+            self.call_from_thread(self.exit, return_code=EXIT_INPUT_ERROR,
+                                  message=f"advisor: error: {exc.one_line()}")
+            return
+        self.call_from_thread(self.call_later, self._loaded_catalog, catalog)
+
+    async def _loaded_catalog(self, catalog: Catalog) -> None:
+        self.ctx.loaded = catalog
+        screen = self.screen
+        if isinstance(screen, StepScreen):
+            await screen.catalog_loaded()
+        self.call_later(self._release, "catalog")  # after the focus the step just asked for
+        self._catalog_ready()
+
+    def _catalog_ready(self) -> None:
+        """What needs the catalog: this box's GPUs named by catalog id, the engine's warm-up."""
         self.set_timer(WARM_UP_AFTER_S, self._warm_up)
         if self.ctx.hardware.pending:
             self.run_worker(self._detect, thread=True, exclusive=True, group="detect",
@@ -153,15 +213,89 @@ class AdvisorApp(App[None]):
             screen.hardware_changed()
 
     def goto(self, step: int) -> None:
-        """Show a step; the one way steps change."""
+        """Show a step; the one way steps change. A step shown for the first time is built
+        now: keys typed before it has its focus wait for it (`KeysReleased`), so they land
+        in the field they were typed for, never in the step left behind."""
         self.state.reached = max(self.state.reached, step)
         name = f"step-{step}"
         if not self.is_screen_installed(name):
             self.install_screen(screen_class(step)(self.ctx), name=name)
+        screen = self.get_screen(name)
+        if isinstance(screen, StepScreen) and not screen.built:
+            self._holds.add("screen")
         if isinstance(self.screen, StepScreen):
             self.switch_screen(name)
         else:
             self.push_screen(name)
+
+    def build_ahead(self, step: int) -> None:
+        """Build the next step off screen once this one is up, so going on shows a step
+        already composed (a revisit) instead of building it while the user waits."""
+        if step >= len(STEPS) or self.is_screen_installed(f"step-{step}"):
+            return
+        # After the shown step's first frame, and a moment for its own first work.
+        self.call_after_refresh(self.set_timer, BUILD_AHEAD_AFTER_S,
+                                partial(self._build_ahead, step))
+
+    def _build_ahead(self, step: int) -> None:
+        name = f"step-{step}"
+        if self.is_screen_installed(name) or not self.is_running:  # got there first, or quit
+            return
+        if self._holds:  # keys on their way: they go first
+            self.set_timer(BUILD_AHEAD_AFTER_S, partial(self._build_ahead, step))
+            return
+        self.install_screen(screen_class(step)(self.ctx, ahead=True), name=name)
+        # Registering a screen starts its message pump: it composes and mounts while not
+        # shown (Textual's own push does the same, then shows it).
+        self._get_screen(name)
+
+    def action_goto_step(self, step: int) -> None:
+        """The stepper's links and the palette: any step already reached."""
+        if step <= self.state.reached and isinstance(self.screen, StepScreen) \
+                and step != self.step:
+            self.goto(step)
+
+    async def on_event(self, event: events.Event) -> None:
+        """Typed keys go to the focused widget one at a time: the next waits until the one
+        before has finished its way up the widgets (a Tab, ^n or enter handled there may move
+        the focus or the step), and while a new step composes. Quit never waits."""
+        if not isinstance(event, events.Key) or event.is_forwarded or event.key == "ctrl+q":
+            await super().on_event(event)
+            return
+        if self._holds:
+            self._held.append(event)
+            return
+        target = self.focused or self.screen
+        await super().on_event(event)
+        if event.is_forwarded:  # not taken by a priority binding: follow it up the widgets
+            self._holds.add("key")
+            if not target.call_later(self._follow, event, target):  # after it, in its queue
+                self._holds.discard("key")
+
+    def _follow(self, event: events.Key, node: Any) -> None:
+        """Runs in each widget's queue just after the key was handled there: it stopped
+        here, or reached the app (its bindings ran), or goes on to the parent."""
+        # Textual says whether a message stopped only in this private flag.
+        if event._stop_propagation or node is self:
+            self.call_later(self._release, "key")
+            return
+        parent = node.parent
+        if parent is None or not parent.call_later(self._follow, event, parent):
+            self.call_later(self._release, "key")  # the widget went away meanwhile
+
+    async def _release(self, reason: str) -> None:
+        """In the app's queue: held keys go on in the order typed, each one as the one before
+        lands (or leads to a new step, which holds the rest until it has its focus)."""
+        self._holds.discard(reason)
+        while not self._holds and self._held:
+            await self.on_event(self._held.pop(0))
+
+    async def on_keys_released(self, message: KeysReleased) -> None:
+        """The new step has its focus: keys typed while it was built go to it (a step built
+        ahead, off screen, releases nothing)."""
+        stack = self.screen_stack  # empty while the app closes
+        if stack and message.screen is stack[-1]:
+            await self._release("screen")
 
     # -- the engine -------------------------------------------------------------------
 
@@ -205,8 +339,32 @@ class AdvisorApp(App[None]):
         if held is not None and held[0] == inputs:
             self._deliver(kind, held[1])
             return
-        self.run_worker(partial(self._compute, kind, inputs), thread=True, exclusive=True,
-                        group=kind, exit_on_error=False, description=f"advisor.core.run: {kind}")
+        if kind in self._computing:  # one run of a kind at a time: the newest waits
+            self._pending[kind] = inputs
+            return
+        self._start(kind, inputs)
+
+    def _start(self, kind: Kind, inputs: Inputs) -> None:
+        """One engine run in a thread. Runs of the same kind never overlap: a thread cannot
+        be stopped, so answers typed key by key would otherwise start a run per key, all
+        competing with the screen for the interpreter."""
+        self._computing.add(kind)
+        self.run_worker(partial(self._compute, kind, inputs), thread=True, group=kind,
+                        exit_on_error=False, description=f"advisor.core.run: {kind}")
+
+    def _next(self, kind: Kind, done: Inputs | None) -> bool:
+        """A run of `kind` ended: start the newest inputs asked for meanwhile, if they differ
+        from the ones just computed (True: the result just made is already stale)."""
+        self._computing.discard(kind)
+        pending = self._pending.pop(kind, None)
+        if pending is None or pending == done:
+            return False
+        held = self.results.get(kind)
+        if held is not None and held[0] == pending:
+            self._deliver(kind, held[1])
+            return True
+        self._start(kind, pending)
+        return True
 
     def _compute(self, kind: Kind, inputs: Inputs) -> None:
         from advisor.core import run
@@ -215,12 +373,13 @@ class AdvisorApp(App[None]):
         catalog = self.ctx.catalog
         probes = effective_probes(inputs.answers, catalog, self.state)
         report = run(inputs.answers, catalog, probes, provenance())
-        if not get_current_worker().is_cancelled:  # newer answers are being computed
+        if not get_current_worker().is_cancelled:  # the app is closing
             self.call_from_thread(self._computed, kind, inputs, report)
 
     def _computed(self, kind: Kind, inputs: Inputs, report: Report) -> None:
         self.results[kind] = (inputs, report)
-        self._deliver(kind, report)
+        if not self._next(kind, inputs):
+            self._deliver(kind, report)
 
     def _deliver(self, kind: Kind, report: Report) -> None:
         screen = self.screen
@@ -237,7 +396,8 @@ class AdvisorApp(App[None]):
         if event.worker.group in ("report", "preview", "ranking") \
                 and event.state == WorkerState.ERROR:
             kind: Kind = event.worker.group  # type: ignore[assignment]
-            self._deliver_error(kind, error_text(event.worker.error))
+            if not self._next(kind, None):
+                self._deliver_error(kind, error_text(event.worker.error))
 
     def _deliver_error(self, kind: Kind, text: str) -> None:
         screen = self.screen
@@ -247,6 +407,22 @@ class AdvisorApp(App[None]):
             screen.compute_failed(kind, text)
         elif getattr(screen, "COMPUTES", None) == kind:
             screen.show_error(text)  # type: ignore[attr-defined]
+
+    def _handle_exception(self, error: Exception) -> None:
+        """A widget that looks for its parts while the app closes (a step being built ahead,
+        off screen; a message still on its way) finds none: a query that matches nothing,
+        or Textual's own widget tripping over a removed part (a tab). That is the app
+        closing, not a bug to show as a traceback; anything else is Textual's to report."""
+        import traceback
+
+        from textual.css.query import NoMatches
+
+        closing = self._exit or not self.is_running
+        frames = traceback.extract_tb(error.__traceback__)
+        in_textual = bool(frames) and f"{os.sep}textual{os.sep}" in frames[-1].filename
+        if closing and (isinstance(error, NoMatches) or in_textual):
+            return
+        super()._handle_exception(error)
 
     # -- actions ----------------------------------------------------------------------
 
@@ -270,7 +446,44 @@ class AdvisorApp(App[None]):
     def _exported(self, path: Path | None) -> None:
         if path is not None:
             self.exported = path
+            self._saved = self._given()
             self.notify(f"report written to {path}", title="Export")
+
+    def _given(self) -> str | None:
+        """The answers as given (JSON), or None while they do not hold together."""
+        try:
+            return self.inputs("report").given
+        except Exception:  # incomplete answers: nothing an answers file could hold yet
+            return None
+
+    @property
+    def unsaved(self) -> bool:
+        """Whether quitting would lose answers: they differ from the ones last saved (or
+        resumed), or the user has begun a form whose answers are not complete yet."""
+        given = self._given()
+        if given is None:
+            return self.state.reached >= 1
+        return given != self._saved
+
+    def action_save_answers(self, then_quit: bool = False) -> None:
+        try:
+            answers = self.answers("report")
+        except Exception as exc:
+            self.notify(f"The answers cannot be saved yet: {error_text(exc)}",
+                        severity="warning")
+            return
+        from advisor.tui.screens.export import AnswersScreen
+
+        def saved(path: Path | None) -> None:
+            if path is None:
+                return
+            self._saved = self._given()
+            self.notify(f"answers written to {path}", title="Save answers")
+            if then_quit:
+                self._quit_now()
+
+        self.push_screen(AnswersScreen(self.export_dir / "advisor-answers.toml", answers),
+                         saved)
 
     def action_copy_summary(self) -> None:
         report = self.report
@@ -310,6 +523,40 @@ class AdvisorApp(App[None]):
         self.notify(f"saved {path}", title="Screenshot")
 
     async def action_quit(self) -> None:
+        """Unsaved answers: ask once, offering to save them (or the report); a second ^q, or
+        nothing to lose, quits."""
+        from advisor.tui.screens.quit import QuitScreen
+
+        if isinstance(self.screen, QuitScreen) or not self.unsaved:
+            self._quit_now()
+            return
+        try:
+            self.answers("report")
+            why = None
+        except Exception as exc:
+            why = error_text(exc)
+        self.push_screen(QuitScreen(why, self.report is not None), self._quit_chosen)
+
+    def _quit_chosen(self, choice: str | None) -> None:
+        if choice == "quit":
+            self._quit_now()
+        elif choice == "answers":
+            self.action_save_answers(then_quit=True)
+        elif choice == "report":
+            report = self.report
+            if report is None:
+                return
+            from advisor.tui.screens.export import ExportScreen
+
+            def exported(path: Path | None) -> None:
+                self._exported(path)
+                if path is not None:
+                    self._quit_now()
+
+            self.push_screen(ExportScreen(self.export_dir / "advisor-report.toml", report),
+                             exported)
+
+    def _quit_now(self) -> None:
         """Ask running probes to stop first, so exit never waits on a long measurement."""
         self.workers.cancel_all()
         self.exit()
@@ -322,6 +569,8 @@ class AdvisorApp(App[None]):
                             f"in {self.screenshot_dir}", self.action_save_svg)
         yield SystemCommand("Help and glossary", "Keys, and what MAMF, binding resource, "
                             "re-tuned and break-even mean", self.action_help)
+        yield SystemCommand("Save answers (TOML)", "Write the answers as an answers file that "
+                            "`advisor decide --answers` reads", self.action_save_answers)
         if self.report is not None:
             yield SystemCommand("Export report (TOML)", "Write the decision report, with a "
                                 "path prompt", self.action_export)
@@ -332,7 +581,7 @@ class AdvisorApp(App[None]):
         for i, (_, title) in enumerate(STEPS):
             if i <= self.state.reached and i != self.step:
                 yield SystemCommand(f"Go to step {i + 1}: {title}", "Jump to a step you have "
-                                    "already reached", lambda i=i: self.goto(i))
+                                    "already reached", partial(self.action_goto_step, i))
 
 
 def _import_engine() -> None:
@@ -359,20 +608,23 @@ def error_text(exc: BaseException | None) -> str:
 
 
 def run_app(resume: Path | None = None) -> int:
-    """`advisor` with no subcommand: load the catalog and this box, then run the wizard.
+    """`advisor` with no subcommand: the wizard, which loads the catalog and looks at this
+    box after its first paint.
 
-    Bad input (a broken catalog overlay, an unreadable report) raises InputError
-    before the screen is taken over, so the CLI prints it as one line.
+    An unreadable report raises InputError before the screen is taken over, so the CLI
+    prints it as one line; a broken catalog overlay ends the wizard with the same line and
+    exit code 2.
     """
     from advisor.io.catalog_store import effective_catalog
     from advisor.tui.runner import PackageProbeRunner
 
-    catalog = effective_catalog()
+    catalog: Catalog | Callable[[], Catalog] = effective_catalog  # loaded after first paint
     state, start, report = None, 0, None
-    if resume is not None:
+    if resume is not None:  # the verdict needs the catalog at once
         from advisor.io.documents import load_report
         from advisor.tui.export import state_from_report
 
+        catalog = effective_catalog()
         report = load_report(resume)
         state, start = state_from_report(report), len(STEPS) - 1
     app = AdvisorApp(catalog, None, PackageProbeRunner(), state=state, start=start,

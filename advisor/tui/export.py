@@ -54,6 +54,8 @@ def state_from_report(report: Report) -> WizardState:
     quotes: dict[str, Price] = {g: ("usd", p) for g, p in a.prices.items()}
     return WizardState(
         current=a.current, given=given, examples=set(), targets=targets, counts=counts,
+        layouts={g: o.fields_given() for g, o in a.layouts.items()},
+        measured=a.measured.model_dump(exclude_unset=True) if a.measured else {},
         quotes=quotes,
         electricity_usd_per_kwh=a.electricity_usd_per_kwh if d.electricity_source == "user"
         else None,

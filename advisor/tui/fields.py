@@ -36,6 +36,9 @@ KERNELS = (("auto", "auto"), ("FlashAttn-2", "fa2"), ("FlashAttn-3", "fa3"),
            ("CK (AMD)", "ck"), ("vendor", "vendor"))
 FRAMEWORKS = (("auto", "auto"), ("Megatron", "megatron"), ("FSDP", "fsdp"),
               ("DeepSpeed", "deepspeed"))
+ENGINES = (("auto", "auto"), ("vLLM", "vllm"), ("SGLang", "sglang"),
+           ("TensorRT-LLM", "trtllm"))
+MLP = (("gated (SwiGLU)", True), ("plain (GELU)", False))
 BASIS = (("re-tuned layout on each GPU", "retuned"), ("your layout as run", "as_run"))
 
 
@@ -76,26 +79,29 @@ FIELDS: tuple[FieldDef, ...] = (
     FieldDef("mode", "mode", "choice", choices=MODES),
     FieldDef("seq_lens", "sequence lengths", "list", TRAINING | {"prefill", "decode"},
              spec=SEQ, unit="tokens", hint="the sweep; the first is the headline"),
-    FieldDef("seq_lens", "prompt lengths", "list", frozenset({"serve"}), spec=SEQ,
-             unit="tokens", hint="input tokens per request (ISL); the first is the headline"),
-    FieldDef("osl", "output tokens", "int", frozenset({"serve"}),
+    FieldDef("seq_lens", "input tokens (ISL)", "list", frozenset({"serve"}), spec=SEQ,
+             unit="tokens", hint="per request; the first is the headline"),
+    FieldDef("osl", "output tokens (OSL)", "int", frozenset({"serve"}),
              spec=_int("output tokens", 1, B.MAX_SEQ_LEN, "512"), unit="tokens",
-             hint="per request (OSL)"),
+             hint="per request"),
     FieldDef("gpus", "GPUs", "int", spec=_int("GPUs", 1, B.MAX_GPUS, "8"),
              hint="how many run the job today"),
-    FieldDef("precision", "precision", "choice", choices=PRECISIONS),
+    FieldDef("precision", "precision", "choice", choices=PRECISIONS,
+             hint="every GPU's, unless Targets gives one its own"),
+    FieldDef("kv_dtype", "KV cache format", "choice", SERVING, choices=KV,
+             hint="auto: fp8 for fp8/fp4 recipes"),
     FieldDef("token_budget", "token budget", "float",
              spec=NumberSpec("token budget", low=B.MIN_TOKENS, high=B.MAX_TOKENS,
                              example="300B"),
              unit="tokens", hint="to train or serve: sets wall-clock, $ and energy"),
-    # advanced: the layout as run today, and the kernels
+    # the layout as run today (the Advanced group, but for UP_FRONT), kernels, serving limits
     FieldDef("global_batch", "global batch", "int", TRAINING, True,
              _int("global batch", 1, B.MAX_GLOBAL_BATCH, "256"), unit="sequences",
              hint="per optimizer step"),
-    FieldDef("micro_batch", "micro-batch", "int", TRAINING, True,
+    FieldDef("micro_batch", "micro-batch", "int", TRAINING, False,
              _int("micro-batch", 1, B.MAX_MICRO_BATCH, "2"), unit="sequences",
              hint="per GPU per step"),
-    FieldDef("micro_batch", "requests in flight", "int", SERVING, True,
+    FieldDef("micro_batch", "requests in flight", "int", SERVING, False,
              _int("requests in flight", 1, B.MAX_MICRO_BATCH, "64"), hint="per replica"),
     FieldDef("zero_stage", "sharding", "choice", TRAINING, True, choices=SHARDING),
     FieldDef("recompute", "recompute", "choice", TRAINING, True, choices=RECOMPUTE),
@@ -118,27 +124,32 @@ FIELDS: tuple[FieldDef, ...] = (
              _int("packed document length", 1, B.MAX_SEQ_LEN, "1k", binary_k=True),
              unit="tokens",
              hint="mean document length when packed with a doc mask"),
-    FieldDef("kv_dtype", "KV cache", "choice", SERVING, True, choices=KV,
-             hint="auto: fp8 for fp8/fp4 recipes"),
-    FieldDef("ttft_ms", "TTFT limit", "float", frozenset({"serve", "prefill"}), True,
+    FieldDef("ttft_ms", "TTFT limit (ms)", "float", frozenset({"serve", "prefill"}), False,
              NumberSpec("TTFT limit", low=0, low_open=True, high=B.MAX_SECONDS * 1000,
                         suffixes=False, example="500"), unit="ms",
              hint="time to first token"),
-    FieldDef("tpot_ms", "TPOT limit", "float", frozenset({"serve", "decode"}), True,
+    FieldDef("tpot_ms", "TPOT limit (ms)", "float", frozenset({"serve", "decode"}), False,
              NumberSpec("TPOT limit", low=0, low_open=True, high=B.MAX_SECONDS * 1000,
                         suffixes=False, example="50"), unit="ms",
              hint="time per output token"),
-    FieldDef("max_batch", "max batch", "int", SERVING, True,
+    FieldDef("max_batch", "max batch", "int", SERVING, False,
              _int("max batch", 1, B.MAX_MICRO_BATCH, "256"), hint="the serving engine's cap"),
     FieldDef("attention_kernel", "attention kernel", "choice", ALL, True, choices=KERNELS,
              hint="auto: the kernel the stack runs on each GPU"),
-    FieldDef("framework", "framework", "choice", TRAINING, True, choices=FRAMEWORKS,
+    FieldDef("framework", "framework", "choice", TRAINING, choices=FRAMEWORKS,
              hint="sets the per-step host overhead"),
+    FieldDef("framework", "serving engine", "choice", SERVING, choices=ENGINES,
+             hint="sets per-request overheads and the attention kernels"),
     FieldDef("nic_gbit", "NIC Gbit/s", "float", ALL, True,
              NumberSpec("NIC line rate", low=B.MIN_NIC_GBIT, high=B.MAX_NIC_GBIT, suffixes=False,
                         example="400"),
              unit="Gbit/s", hint="scale-out, per GPU"),
 )
+
+UP_FRONT = frozenset({"tp", "pp", "ep"})
+"""Layout fields the form shows above the Advanced group although they describe the layout as
+run: the parallelism a multi-GPU job is known by (a serving user looked for TP under
+Advanced and did not find it)."""
 
 DIMS: tuple[FieldDef, ...] = tuple(
     FieldDef(key, label, "int", spec=_int(label, low, high, example))
@@ -150,6 +161,9 @@ DIMS: tuple[FieldDef, ...] = tuple(
         ("ffn", "FFN size", 1, B.MAX_WIDTH, "14336"),
         ("vocab", "vocabulary", 1, B.MAX_VOCAB, "128256")))
 """A custom model's dimensions (the engine has no defaults for them)."""
+MLP_KIND = FieldDef("gated_mlp", "MLP", "choice", choices=MLP,
+                    hint="gated: three matrices (Llama); plain: two (GPT-2/3, BLOOM)")
+"""A custom model's MLP: `--mlp gated|plain` on the command line, `gated_mlp` in answers."""
 
 
 def field_for(key: str, mode: str) -> FieldDef | None:
@@ -161,9 +175,15 @@ def any_field_def(key: str) -> FieldDef:
     return next(f for f in FIELDS if f.key == key)
 
 
-def applies(key: str, mode: str) -> bool:
-    """Whether the engine takes this field in this mode (serving has no optimizer to shard)."""
-    return any(f.key == key and mode in f.modes for f in FIELDS) or key in ("model", "mode")
+def applies(key: str, mode: str, value: Any = None) -> bool:
+    """Whether the engine takes this field (with this value) in this mode: serving has no
+    optimizer to shard, and runs on a serving engine, not a training framework."""
+    if key in ("model", "mode"):
+        return True
+    f = field_for(key, mode)
+    if f is None:
+        return False
+    return value is None or f.kind != "choice" or any(v == value for _, v in f.choices)
 
 
 @cache
@@ -214,3 +234,38 @@ def show_value(f: FieldDef, value: Any) -> str:
     if f.key in SHOW:
         return SHOW[f.key](value)
     return "-" if value is None else f"{value:g}" if isinstance(value, float) else str(value)
+
+
+PERCENT = frozenset({"mfu", "attention_share"})
+"""Measured figures typed as percentages (27 for 27% MFU); answers hold fractions."""
+MEASURED: tuple[FieldDef, ...] = (
+    FieldDef("tokens_per_s_per_gpu", "tokens/s per GPU", "float", TRAINING | {"prefill"},
+             spec=NumberSpec("measured tokens/s", low=0, low_open=True, example="14.8k"),
+             unit="tok/s", hint="what your job does today, per GPU"),
+    FieldDef("tokens_per_s_per_gpu", "output tok/s per GPU", "float",
+             frozenset({"serve", "decode"}),
+             spec=NumberSpec("measured tokens/s", low=0, low_open=True, example="2.4k"),
+             unit="tok/s", hint="generated tokens per second, per GPU"),
+    FieldDef("step_s", "step time (s)", "float", TRAINING,
+             spec=NumberSpec("step time", low=0, low_open=True, suffixes=False, example="2.4"),
+             unit="s", hint="per optimizer step, at your global batch"),
+    FieldDef("mfu", "MFU (%)", "float", TRAINING,
+             spec=NumberSpec("MFU", low=0, low_open=True, high=100, suffixes=False,
+                             example="27"), unit="%", hint="model FLOPs utilisation"),
+    FieldDef("concurrency", "requests in flight", "int", SERVING,
+             spec=_int("requests in flight", 1, 1 << 16, "64"),
+             hint="per replica, when you measured"),
+    FieldDef("ttft_ms", "TTFT (ms)", "float", frozenset({"serve", "prefill"}),
+             spec=NumberSpec("measured TTFT", low=0, low_open=True, example="180"), unit="ms"),
+    FieldDef("tpot_ms", "TPOT (ms)", "float", frozenset({"serve", "decode"}),
+             spec=NumberSpec("measured TPOT", low=0, low_open=True, example="25"), unit="ms"),
+    FieldDef("attention_share", "attention share (%)", "float", TRAINING,
+             spec=NumberSpec("attention share", low=0, high=100, suffixes=False,
+                             example="35"), unit="%",
+             hint="of the step's GPU time, from a profile (optional)"),
+    FieldDef("peak_memory_gib", "peak memory (GiB)", "float",
+             spec=NumberSpec("peak memory", low=0, low_open=True, suffixes=False,
+                             example="71.5"), unit="GiB", hint="optional"),
+)
+"""What the user measured on the current GPU today (`[measured]` in answers,
+`--measured-*` on the command line): the decision is anchored on it."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from advisor.humanize import fmt_num
-from advisor.tui.words import field_label, humanize
+from advisor.tui.words import field_label, humanize, plural
 
 if TYPE_CHECKING:
     from advisor.core import Decision, GpuResult, Report, SensitivityRow, SweepPoint
@@ -60,10 +60,19 @@ def headline(text: str) -> str:
 
 
 def price_text(r: GpuResult) -> str:
+    """ "$4.80 your quote", "$3.90 default", or "no price"."""
     q = r.assumptions.price if r.assumptions else None
     if q is None:
         return "no price"
     return f"${q.usd_per_hour:.2f} {'your quote' if q.source == 'user' else 'default'}"
+
+
+def figure(value: float | None, unit: str = "") -> str:
+    """A figure with three significant digits, never rounded to a misleading 0."""
+    if value is None:
+        return "-"
+    text = fmt_num(value, 0) if abs(value) >= 100 else f"{value:.3g}"
+    return f"{text} {unit}".rstrip()
 
 
 def energy_text(r: GpuResult) -> str:
@@ -71,27 +80,99 @@ def energy_text(r: GpuResult) -> str:
     j = r.job
     if j is None or j.energy_kwh is None:
         return "-"
-    return f"{fmt_num(j.energy_kwh, 0)} kWh"
+    return figure(j.energy_kwh, "kWh")
 
 
-def side_rows(cur: GpuResult, tgt: GpuResult, seq: int) -> list[tuple[str, str, str]]:
-    """$/token, wall-clock and energy for the token budget, current beside target."""
+def engine_name(framework: str | None) -> str:
+    """What runs the workload, in the wizard's words ("vLLM", "Megatron")."""
+    from advisor.tui.fields import ENGINES, FRAMEWORKS
+
+    if framework is None:
+        return "-"
+    return next((label for label, key in (*FRAMEWORKS, *ENGINES) if key == framework),
+                framework)
+
+
+def format_text(r: GpuResult) -> str:
+    """The number format a side runs: "fp8", or "fp8, KV cache 1 byte" when serving."""
+    precision = r.precision or r.dtype_gate.precision
+    if not r.kv_bytes:
+        return precision
+    return f"{precision}, KV cache {r.kv_bytes:g} byte" + ("s" if r.kv_bytes > 1 else "")
+
+
+BATCH_CAPS = {"kv-capacity": "KV-cache capacity", "tpot": "your TPOT limit",
+              "ttft": "your TTFT limit", "engine cap": "the engine's max batch",
+              "your concurrency": "your requests in flight",
+              "throughput peak": "throughput peaks"}
+"""Core's `batch_cap` words, as a sentence ends: "batch 273, set by KV-cache capacity"."""
+
+
+def batch_text(p: SweepPoint | None) -> str:
+    """Serving: requests in flight per replica and what set that number."""
+    if p is None or p.batch is None:
+        return "-"
+    cap = BATCH_CAPS.get(p.batch_cap or "", p.batch_cap or "")
+    text = f"{p.batch:,}" + (f" ({cap})" if cap else "")
+    if p.batch_cap == "kv-capacity" and p.uncapped_batch and p.uncapped_batch > p.batch:
+        text += f", {p.uncapped_batch:,} without it"
+    return text
+
+
+def side_rows(cur: GpuResult, tgt: GpuResult, seq: int, serving: bool = False,
+              budget: bool = True) -> list[tuple[str, str, str]]:
+    """What each side runs and what it costs, current beside target. Without a token
+    budget there is no job to time: the cost is per hour of all its GPUs, and power."""
     def col(r: GpuResult) -> list[str]:
         p = r.point(seq)
         j = r.job
-        return [
-            f"{r.gpus}",
-            price_text(r),
-            fmt_num(p.tokens_per_s_per_gpu, 0) if p else "-",
-            money(p.usd_per_mtok, 3) if p and p.usd_per_mtok is not None else "-",
-            hours(j.wall_clock_h if j else None),
-            money(j.usd if j else None),
-            energy_text(r),
-            fmt_num(j.power_kw, 1) if j and j.power_kw is not None else "-",
-        ]
-    labels = ["GPUs", "$/GPU-hour", "tokens/s per GPU", "$ per Mtok", "wall-clock", "job $",
-              "energy", "power kW"]
+        cells = [plural(r.gpus, "GPU"), format_text(r), engine_name(r.framework),
+                 price_text(r), figure(p.tokens_per_s_per_gpu) if p else "-"]
+        if serving:
+            cells += [figure(p.ttft_ms if p else None), figure(p.tpot_ms if p else None),
+                      batch_text(p), RESOURCE_NAMES.get(p.binding or "", "-") if p else "-"]
+        cells.append(money(p.usd_per_mtok, 3) if p and p.usd_per_mtok is not None else "-")
+        if budget:
+            cells += [hours(j.wall_clock_h if j else None), money(j.usd if j else None),
+                      energy_text(r)]
+        else:
+            cells.append(money(j.usd, 2) if j and j.usd is not None else "-")
+        cells.append(figure(j.power_kw) if j and j.power_kw is not None else "-")
+        return cells
+
+    labels = ["GPUs", "format", "engine" if serving else "framework", "$/GPU-hour",
+              "tokens/s per GPU"]
+    if serving:
+        labels += ["TTFT ms", "TPOT ms", "requests in flight", "bound by"]
+    labels.append("$ per Mtok")
+    labels += ["wall-clock", "job $", "energy"] if budget else ["$ per hour, all GPUs"]
+    labels.append("power kW")
     return [(label, a, b) for label, a, b in zip(labels, col(cur), col(tgt), strict=True)]
+
+
+def encoding_caveats(cur: GpuResult, tgt: GpuResult) -> list[str]:
+    """The number-format encoding caveats that follow a target: its own (FNUZ fp8 on
+    MI300X), and the current GPU's when the target runs the other encoding (checkpoints
+    made for the current GPU need converting)."""
+    g, c = tgt.dtype_gate, cur.dtype_gate
+    out = list(g.caveats)
+    if c.caveats and not g.caveats and g.passed and g.precision == c.precision:
+        out += [f"moving from {cur.gpu}: its {c.precision} encoding is not {tgt.gpu}'s, so "
+                f"checkpoints do not move as they are ({x})" for x in c.caveats]
+    return out
+
+
+def anchor_lines(decision: Decision) -> list[str]:
+    """What the decision is anchored on, beside the model's own figure, and what moved."""
+    a = decision.anchor
+    if a is None:
+        return []
+    lines = [f"anchored on your measured {a.measured} on {decision.current.gpu} "
+             f"(the model gives {fmt_num(a.modelled_tokens_per_s_per_gpu, 0)} tok/s per GPU "
+             "as run)"]
+    lines += [f"moved: {m}" for m in a.moved]
+    lines += [f"carries to {t}" for t in a.transfers]
+    return lines
 
 
 def sensitivity_lines(rows: list[SensitivityRow]) -> list[str]:
@@ -124,8 +205,19 @@ def _short(value: float, unit: str) -> str:
 
 
 def defaults_lines(decision: Decision) -> list[str]:
-    return [f"{field_label(d.field)}: {humanize(d.value)} ({humanize(d.source)})"
-            for d in decision.defaults]
+    """Each default the decision used, named and worded as the form shows that field in
+    this mode ("requests in flight: 64", "fused kernels: no")."""
+    from advisor.tui.fields import field_for, show_value
+
+    mode = decision.answers.workload.mode
+    out = []
+    for d in decision.defaults:
+        f = field_for(d.field.removeprefix("workload."), mode) \
+            if d.field.startswith("workload.") else None
+        label = f.label if f is not None else field_label(d.field)
+        value = show_value(f, d.value) if f is not None and f.kind == "choice" else d.value
+        out.append(f"{label}: {humanize(value)} ({humanize(d.source)})")
+    return out
 
 
 def report_warnings(report: Report) -> list[str]:

@@ -62,6 +62,12 @@ class WizardState:
     targets: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
     """A target's own GPU count, when it differs from the workload's (the `id@N` form)."""
+    layouts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Per GPU, what runs differently there (`layouts.<id>` in answers): its own number
+    format, KV format, TP/PP/EP...; a field left out is the workload's."""
+    measured: dict[str, Any] = field(default_factory=dict)
+    """What the user measured on the current GPU today (`[measured]`), as MeasuredRun
+    names its fields; empty: no anchor."""
     quotes: dict[str, Price] = field(default_factory=dict)
     """Prices the user typed: ("usd", $/GPU-hour) or ("ratio", x the current GPU's price)."""
     electricity_usd_per_kwh: float | None = None
@@ -89,8 +95,8 @@ class WizardState:
     message: no answers are made while one does, so a refused entry never leaves the
     previous value in use unseen."""
     loaded: Answers | None = None
-    """A resumed report's answers: what the wizard has no field for (per-GPU layouts,
-    power limits) is kept from them."""
+    """A resumed report's answers: what the wizard has no field for (per-GPU power limits,
+    the basis) is kept from them."""
     reached: int = 0
 
     def give(self, key: str, value: Any) -> None:
@@ -111,12 +117,17 @@ class WizardState:
 
     def workload_data(self) -> dict[str, Any]:
         """The given fields as Workload input (a serving mode drops training-only fields the
-        user set before switching, which the engine would refuse)."""
+        user set before switching, and a training framework, which the engine would refuse)."""
         from advisor.tui.fields import applies, core_default
 
         mode = self.given.get("mode", core_default("mode"))
         return {k: list(v) if isinstance(v, tuple) else v for k, v in self.given.items()
-                if applies(k, mode)}
+                if applies(k, mode, v)}
+
+    def layout_data(self) -> dict[str, dict[str, Any]]:
+        """The per-GPU layouts for the GPUs being compared, those that say something."""
+        gpus = set(self.gpus())
+        return {g: dict(v) for g, v in self.layouts.items() if g in gpus and v}
 
     def resolved_prices(self, catalog: Catalog) -> dict[str, float]:
         """Typed prices in $/GPU-hour; a ratio is times the current GPU's price (its quote, or
@@ -166,9 +177,14 @@ class WizardState:
             raise ValueError("add at least one target GPU")
         data: dict[str, Any] = {"current": self.current, "targets": self.target_specs(),
                                 "workload": self.workload_data()}
+        layouts = self.layout_data()
+        if layouts:
+            data["layouts"] = layouts
+        if self.measured:
+            data["measured"] = dict(self.measured)
         loaded = self.loaded
         if loaded is not None:
-            for name in ("layouts", "power_limits_w", "basis"):
+            for name in ("power_limits_w", "basis"):
                 if name in loaded.model_fields_set:
                     data[name] = getattr(loaded, name)
         prices = self.resolved_prices(catalog)
@@ -225,7 +241,14 @@ class WizardState:
 class Context:
     """What every step screen is handed: injected so tests can fake any of it."""
 
-    catalog: Catalog
     hardware: Hardware
     runner: ProbeRunner
     state: WizardState
+    loaded: Catalog | None = None
+    """The catalog, once loaded: the wizard paints its first step before loading it."""
+
+    @property
+    def catalog(self) -> Catalog:
+        if self.loaded is None:
+            raise RuntimeError("the catalog is still loading")
+        return self.loaded

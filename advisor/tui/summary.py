@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING
 
 from advisor.tui.render import (
     WARNING_KINDS,
+    anchor_lines,
     defaults_lines,
+    encoding_caveats,
     headline,
     report_warnings,
     side_rows,
@@ -46,6 +48,9 @@ def summary_markdown(report: Report, catalog: Catalog | None = None) -> str:
             continue
         lines.append(f"- **{t.gpus}x {t.gpu}**: {KIND_WORD[v.kind]}: {headline(v.headline)}")
     lines.append("")
+    anchor = anchor_lines(d)
+    if anchor:
+        lines += [f"_{humanize(anchor[0])}_", *(f"- {humanize(x)}" for x in anchor[1:]), ""]
     seq = d.primary_seq_len
     for t in d.targets:
         v = t.verdict
@@ -55,10 +60,12 @@ def summary_markdown(report: Report, catalog: Catalog | None = None) -> str:
         lines += [f"- {humanize(r.text)}" for r in v.reasons if r.kind not in WARNING_KINDS]
         lines += [f"- flips: {humanize(f.text)}" for f in v.flips]
         lines += [f"- warning: {humanize(r.text)}" for r in v.reasons if r.kind in WARNING_KINDS]
+        lines += [f"- warning: {humanize(c)}" for c in encoding_caveats(cur, t)
+                  if c not in t.dtype_gate.caveats]
         if t.verdict is not None and t.verdict.kind != "blocked-by-gate":
             lines.append("")
             lines += _table([f"at {seq:,} tokens", f"{cur.gpu} (now)", t.gpu],
-                            side_rows(cur, t, seq))
+                            side_rows(cur, t, seq, not w.training, w.token_budget is not None))
         lines.append("")
     warnings = report_warnings(report)
     if warnings:

@@ -14,6 +14,8 @@ PHRASES: dict[str, str] = {
     "quote one with --price GPU=USD": "quote one on step 3 (Targets and prices)",
     "--price GPU=USD": "a price on step 3 (Targets and prices)",
     "+-": "±",
+    "serve needs osl, the output tokens per request":
+        "serving needs the output tokens per request (OSL)",
 }
 NAMES: dict[str, str] = {
     "buy_back": "buying back the speed",
@@ -44,6 +46,14 @@ _ARROW = re.compile(r"(\w) -> (\w)")
 _GPUS = re.compile(r"\bgpus (\d+)\b")
 
 
+_ONE = re.compile(r"\b1 (request|GPU|node|stage|replica|expert|layer|sequence|token)s\b")
+
+
+def plural(n: int, word: str) -> str:
+    """ "1 GPU", "8 GPUs": a count with its noun."""
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
+
+
 def humanize(text: str) -> str:
     for phrase, words in PHRASES.items():
         text = text.replace(phrase, words)
@@ -52,6 +62,7 @@ def humanize(text: str) -> str:
     text = text.replace("zero stage ", "ZeRO stage ")
     text = _GPUS.sub(r"\1 GPUs", text)
     text = _ARROW.sub(r"\1 → \2", text)
+    text = _ONE.sub(r"1 \1", text)
     return _FIELD_PREFIX.sub("", text)
 
 

@@ -17,11 +17,13 @@ from textual.widgets import Input
 
 from advisor.core import Catalog
 from advisor.io.catalog_store import load_catalog
-from advisor.tui import demo
 from advisor.tui.app import AdvisorApp
 from advisor.tui.hardware import Hardware
-from advisor.tui.runner import FakeProbeRunner, ProbeRunner
+from advisor.tui.runner import ProbeRunner
 from advisor.tui.state import WizardState
+
+from . import doubles as demo
+from .doubles import FakeProbeRunner
 
 HERE = Path(__file__).parent
 WIDE, NARROW = (120, 40), (80, 24)
@@ -133,4 +135,40 @@ async def open_ranking(pilot: Pilot[Any]) -> None:
         if table.size.height > 1:
             break
         await pilot.pause()
+    await demo.settle(pilot)
+
+
+async def type_ahead(pilot: Pilot[Any], *keys: str) -> None:
+    """Keys sent all at once, as a fast typist on a busy box sends them: none waits for the
+    app to handle the one before (Pilot.press waits after each key)."""
+    from textual import events
+
+    app = pilot.app
+    for key in keys:
+        char = key if len(key) == 1 else None
+        event = events.Key(key, char)
+        event.set_sender(app)
+        app._driver.send_message(event)  # type: ignore[union-attr]
+    await demo.settle(pilot)
+
+
+def note_of(screen: Any, row_id: str) -> str:
+    """The note (or error) beside one form row."""
+    return text_of(screen.query_one(f"#{row_id}").query_one(".field-note"))
+
+
+async def set_attr(pilot: Pilot[Any], selector: str, **values: Any) -> None:
+    """Set a widget's attributes as a user's pick would (a Select's value, a Collapsible
+    opened), with the app settled before and after."""
+    await demo.settle(pilot)
+    widget = pilot.app.screen.query_one(selector)
+    for name, value in values.items():
+        setattr(widget, name, value)
+    await demo.settle(pilot)
+
+
+async def open_layout(pilot: Pilot[Any], gpu: str = "b200-sxm") -> None:
+    """Targets: the layout dialog of one GPU, through its row's button."""
+    await demo.settle(pilot)
+    next(b for b in pilot.app.screen.query(".price-layout") if b.name == gpu).press()
     await demo.settle(pilot)

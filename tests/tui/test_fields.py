@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 
 from advisor.core import Answers, Workload
-from advisor.tui.demo import cpu_box, gpu_box
 from advisor.tui.fields import FIELDS, applies, core_default, is_required
 from advisor.tui.state import WizardState
 from advisor.tui.words import field_label, humanize
+
+from .doubles import cpu_box, gpu_box
 
 
 @pytest.mark.parametrize("f", FIELDS, ids=[f"{f.key}-{sorted(f.modes)[0]}" for f in FIELDS])

@@ -19,8 +19,6 @@ from typing import Any
 
 from textual.widgets import Input, Select
 
-from advisor.tui.demo import settle
-from advisor.tui.runner import FakeProbeRunner
 from advisor.tui.screens.configs import ConfigsScreen
 from advisor.tui.screens.export import ExportScreen
 from advisor.tui.screens.gates import DtypeScreen, SoftwareScreen
@@ -31,6 +29,7 @@ from advisor.tui.screens.verdict import VerdictScreen
 from advisor.tui.screens.workload import WorkloadScreen
 
 from .conftest import WIDE
+from .doubles import FakeProbeRunner, settle
 
 ANSWERS = """\
 current = "h100-sxm"

@@ -10,11 +10,11 @@ import math
 
 from textual.widgets import DataTable, Input, ProgressBar
 
-from advisor.tui.demo import settle
-from advisor.tui.runner import FakeProbeRunner, plan_estimate_s
+from advisor.tui.runner import plan_estimate_s
 from advisor.tui.screens.probes import ProbesScreen, about
 
 from .conftest import WIDE, text_of
+from .doubles import FakeProbeRunner, settle
 
 STEP = ProbesScreen.STEP
 

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from advisor.tui.demo import settle
 from advisor.tui.state import STEPS
 
-from .conftest import NARROW, WIDE, open_ranking, press
+from .conftest import NARROW, WIDE, open_layout, open_ranking, press, set_attr
+from .doubles import settle
 
 SIZES = pytest.mark.parametrize("size", [NARROW, WIDE], ids=["80x24", "120x40"])
 
@@ -75,9 +75,32 @@ async def _pipeline(pilot: Pilot[Any]) -> None:
     await settle(pilot)
 
 
+def serving(ready_state: Any, step: int) -> Any:
+    """Llama-3.1-70B served in fp8 on 8 H100s against B200 in nvfp4 (its own format) and
+    H200, under a 50 ms TPOT limit."""
+    state = ready_state(targets=["b200-sxm", "h200-sxm"], reached=step,
+                        quotes={"b200-sxm": ("usd", 4.5)},
+                        layouts={"b200-sxm": {"precision": "nvfp4"}})
+    state.given.update({"model": "llama-3.1-70b", "mode": "serve", "seq_lens": (2048,),
+                        "osl": 512, "precision": "fp8", "tpot_ms": 50.0})
+    state.examples.clear()
+    return state
+
+
+def anchored(ready_state: Any, step: int) -> Any:
+    """The scenario, anchored on a measured 5,000 tok/s per GPU with a 20% attention share."""
+    state = scenario(ready_state, step)
+    state.measured = {"tokens_per_s_per_gpu": 5000.0, "attention_share": 0.2}
+    return state
+
+
 VIEWS = {
     "workload-advanced": (1, _advanced),
     "workload-serving": (1, _serving),
+    "workload-measured": (1, lambda p: set_attr(p, "#measured", collapsed=False)),
+    "workload-custom": (1, lambda p: set_attr(p, "#preset", value="custom")),
+    "targets-layout": (2, open_layout),
+    "quit": (2, lambda p: press(p, "ctrl+q")),
     "performance-buckets": (6, lambda p: press(p, "ctrl+t")),
     "performance-layouts": (6, lambda p: press(p, "ctrl+t", "ctrl+t")),
     "configs-pipeline": (7, _pipeline),
@@ -95,3 +118,16 @@ def test_view(snap_compare, make_app, ready_state, size, view):
     app = make_app(state=scenario(ready_state, step), start=step,
                    export_dir=Path("/home/you/reports"))  # shown, never written
     assert snap_compare(app, terminal_size=size, run_before=action)
+
+
+STATES = {"serving": serving, "anchored": anchored}
+SCENARIOS = [("serving", 6), ("serving", 8), ("serving", 3), ("anchored", 6), ("anchored", 8)]
+
+
+@SIZES
+@pytest.mark.parametrize(("kind", "step"), SCENARIOS,
+                         ids=[f"{k}-{STEPS[s][0]}" for k, s in SCENARIOS])
+def test_scenario(snap_compare, make_app, ready_state, size, kind, step):
+    """Serving with a GPU in its own format, and a decision anchored on a measured run."""
+    app = make_app(state=STATES[kind](ready_state, step), start=step)
+    assert snap_compare(app, terminal_size=size, run_before=settle)

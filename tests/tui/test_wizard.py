@@ -9,12 +9,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from textual.widgets import DataTable, Input, Select
 
-from advisor.tui.demo import settle
 from advisor.tui.screens.configs import ConfigsScreen
 from advisor.tui.screens.gates import DtypeScreen, SoftwareScreen
 from advisor.tui.screens.help import HelpScreen
 from advisor.tui.screens.performance import PerformanceScreen
 from advisor.tui.screens.probes import ProbesScreen
+from advisor.tui.screens.quit import QuitScreen
 from advisor.tui.screens.targets import TargetsScreen
 from advisor.tui.screens.verdict import VerdictScreen
 from advisor.tui.screens.welcome import WelcomeScreen
@@ -22,6 +22,7 @@ from advisor.tui.screens.workload import WorkloadScreen
 from advisor.tui.widgets.field import FormField
 
 from .conftest import NARROW, WIDE, open_advanced, retype, table_text, text_of
+from .doubles import settle
 
 
 async def test_cpu_only_box_from_welcome_to_verdict(make_app, cpu_box):
@@ -187,19 +188,32 @@ async def test_cross_field_rules_are_the_engine_s(make_app, ready_state):
         assert isinstance(app.screen, WorkloadScreen)
 
 
-async def test_serving_fields_and_their_rules(make_app, ready_state):
+async def test_serving_fields_are_where_a_serving_user_looks(make_app, ready_state):
+    """TP/PP/EP, the engine, the KV format, requests in flight and the latency limits (with
+    their units) are on the form itself, not under Advanced."""
     app = make_app(state=ready_state(), start=1)
     async with app.run_test(size=WIDE) as pilot:
         await settle(pilot)
         screen = app.screen
-        await open_advanced(pilot)
+        assert screen.query_one("#advanced").collapsed
         screen.query_one("#mode", Select).value = "serve"
         await settle(pilot)
-        for key in ("osl", "kv_dtype", "ttft_ms", "tpot_ms", "max_batch"):
-            assert screen.query_one(f"#f-{key}").display, key
+        labels = {}
+        for key in ("osl", "kv_dtype", "ttft_ms", "tpot_ms", "max_batch", "micro_batch",
+                    "framework", "tp", "pp", "ep"):
+            row = screen.query_one(f"#f-{key}", FormField)
+            assert row.display and row.parent is screen.query_one("#form"), key
+            labels[key] = row.label
+        assert labels["ttft_ms"] == "TTFT limit (ms)" and labels["tpot_ms"] == "TPOT limit (ms)"
+        assert labels["micro_batch"] == "requests in flight"
+        assert labels["framework"] == "serving engine"
+        engines = [v for _, v in screen.query_one("#framework", Select)._options]
+        assert "vllm" in engines and "megatron" not in engines
+        await open_advanced(pilot)
         for key in ("zero_stage", "optimizer", "global_batch", "recompute"):
             assert not screen.query_one(f"#f-{key}").display, key
-        assert screen.query_one("#f-seq_lens", FormField).label == "prompt lengths"
+        assert screen.query_one("#f-seq_lens", FormField).label == "input tokens (ISL)"
+        assert screen.query_one("#f-osl", FormField).label == "output tokens (OSL)"
         assert "output tokens" in text_of(screen.query_one("#hint"))
         await retype(pilot, screen.query_one("#osl", Input), "512")
         await retype(pilot, screen.query_one("#tpot_ms", Input), "50")
@@ -305,6 +319,8 @@ async def test_ctrl_q_quits_and_f1_helps_from_any_step(make_app, ready_state):
             assert "MAMF" in text_of(app.screen.query_one("#help-text"))
             await pilot.press("escape")
             assert not isinstance(app.screen, HelpScreen)
+            await pilot.press("ctrl+q")  # the answers are not saved: it asks once
+            assert isinstance(app.screen, QuitScreen)
             await pilot.press("ctrl+q")
             await pilot.pause()
         assert app.return_code == 0
@@ -340,3 +356,35 @@ async def test_catalog_table_fits_80_columns(make_app, shipped):
         used = sum(c.get_render_width(table) for c in table.columns.values())
         assert "name" not in [c.key.value for c in table.columns.values()]
         assert used <= table.scrollable_content_region.width
+
+
+async def test_a_gpt_style_custom_model_with_a_plain_mlp(make_app, ready_state, tmp_path):
+    """A 13B GELU GPT (40 layers, 5120 hidden, 40 heads, 20480 FFN): the parameter count
+    follows the dimensions and the MLP kind as they are typed, and the plain MLP is in the
+    answers the wizard saves."""
+    import tomllib
+
+    app = make_app(state=ready_state(reached=1), start=1)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        screen.query_one("#preset", Select).value = "custom"
+        await settle(pilot)
+        for key, value in (("layers", "40"), ("hidden", "5120"), ("heads", "40"),
+                           ("kv_heads", "40"), ("ffn", "20480"), ("vocab", "50257")):
+            await retype(pilot, screen.query_one(f"#dim-{key}", Input), value)
+        gated = text_of(screen.query_one("#model-info"))
+        assert "gated MLP" in gated
+        screen.query_one("#dim-gated_mlp", Select).value = False
+        await settle(pilot)
+        info = text_of(screen.query_one("#model-info"))
+        assert "13.1B params" in info and "plain MLP" in info and gated != info
+        assert app.state.given["model"]["gated_mlp"] is False
+        app.state.targets = ["b200-sxm"]
+        app.action_save_answers()
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+    saved = tomllib.loads((tmp_path / "advisor-answers.toml").read_text(encoding="utf-8"))
+    assert saved["workload"]["model"]["gated_mlp"] is False
+    assert saved["workload"]["model"]["ffn"] == 20480

@@ -14,10 +14,10 @@ from textual.containers import Container
 from textual.content import Content
 from textual.events import Resize
 from textual.screen import Screen
-from textual.widgets import Footer, LoadingIndicator, Static
+from textual.widgets import LoadingIndicator, Static
 
 from advisor.tui.state import STEPS, Context
-from advisor.tui.widgets.stepper import NavBar, StepHeader
+from advisor.tui.widgets.stepper import NavBar, StepFooter, StepHeader
 
 NARROW = 110
 """Below this many columns, side-by-side panels stack (80×24 must stay usable)."""
@@ -51,6 +51,8 @@ class StepScreen(Screen[None]):
         self.state = ctx.state
         self._nav: tuple[bool, str] | None = None
         self._shown = ahead
+        self.built = False
+        """Composed and focused: keys typed for it may go to it."""
 
     @property
     def wizard(self) -> AdvisorApp:
@@ -65,14 +67,25 @@ class StepScreen(Screen[None]):
             yield from self.compose_body()
         yield NavBar(first=self.STEP == 0, last=len(STEPS) - 1 == self.STEP,
                      next_label=self.NEXT_LABEL)
-        yield Footer()
+        yield StepFooter()
 
     def compose_body(self) -> ComposeResult:
         yield from ()
 
+    def mounted(self) -> None:
+        """A step's own setup once its widgets are mounted (focus, first fill)."""
+
     def on_mount(self) -> None:
-        """Runs after the subclass's own on_mount (Textual calls each class's handler)."""
+        """The step's own setup (`mounted`), then keys typed while it was built may go on:
+        after the focus it asked for."""
+        from advisor.tui.app import KeysReleased
+
+        self.mounted()
         self.refresh_nav()
+        self.built = True
+        self.app.post_message(KeysReleased(self))
+        if self.is_current:
+            self.wizard.build_ahead(self.STEP + 1)
 
     def on_resize(self, event: Resize) -> None:
         self.set_class(event.size.width < NARROW, "-narrow")
@@ -82,6 +95,8 @@ class StepScreen(Screen[None]):
         if self._shown:
             self.refresh_view()
         self._shown = True
+        if self.built:
+            self.wizard.build_ahead(self.STEP + 1)
 
     def refresh_view(self) -> None:
         """The step is shown again: other steps may have changed the state it depends on.
@@ -100,6 +115,10 @@ class StepScreen(Screen[None]):
 
     def hardware_changed(self) -> None:
         """Detection finished after the first paint."""
+
+    async def catalog_loaded(self) -> None:
+        """The catalog finished loading after the first paint (only the first step is up
+        then)."""
 
     def computed(self, kind: Kind, report: Report) -> None:
         """A result this step did not ask for as its own (e.g. the Workload preview)."""
@@ -162,7 +181,7 @@ class ComputedScreen(StepScreen):
     def compose_result(self) -> ComposeResult:
         yield from ()
 
-    def on_mount(self) -> None:
+    def mounted(self) -> None:
         if self.is_current:  # one built ahead asks when it is first shown (refresh_view)
             self.ask()
 

@@ -27,7 +27,6 @@ from advisor.humanize import fmt_num
 from advisor.tui.fields import any_field_def
 from advisor.tui.numbers import (
     NumberSpec,
-    parse_int,
     parse_list,
     parse_optional,
     show_count,
@@ -50,6 +49,10 @@ DEADLINE = NumberSpec("deadline", low=bounds.MIN_DEADLINE_DAYS, high=bounds.MAX_
                       suffixes=False, example="30")
 
 
+def opt_int(value: float | None) -> int | None:
+    return None if value is None else int(value)
+
+
 def show_budget(value: float | None) -> str:
     spec = any_field_def("token_budget").spec
     return show_count(value, spec) if spec else show_number(value)
@@ -60,14 +63,9 @@ def parse_budget(text: str) -> float | None:
     return value
 
 
-def _optional_int(text: str, spec: NumberSpec) -> int | None:
-    """Blank keeps each GPU's own scale-up domain from the catalog."""
-    return parse_int(text, spec) if text.strip() else None
-
-
 OPTIONS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "counts": ("counts", lambda text: list(parse_list(text, COUNTS))),
-    "per-node": ("gpus_per_node", lambda text: _optional_int(text, PER_NODE)),
+    "per-node": ("gpus_per_node", lambda text: opt_int(parse_optional(text, PER_NODE))),
     "deadline": ("deadline_days", lambda text: parse_optional(text, DEADLINE)),
 }
 """Input id -> (ConfigOptions field, parser)."""
@@ -136,9 +134,30 @@ def point_text(p: ConfigPoint, current: str) -> str:
             f"{fmt_num(p.power_kw, 1)} kW, {fmt_num(p.energy_kwh, 0)} kWh ({idle}), {price}")
 
 
+def unpriced(sweep: ConfigSweep) -> bool:
+    """Asked for the cheapest, with no price to compare: no pick can be called cheapest."""
+    return sweep.choice.objective == "cost" and all(p.usd is None for p in sweep.points)
+
+
+def choice_reason(sweep: ConfigSweep) -> str:
+    """Why the pick, in one line; never "cheapest" where nothing has a price."""
+    if unpriced(sweep):
+        return "no GPU has a price, so none is cheapest: quote prices on Targets (step 3)"
+    return sweep.choice.reason
+
+
 def choice_text(sweep: ConfigSweep) -> str:
     """The pick and why (markup), or that nothing meets the limits and what comes closest."""
     c = sweep.choice
+    if unpriced(sweep):
+        # Nothing is "cheapest" without a price: say what the pick rests on instead.
+        head = ("[b $warning]No GPU has a price[/]: none is cheapest. Quote prices on "
+                "Targets (step 3), or pick the fastest with \"best is the\" above.")
+        pick = c.best or c.closest_miss
+        if pick is not None:
+            head += (f"\n[dim]marked ★: {escape(pick.label)}, {fmt_num(pick.eta_days, 1)} "
+                     f"days, {fmt_num(pick.power_kw, 1)} kW[/]")
+        return head
     what = "cheapest" if c.objective == "cost" else "fastest"
 
     def figures(p: ConfigPoint) -> str:
@@ -238,9 +257,8 @@ class ConfigsScreen(ComputedScreen):
                     OPTIONS["counts"][1]).add_class("-wide"), note=self._counts_note(),
                     id="counts-field")
                 yield FormField("GPUs per node", text_input(
-                    "" if opts.gpus_per_node is None else str(opts.gpus_per_node), "per-node",
-                    OPTIONS["per-node"][1], placeholder="each GPU's own (default)"),
-                    note="NVLink inside, the NIC across; default: 8 on HGX, 72 in NVL72")
+                    show_number(opts.gpus_per_node), "per-node", OPTIONS["per-node"][1],
+                    placeholder="catalog's"), note=self._per_node_note(), id="per-node-field")
                 yield FormField("token budget", text_input(
                     show_budget(self._budget()), "cfg-budget", parse_budget,
                     placeholder="none (default)"),
@@ -262,15 +280,28 @@ class ConfigsScreen(ComputedScreen):
             yield Static("", id="cfg-chart", markup=True)
             yield Static("", id="cfg-notes", markup=True)
 
-    def on_mount(self) -> None:
+    def mounted(self) -> None:
         """The counts first: typing replaces them, and the table follows as you type."""
         self.query_one("#counts").focus()
         self._size_table()
+        super().mounted()
 
     def _counts_note(self) -> str:
         if self.state.configs is None or self.state.configs.counts is None:
             return "[$warning]default[/] (1, 2, 4… up to 16); e.g. 4, 8, 16"
         return "to try, e.g. 4, 8, 16"
+
+    def _per_node_note(self) -> str:
+        """What a blank count means for the GPUs compared, in each one's own link's words."""
+        if self.options.gpus_per_node is not None:
+            return "[dim]slots per node: its scale-up link inside, the NIC across[/]"
+        parts = []
+        for gpu_id in self.state.gpus():
+            link = self.ctx.catalog.gpu(gpu_id).interconnect
+            parts.append(f"{gpu_id} {link.domain_gpus} over {link.kind}" if link
+                         else f"{gpu_id}: no scale-up link in the catalog")
+        return "[$warning]default[/] [dim]each GPU's scale-up domain: " + \
+            escape("; ".join(parts)) + "[/]"
 
     def _cap_note(self) -> str:
         cap = self.state.power_cap_kw
@@ -280,6 +311,7 @@ class ConfigsScreen(ComputedScreen):
     def refresh_view(self) -> None:
         """Targets or Workload may have changed the cap or the budget since the last visit."""
         self.query_one("#cap-field", FormField).set_note(self._cap_note())
+        self.query_one("#per-node-field", FormField).set_note(self._per_node_note())
         sync_input(self.query_one("#cfg-budget", Input), self._budget(), parse_budget,
                    show_budget)
         super().refresh_view()
@@ -417,6 +449,8 @@ class ConfigsScreen(ComputedScreen):
         self.state.sweep = True
         if field == "counts":
             self.query_one("#counts-field", FormField).set_note(self._counts_note())
+        if field == "gpus_per_node":
+            self.query_one("#per-node-field", FormField).set_note(self._per_node_note())
         self.ask()
 
     def ready(self) -> tuple[bool, str]:

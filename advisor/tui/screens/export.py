@@ -20,7 +20,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
 
 if TYPE_CHECKING:
-    from advisor.core import Report
+    from advisor.core import Answers, Report
 
 
 def check_path(text: str, default: Path) -> tuple[Path | None, str]:
@@ -138,6 +138,20 @@ class ExportScreen(WriteDialog):
         from advisor.core import report_to_toml
 
         return report_to_toml(self.report)
+
+
+class AnswersScreen(WriteDialog):
+    TITLE_TEXT = "Save the answers (TOML)"
+    HELP = "enter writes it (`advisor decide --answers FILE` reads it back); esc cancels"
+
+    def __init__(self, default: Path, answers: Answers) -> None:
+        super().__init__(default)
+        self.answers = answers
+
+    def content(self) -> str:
+        from advisor.core import answers_to_toml
+
+        return answers_to_toml(self.answers)
 
 
 class SummaryScreen(WriteDialog):

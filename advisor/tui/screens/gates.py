@@ -19,13 +19,14 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Input, Static
 
 from advisor.core import clean, clean_block
-from advisor.tui.screens.base import ReportScreen
+from advisor.tui.render import encoding_caveats, format_text
+from advisor.tui.screens.base import NARROW, ReportScreen
 from advisor.tui.stacks import format_stack, parse_stack
 from advisor.tui.widgets.field import FormField, Parsed
 from advisor.tui.words import humanize
 
 if TYPE_CHECKING:
-    from advisor.core import GpuResult, Report
+    from advisor.core import Catalog, GpuResult, Report
 
 # Each state has its own word and mark, so nothing depends on colour alone.
 MARK = {"pass": ("✔ pass", "success"), "beta": ("◐ beta", "warning"),
@@ -73,8 +74,9 @@ class GateScreen(ReportScreen):
     def compose_extra(self) -> ComposeResult:
         yield from ()
 
-    def on_mount(self) -> None:
+    def mounted(self) -> None:
         self.first_focus().focus()
+        super().mounted()
 
     def first_focus(self) -> Widget:
         return self.query_one("#gate", DataTable)
@@ -89,20 +91,27 @@ class GateScreen(ReportScreen):
         table = self.query_one("#gate", DataTable)
         keep = table.cursor_row
         table.clear(columns=True)
+        # Narrow: the arch is left to the details below, so the why column keeps its words.
+        narrow = self.size.width < NARROW
         gpu_w = max(len(f"{r.gpu} (now)") for r in self.rows.values())
-        arch_w = max(len(r.dtype_gate.arch) for r in self.rows.values())
-        fixed = gpu_w + arch_w + 15 + 4 * 2 + 2  # cells, their padding, the scrollbar
+        arch_w = 0 if narrow else max(len(r.dtype_gate.arch) for r in self.rows.values())
+        columns = 3 if narrow else 4
+        fixed = gpu_w + arch_w + 13 + columns * 2 + 2  # cells, their padding, the scrollbar
         table.add_column("GPU", width=gpu_w)
-        table.add_column("arch", width=arch_w)
-        table.add_column("result", width=15)
+        if not narrow:
+            table.add_column("arch", width=arch_w)
+        table.add_column("result", width=13)
         table.add_column("why", width=max(20, self.size.width - 2 - fixed))
         colours = self.app.theme_variables
         for r in self.rows.values():
             word, colour = MARK[self.verdict_of(r)]
-            table.add_row(Text(f"{r.gpu} (now)" if r.role == "current" else r.gpu),
-                          Text(r.dtype_gate.arch),
-                          Text(word, style=f"bold {colours.get(colour, '')}"),
-                          Text(clean(humanize(self.summary_of(r)))), key=r.gpu, height=None)
+            cells = [Text(f"{r.gpu} (now)" if r.role == "current" else r.gpu),
+                     Text(r.dtype_gate.arch),
+                     Text(word, style=f"bold {colours.get(colour, '')}"),
+                     Text(clean(humanize(self.summary_of(r))))]
+            if narrow:
+                del cells[1]
+            table.add_row(*cells, key=r.gpu, height=None)
         if table.row_count:
             table.move_cursor(row=min(keep, table.row_count - 1))
             self._show(list(self.rows)[table.cursor_row])
@@ -115,7 +124,8 @@ class GateScreen(ReportScreen):
     def _show(self, gpu_id: str) -> None:
         r = self.rows[gpu_id]
         word, colour = MARK[self.verdict_of(r)]
-        lines = [f"[b]{r.gpu}[/b] [b ${colour}]{word}[/]", *self.details_of(r)]
+        lines = [f"[b]{r.gpu}[/b] ({r.dtype_gate.arch}) [b ${colour}]{word}[/]",
+                 *self.details_of(r)]
         if r.role == "current" and self.verdict_of(r) == "fail":
             lines.append("[$warning]this is the GPU you run on today: the recipe or the stack "
                          "needs a look[/]")
@@ -130,10 +140,15 @@ class GateScreen(ReportScreen):
         if report is None:
             return False, "judging…"
         blocked = [t.gpu for t in report.decision.targets if self.verdict_of(t) == "fail"]
+        unchecked = [t.gpu for t in report.decision.targets if self.verdict_of(t) == "none"]
+        if unchecked and len(unchecked) == len(report.decision.targets):
+            return True, "not checked: no stack declared, so the software gate is skipped"
         if blocked and len(blocked) == len(report.decision.targets):
             return True, "every target is blocked here: the verdict will say so, with the fix"
         if blocked:
             return True, f"blocked here, kept in the verdict: {', '.join(blocked)}"
+        if unchecked:
+            return True, f"not checked (no stack): {', '.join(unchecked)}"
         return True, "every target passes"
 
 
@@ -146,23 +161,50 @@ class DtypeScreen(GateScreen):
         return str(self.state.given.get("precision", core_default("precision")))
 
     def question(self) -> str:
-        return (f"Can each GPU execute [b]{self.precision()}[/b] in hardware? A missing "
-                "format makes a GPU incapable, not slow.")
+        own = {g: v["precision"] for g, v in self.state.layout_data().items()
+               if "precision" in v}
+        sides = "".join(f", [b]{escape(p)}[/b] on {escape(g)}" for g, p in own.items())
+        return (f"Can each GPU execute its number format in hardware ([b]{self.precision()}"
+                f"[/b]{sides})? A missing format makes a GPU incapable, not slow; a GPU's own "
+                "format is set with its layout on Targets.")
 
     def verdict_of(self, r: GpuResult) -> str:
         return "pass" if r.dtype_gate.passed else "fail"
 
     def summary_of(self, r: GpuResult) -> str:
         g = r.dtype_gate
-        return g.reason if g.passed else f"missing {', '.join(g.missing)}"
+        text = g.reason if g.passed else f"missing {', '.join(g.missing)}"
+        return f"{g.precision}: {text}" + (" (caveat below)" if g.caveats else "")
 
     def details_of(self, r: GpuResult) -> list[str]:
-        g = r.dtype_gate
-        lines = [escape(g.reason)]
-        if g.required:
-            lines.append(f"needs any of: {', '.join(g.required)}")
-        lines += [f"[$warning]caveat[/]: {escape(c)}" for c in g.caveats]
-        return lines
+        return format_lines(r, self.wizard.report)
+
+
+def format_lines(r: GpuResult, report: Report | None) -> list[str]:
+    """A GPU's number format, why it can or cannot run it, its encoding caveats, and for a
+    target what the switch from the current GPU's format costs (the verdict's own reason)."""
+    g = r.dtype_gate
+    lines = [f"runs [b]{escape(format_text(r))}[/b]", escape(g.reason)]
+    if g.required:
+        lines.append(f"needs any of: {', '.join(g.required)}")
+    lines += [f"[$warning]caveat[/]: {escape(c)}" for c in g.caveats]
+    if report is not None and r.role == "target":
+        lines += [f"[$warning]caveat[/]: {escape(c)}"
+                  for c in encoding_caveats(report.decision.current, r)[len(g.caveats):]]
+        v = r.verdict
+        lines += [f"[b]format switch[/b]: {escape(humanize(x.text))}"
+                  for x in (v.reasons if v else []) if x.kind == "format"]
+    return lines
+
+
+EXAMPLE_STACKS = {"AMD": "torch==2.7.1+rocm6.4 (add the kernels your job needs)",
+                  "NVIDIA": "torch==2.7.1+cu128 flash-attn==2.8.3"}
+"""A placeholder in the current GPU's vendor's words: a CUDA build is no example on AMD."""
+
+
+def example_stack(catalog: Catalog, current: str | None) -> str:
+    vendor = catalog.gpu(current).vendor if current else "NVIDIA"
+    return EXAMPLE_STACKS.get(vendor, "torch==<version> (and the kernels your job needs)")
 
 
 class SoftwareScreen(GateScreen):
@@ -187,7 +229,7 @@ class SoftwareScreen(GateScreen):
         g = r.software_gate
         if g is None:
             return ["[$warning]not checked[/]: no stack is declared, so the software gate is "
-                    "skipped (as `advisor decide` does for answers without [stack])"]
+                    + escape("skipped (as `advisor decide` does for answers without [stack])")]
         lines = [escape(humanize(g.summary))]
         for f in g.findings:
             word, colour = FINDING[f.status]
@@ -217,9 +259,15 @@ class SoftwareScreen(GateScreen):
         stack = self.state.job_stack(self.ctx.hardware)
         yield FormField("job's stack", Input(
             format_stack(stack) if stack else "", id="stack", compact=True,
-            placeholder="torch==2.7.1+cu128 flash-attn==2.8.3",
+            placeholder=example_stack(self.ctx.catalog, self.state.current),
             validators=[Parsed(lambda t: parse_stack(t) if t.strip() else None)]),
             note=self._stack_note(), id="stack-field")
+
+    def refresh_view(self) -> None:
+        """The current GPU may have changed vendor since the placeholder was written."""
+        self.query_one("#stack", Input).placeholder = example_stack(self.ctx.catalog,
+                                                                    self.state.current)
+        super().refresh_view()
 
     def first_focus(self) -> Widget:
         if self.state.job_stack(self.ctx.hardware) is None:

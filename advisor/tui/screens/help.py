@@ -14,10 +14,24 @@ HELP = """\
 [b]Keys[/b]
   ^n / esc   next step / back          F1 or ?   this help (esc closes it)
   enter      select the highlighted row (typing in a table only searches)
+  tab        next field (the one with the bright background has the keys)
   ^r / ^x    run / cancel the probes   ^t        next view (Performance, Configurations)
   ^e         export the report (TOML)  ^y        copy the summary (Markdown)
   ^k         rank every catalog GPU    ^s        save a screenshot (SVG)
-  ^p         command palette           ^q        quit
+  ^p         command palette: save the answers, go to any step already reached
+  ^q         quit; with answers not saved it asks once (^q again quits)
+  A step already reached is a link in the header: click it to go there.
+
+[b]Names[/b] (here, in an answers file, on the command line)
+  input tokens (ISL)    workload.seq_lens            --isl (serving), --seq-len
+  output tokens (OSL)   workload.osl                 --osl
+  TPOT / TTFT limit     workload.tpot_ms / ttft_ms   --tpot-ms / --ttft-ms
+  requests in flight    workload.micro_batch         --micro-batch
+  MLP                   model gated_mlp (true/false) --mlp gated / plain
+  a target's GPUs       targets = ["id@N"]           --target id@N, --target-gpus
+  a GPU's own format    layouts.<id>.precision       --current/--target-precision
+  its KV-cache format   layouts.<id>.kv_dtype        --current/--target-kv-dtype
+  what you measured     [measured]                   --measured-tokens-per-s ...
 
 [b]Glossary[/b]
   [b]MAMF[/b]  maximum achievable matmul FLOPS: the fastest a GPU really runs large

@@ -16,19 +16,29 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.markup import escape
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from advisor.core import clean_block
 from advisor.humanize import fmt_num
 from advisor.tui.numbers import format_seq_lens
-from advisor.tui.render import BUCKET_NAMES, RESOURCE_NAMES, RESOURCE_SHORT, speed
+from advisor.tui.render import (
+    BUCKET_NAMES,
+    RESOURCE_NAMES,
+    RESOURCE_SHORT,
+    anchor_lines,
+    batch_text,
+    engine_name,
+    format_text,
+    speed,
+)
 from advisor.tui.screens.base import NARROW, ReportScreen
 from advisor.tui.widgets.charts import bar, speedup_chart
-from advisor.tui.words import humanize
+from advisor.tui.words import humanize, plural
 
 if TYPE_CHECKING:
     from advisor.core import Decision, GpuResult, Report, SweepPoint
@@ -38,44 +48,93 @@ VIEWS = ("tab-sweep", "tab-buckets", "tab-layouts")
 
 def _fits(p: SweepPoint, r: GpuResult) -> Text:
     mem = f"{p.memory_gib:,.0f}/{r.memory.usable_gib:,.0f}"
+    if p.fits and p.borderline:
+        return Text(f"◐ {mem}", style="yellow")
     return Text(f"✔ {mem}", style="green") if p.fits else Text(f"✘ {mem}", style="red")
+
+
+COLUMNS = ("seq", "GPU", "tok/s/GPU", "speedup (band)", "$/Mtok", "bound by", "mem GiB")
+SERVING_COLUMNS = ("TTFT ms", "TPOT ms", "batch")
+NARROW_COLUMNS = ("seq", "GPU", "tok/s/GPU", "speedup", "$/Mtok", "bound by")
+"""Below 110 columns; the highlighted row's every figure shows under the table."""
 
 
 def sweep_columns(decision: Decision, band: bool = True) -> list[str]:
     serving = not decision.answers.workload.training
-    cols = ["seq", "GPU", "tok/s/GPU", "speedup (band)" if band else "speedup", "$/Mtok",
-            "bound by", "mem GiB"]
-    return cols + (["TTFT ms", "TPOT ms"] if serving else [])
+    if not band:
+        return list(NARROW_COLUMNS)
+    return list(COLUMNS) + (list(SERVING_COLUMNS) if serving else [])
 
 
-def sweep_rows(decision: Decision, band: bool = True) -> list[list[str | Text]]:
-    """Rows grouped by sequence length, current GPU first in each group; without `band`
-    (narrow terminals) the speedup's band is left to the chart beside it."""
+def _label(r: GpuResult) -> str:
+    blocked = (r.verdict is not None and r.verdict.kind == "blocked-by-gate") \
+        or not r.dtype_gate.passed
+    now = " (now, blocked)" if blocked else " (now)"
+    return f"{r.gpus}x {r.gpu}" + (now if r.role == "current" else
+                                  " (blocked)" if blocked else "")
+
+
+def sweep_rows(decision: Decision, band: bool = True) -> list[tuple[str, list[str | Text]]]:
+    """(row key, cells) grouped by sequence length, current GPU first in each group; without
+    `band` (narrow terminals) the band, memory and serving figures are left to the line
+    under the table."""
     serving = not decision.answers.workload.training
     gpus = [decision.current, *decision.targets]
-    rows: list[list[str | Text]] = []
+    rows: list[tuple[str, list[str | Text]]] = []
     for col, seq in enumerate(decision.answers.workload.seq_lens):
-        for r in gpus:
+        for i, r in enumerate(gpus):
             p = r.sweep[col]
             today = ("1.00× (today)" if band else "1.00×") if p.runnable else "-"
             if r.role == "current":
                 shown = today
             else:
                 shown = speed(p) if band or p.speedup is None else f"{p.speedup:.2f}×"
-            blocked = (r.verdict is not None and r.verdict.kind == "blocked-by-gate") \
-                or not r.dtype_gate.passed
-            now = " (now, blocked)" if blocked else " (now)"
-            label = f"{r.gpus}x {r.gpu}" + (now if r.role == "current" else
-                                              " (blocked)" if blocked else "")
             row: list[str | Text] = [
-                format_seq_lens((seq,)), label, fmt_num(p.tokens_per_s_per_gpu, 0), shown,
+                format_seq_lens((seq,)), _label(r), fmt_num(p.tokens_per_s_per_gpu, 0), shown,
                 fmt_num(p.usd_per_mtok, 3),
-                RESOURCE_SHORT.get(p.binding or "", "-") if p.binding and p.runnable else "-",
-                _fits(p, r)]
-            if serving:
-                row += [fmt_num(p.ttft_ms, 0), fmt_num(p.tpot_ms, 1)]
-            rows.append(row)
+                RESOURCE_SHORT.get(p.binding or "", "-") if p.binding and p.runnable else "-"]
+            if band:
+                row.append(_fits(p, r))
+                if serving:
+                    row += [fmt_num(p.ttft_ms, 0), fmt_num(p.tpot_ms, 1),
+                            fmt_num(p.batch, 0) if p.batch is not None else "-"]
+            rows.append((f"{i}:{col}", row))
     return rows
+
+
+def point_line(decision: Decision, r: GpuResult, p: SweepPoint) -> str:
+    """Every figure of one row, in words (markup): what a narrow table leaves out, and what
+    no table column says (what set the batch, the format, the engine, the anchor)."""
+    serving = not decision.answers.workload.training
+    parts = [f"[b]{escape(_label(r))}[/b] at {p.seq_len:,} tokens: "
+             f"{fmt_num(p.tokens_per_s_per_gpu, 0)} tok/s per GPU"]
+    if r.role == "current" and r.modelled_tokens_per_s_per_gpu is not None \
+            and decision.anchor is not None and p.seq_len == decision.primary_seq_len:
+        parts.append(f"anchored on your measured {escape(decision.anchor.measured)} "
+                     f"(modelled {fmt_num(r.modelled_tokens_per_s_per_gpu, 0)})")
+    elif r.modelled_tokens_per_s_per_gpu is not None and decision.anchor is not None \
+            and p.seq_len == decision.primary_seq_len:
+        parts.append(f"modelled {fmt_num(r.modelled_tokens_per_s_per_gpu, 0)} before the "
+                     "anchor")
+    if r.role != "current":
+        parts.append(speed(p))
+    parts.append(f"{format_text(r)} on {escape(engine_name(r.framework))}")
+    if serving:
+        parts.append(f"TTFT {fmt_num(p.ttft_ms, 0)} ms, TPOT {fmt_num(p.tpot_ms, 1)} ms, "
+                     f"requests in flight {escape(batch_text(p))}")
+    if p.binding and p.runnable:
+        parts.append(f"bound by {RESOURCE_NAMES.get(p.binding, p.binding)}")
+    mem = f"{p.memory_gib:,.1f} of {r.memory.usable_gib:,.1f} GiB"
+    if p.borderline and p.memory_margin_gib is not None:
+        how = "fits by" if p.memory_margin_gib >= 0 else "over by"
+        mem += (f" [$warning]borderline: {how} {abs(p.memory_margin_gib):.1f} GiB, within the "
+                "memory model's uncertainty: measure it[/]")
+    elif not p.fits:
+        mem += " [$error]does not fit[/]"
+    parts.append(mem)
+    if p.usd_per_mtok is not None:
+        parts.append(f"${fmt_num(p.usd_per_mtok, 3)}/Mtok")
+    return "; ".join(parts)
 
 
 def bucket_text(decision: Decision, width: int = 24) -> str:
@@ -148,12 +207,15 @@ def layout_text(decision: Decision) -> str:
 class PerformanceScreen(ReportScreen):
     STEP = 6
     BINDINGS: ClassVar = [Binding("ctrl+t", "next_view", "View", key_display="^t")]
+    decision: Decision | None = None
 
     def compose_result(self) -> ComposeResult:
         yield Static("", id="perf-summary", markup=True)
         with TabbedContent(id="perf-tabs"):
             with TabPane("Sweep", id="tab-sweep"), Horizontal(id="perf"):
-                yield DataTable(id="sweep", cursor_type="row", zebra_stripes=True)
+                with Vertical(id="sweep-box"):
+                    yield DataTable(id="sweep", cursor_type="row", zebra_stripes=True)
+                    yield Static("", id="sweep-row", markup=True)
                 with VerticalScroll(id="chart-box", can_focus=False):
                     yield Static("", id="chart", markup=True)
             with TabPane("Where the time goes", id="tab-buckets"), \
@@ -170,20 +232,46 @@ class PerformanceScreen(ReportScreen):
 
     def render_result(self, report: Report) -> None:
         decision = report.decision
+        self.decision = decision
         w = decision.answers.workload
         basis = "re-tuned layout on each GPU" if decision.basis == "retuned" \
             else "your layout as run"
+        serving = "" if w.training else (f", {w.osl:,} output tokens per request; batch = "
+                                         "requests in flight per replica")
+        anchor = anchor_lines(decision)
+        anchored = f"\n[$accent]{escape(humanize(anchor[0]))}[/]" if anchor else ""
         self.query_one("#perf-summary", Static).update(
-            f"[b]{w.model.name}[/b] {w.mode}, {w.precision}, {w.gpus} GPUs today. Speedup is "
-            f"tokens/s per GPU against {decision.current.gpu}, {basis}; bound by: what limits "
-            "the step (HBM = memory bandwidth); ^t switches view.")
+            f"[b]{escape(w.model.name)}[/b] {w.mode}, {plural(w.gpus, 'GPU')} today{serving}. "
+            f"Speedup is tokens/s per GPU against {decision.current.gpu}, {basis}; bound by: "
+            f"what limits the step (HBM = memory bandwidth); ^t switches view.{anchored}")
         table = self.query_one("#sweep", DataTable)
+        keep = self._highlighted()
         table.clear(columns=True)
         band = self.size.width >= NARROW
         table.add_columns(*sweep_columns(decision, band))
-        for row in sweep_rows(decision, band):
-            table.add_row(*row)
+        for key, row in sweep_rows(decision, band):
+            table.add_row(*row, key=key)
+        if keep is not None and keep in table.rows:
+            table.move_cursor(row=table.get_row_index(keep))
         table.focus()
+        self._show_row()
         self.query_one("#chart", Static).update(speedup_chart(decision))
         self.query_one("#buckets", Static).update(clean_block(bucket_text(decision)))
         self.query_one("#layouts", Static).update(clean_block(layout_text(decision)))
+
+    def _highlighted(self) -> str | None:
+        table = self.query_one("#sweep", DataTable)
+        if not table.row_count:
+            return None
+        return table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+
+    @on(DataTable.RowHighlighted, "#sweep")
+    def _show_row(self) -> None:
+        """The highlighted row's every figure, under the table."""
+        decision, key = self.decision, self._highlighted()
+        if decision is None or key is None:
+            return
+        side, col = (int(x) for x in key.split(":"))
+        r = [decision.current, *decision.targets][side]
+        p = r.sweep[col]
+        self.query_one("#sweep-row", Static).update(clean_block(point_line(decision, r, p)))

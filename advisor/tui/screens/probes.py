@@ -128,7 +128,7 @@ class ProbesScreen(StepScreen):
                 "about GPUs (it is shown, not used). Use catalog figures, or import a record "
                 "made with [b]python -m probes run[/b] on your GPU box.")
 
-    def on_mount(self) -> None:
+    def mounted(self) -> None:
         self.query_one("#choice", RadioSet).focus()
         self.query_one("#progress").display = False
         self._sync_choice()

@@ -18,12 +18,12 @@ from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.markup import escape
 from textual.screen import ModalScreen
-from textual.widgets import DataTable, Footer, LoadingIndicator, Static
+from textual.widgets import DataTable, Footer, ProgressBar, Static
 
 from advisor.core import clean_block, rank
 from advisor.humanize import fmt_num
 from advisor.tui.render import KIND, headline, hours, price_text
-from advisor.tui.words import humanize
+from advisor.tui.words import humanize, plural
 
 if TYPE_CHECKING:
     from advisor.core import GpuResult, Report
@@ -54,7 +54,13 @@ class RankingScreen(ModalScreen[None]):
         with Vertical(id="ranking", classes="dialog"):
             yield Static("[b]Which GPU is best for this workload?[/b] Every catalog GPU, the "
                          "same answers, ranked.", id="rank-title", markup=True)
-            yield LoadingIndicator(id="rank-loading")
+            with Vertical(id="rank-loading"):
+                others = len(self.ctx.catalog.gpus) - 1
+                yield Static(f"projecting {others} catalog GPUs for these answers, each "
+                             "re-tuned and judged as a target (its own count and layout if "
+                             "you gave one)…", id="rank-progress-text")
+                yield ProgressBar(total=None, show_eta=False, show_percentage=False,
+                                  id="rank-progress")
             yield Static("", id="rank-head", markup=True)
             yield DataTable(id="rank-table", cursor_type="row", zebra_stripes=True)
             yield Static("", id="rank-row", markup=True)
@@ -97,7 +103,7 @@ class RankingScreen(ModalScreen[None]):
                 "tokens/s and energy cannot be ranked; give a budget on Workload.")
         self.query_one("#rank-head", Static).update(
             f"Ranked by [b]{ORDERS[self.order]}[/b] at {seq:,} tokens, each GPU re-tuned, at "
-            f"{d.current.gpus} GPUs unless you gave it a count; [$warning]default[/] "
+            f"{plural(d.current.gpus, 'GPU')} unless you gave it a count; [$warning]default[/] "
             f"prices are catalog figures, not quotes.{note}")
         table = self.query_one("#rank-table", DataTable)
         table.clear(columns=True)
@@ -153,8 +159,8 @@ class RankingScreen(ModalScreen[None]):
         speed = f", {p.speedup:.2f}× per GPU" if p and p.speedup else ""
         tok = f"{fmt_num(p.tokens_per_s_per_gpu, 0)} tok/s per GPU" if p else ""
         self.query_one("#rank-row", Static).update(clean_block(
-            f"[b]{r.gpus}x {escape(r.gpu)}[/b]: {escape(verdict)}; {tok}{speed}; "
-            f"{escape(price_text(r))} price [dim](dflt = catalog default)[/]"))
+            f"[b]{plural(r.gpus, 'GPU')} of {escape(r.gpu)}[/b]: {escape(verdict)}; {tok}{speed}; "
+            f"price {escape(price_text(r))} [dim](dflt = catalog default)[/]"))
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -1,9 +1,10 @@
-"""Step 3: which GPUs to compare against, how many of each, what each one costs, and the
-power terms.
+"""Step 3: which GPUs to compare against, how many of each, what each one costs, what runs
+differently on each (its own number format, KV format, TP/PP/EP...), and the power terms.
 
 A price is $/GPU-hour ("4.50", "$4.50/h") or a ratio to the current GPU's price ("3.4x");
 blank keeps the catalog default, shown as a default with its source. A target's GPU count
-is blank for the workload's own count.
+is blank for the workload's own count. A GPU's layout ("layout" on its row) is blank for
+the workload's: its row says what it runs differently.
 """
 
 from __future__ import annotations
@@ -14,14 +15,16 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.markup import escape
-from textual.widgets import Input, Label
+from textual.widgets import Button, Input, Label
 
 from advisor.core import bounds
 from advisor.tui.fields import core_default
 from advisor.tui.numbers import NumberSpec, parse_optional, parse_price, show_number
 from advisor.tui.screens.base import StepScreen
+from advisor.tui.screens.layout import LayoutScreen, describe_layout, workload_words
 from advisor.tui.widgets.catalog_table import CatalogTable
 from advisor.tui.widgets.field import FormField, Parsed, text_input
+from advisor.tui.words import plural
 
 if TYPE_CHECKING:
     from advisor.tui.numbers import Price
@@ -85,6 +88,8 @@ class PriceRow(Horizontal):
                         placeholder=f"{self._gpus_default}", name=self.gpu_id,
                         validators=[Parsed(lambda t: parse_optional(t, COUNT))],
                         classes="price-count")
+        yield Button("layout", name=self.gpu_id, classes="price-layout", compact=True,
+                     tooltip="this GPU's own number format, KV format, TP/PP/EP...")
         yield Label("", classes="price-note", markup=True)
 
     def set_note(self, note: str, error: bool = False) -> None:
@@ -101,7 +106,8 @@ class TargetsScreen(StepScreen):
         with VerticalScroll(id="targets-body", can_focus=False):
             yield Label("Targets: type to search, [b]enter[/b] adds or removes the highlighted "
                         "row.", classes="prompt")
-            yield CatalogTable(self.ctx.catalog, mark=self._mark, mark_title="✓")
+            yield CatalogTable(self.ctx.catalog, mark=self._mark, mark_title="✓",
+                               on_select=self._toggle)
             yield Label("[b]$/GPU-hour[/b] blank: the catalog default · [b]3.4x[/b]: times "
                         "the current GPU's price · [b]GPUs[/b] blank: the workload's count",
                         classes="prompt", id="prices-title")
@@ -123,7 +129,7 @@ class TargetsScreen(StepScreen):
                     placeholder=f"{core_time_premium() * 100:g} (default)"),
                     note=self._premium_note(), id="f-premium")
 
-    def on_mount(self) -> None:
+    def mounted(self) -> None:
         self._rebuild_prices()
         self.query_one("#gpus").focus()
 
@@ -169,8 +175,11 @@ class TargetsScreen(StepScreen):
                 continue
             note, error = self._price_note(row.gpu_id)
             count = self.state.counts.get(row.gpu_id)
+            own = describe_layout(self.state.layouts.get(row.gpu_id, {}), self.mode)
+            if own:
+                note = f"[b]{escape(own)}[/b]; {note}"
             if count is not None:
-                note = f"{count} GPUs; {note}"
+                note = f"{plural(count, 'GPU')}; {note}"
             row.set_note(note, error)
 
     def _electricity_note(self) -> str:
@@ -208,11 +217,31 @@ class TargetsScreen(StepScreen):
         box.mount_all(rows)
         self.call_after_refresh(self.price_notes)
 
+    @property
+    def mode(self) -> str:
+        return str(self.state.given.get("mode", core_default("mode")))
+
     # -- events -----------------------------------------------------------------------
 
-    @on(CatalogTable.Selected)
-    def _toggle(self, event: CatalogTable.Selected) -> None:
-        gpu_id = event.gpu_id
+    @on(Button.Pressed, ".price-layout")
+    def _edit_layout(self, event: Button.Pressed) -> None:
+        gpu_id = event.button.name
+        assert gpu_id is not None
+
+        def done(given: dict[str, Any] | None) -> None:
+            if given is None:
+                return
+            if given:
+                self.state.layouts[gpu_id] = given
+            else:
+                self.state.layouts.pop(gpu_id, None)
+            self.price_notes()
+            self.refresh_nav()
+
+        self.app.push_screen(LayoutScreen(gpu_id, self.mode, self.state.layouts.get(gpu_id, {}),
+                                          workload_words(self.state.given, self.mode)), done)
+
+    def _toggle(self, gpu_id: str) -> None:
         if gpu_id == self.state.current:
             self.notify("That is the current GPU; pick a different one to compare against.",
                         severity="warning")
@@ -304,7 +333,7 @@ class TargetsScreen(StepScreen):
         unpriced = [g for g in self.state.gpus()
                     if g not in self.state.quotes and self.ctx.catalog.default_price(g) is None]
         if unpriced:
-            return True, f"no price for {', '.join(unpriced)}: $/token is left out for it"
+            return True, f"no $/token without a price: {', '.join(unpriced)}"
         try:
             self.state.resolved_prices(self.ctx.catalog)
         except ValueError as exc:

@@ -18,17 +18,20 @@ from textual.widgets import Static
 
 from advisor.core import clean_block
 from advisor.humanize import fmt_num, render_table
+from advisor.tui.numbers import format_count
 from advisor.tui.render import (
     KIND,
     WARNING_KINDS,
+    anchor_lines,
     defaults_lines,
+    encoding_caveats,
     headline,
     report_warnings,
     sensitivity_lines,
     side_rows,
 )
 from advisor.tui.screens.base import ReportScreen
-from advisor.tui.words import humanize
+from advisor.tui.words import humanize, plural
 
 if TYPE_CHECKING:
     from advisor.core import Decision, GpuResult, Report
@@ -40,18 +43,23 @@ def card(decision: Decision, t: GpuResult) -> str:
     if v is None:
         return f"[b]{t.gpu}[/b] not projected: {escape(humanize(t.problem or ''))}"
     label, colour = KIND[v.kind]
-    out = [f"[b reverse {colour}] {label} [/] [b]{t.gpus}x {t.gpu}[/b]  "
+    w = decision.answers.workload
+    serving = not w.training
+    budget = w.token_budget is not None
+    out = [f"[b reverse {colour}] {label} [/] [b]{plural(t.gpus, 'GPU')} of {t.gpu}[/b]  "
            f"{escape(headline(v.headline))}"]
     reasons = [r for r in v.reasons if r.kind not in WARNING_KINDS]
-    out += [f"  • {escape(humanize(r.text))}" for r in reasons[:5]]
+    # The format switch is said whatever its rank: it is part of what the speedup means.
+    shown = reasons[:5] + [r for r in reasons[5:] if r.kind == "format"]
+    out += [f"  • {escape(humanize(r.text))}" for r in shown]
     if v.kind != "blocked-by-gate":
         out.append("")
         cur = decision.current
-        rows = side_rows(cur, t, decision.primary_seq_len)
+        rows = side_rows(cur, t, decision.primary_seq_len, serving, budget)
         out.append(escape(render_table(
             [f"at {decision.primary_seq_len:,} tokens", f"{cur.gpu} (now)", t.gpu],
             [list(r) for r in rows])))
-        out.append("[dim]energy: the job's GPUs at their projected draw (no idle slots)[/]")
+        out.append("[dim]" + escape(figures_note(serving, budget, w.token_budget)) + "[/]")
     if v.flips:
         out.append("")
         out.append("[b]what flips it[/b]" if v.kind != "blocked-by-gate" else "[b]remedy[/b]")
@@ -64,14 +72,34 @@ def card(decision: Decision, t: GpuResult) -> str:
     b = t.buy_back
     if b is not None and b.gpus is not None:
         out.append("")
+        cost = [f"${fmt_num(b.usd_per_mtok, 3)}/Mtok"] if b.usd_per_mtok is not None else []
+        power = [f"{fmt_num(b.power_kw, 1)} kW"] if b.power_kw is not None else []
         out.append(f"[b]or match its speed with more {decision.current.gpu}[/b]: "
-                   f"{escape(humanize(b.note))}; ${fmt_num(b.usd_per_mtok, 3)}/Mtok, "
-                   f"{fmt_num(b.power_kw, 1)} kW")
+                   + escape("; ".join([humanize(b.note), *cost, *power])))
     warnings = [r.text for r in v.reasons if r.kind in WARNING_KINDS]
+    own = set(t.dtype_gate.caveats)
+    warnings += [c for c in encoding_caveats(decision.current, t) if c not in own]
     if warnings:
         out.append("[b $warning]warnings[/]")
         out += [f"  ! {escape(humanize(w))}" for w in warnings]
     return clean_block("\n".join(out))  # a resumed report's text is someone else's
+
+
+def figures_note(serving: bool, budget: bool, tokens: float | None) -> str:
+    """What the side-by-side figures count, so no two different things read as one cost."""
+    if budget and tokens is not None:
+        what = f"job = the {format_count(tokens)}-token budget on each side's GPUs"
+    else:
+        what = ("no token budget: no job to time or total; $ per hour counts all of each "
+                "side's GPUs, so compare $ per Mtok")
+    engine = "; TTFT/TPOT per request at the batch shown" if serving else ""
+    return f"{what}; energy and power: the GPUs at their projected draw (no idle slots){engine}"
+
+
+def anchor_card(decision: Decision) -> str:
+    lines = anchor_lines(decision)
+    return clean_block("[b $accent]anchored[/] " + escape(lines[0]) + "".join(
+        f"\n  • {escape(humanize(x))}" for x in lines[1:]))
 
 
 class VerdictScreen(ReportScreen):
@@ -93,12 +121,16 @@ class VerdictScreen(ReportScreen):
             for t in decision.targets if t.verdict)
         summary += f"   [dim]vs {decision.current.gpus}x {decision.current.gpu} today[/]"
         if report.configs is not None:
+            from advisor.tui.screens.configs import choice_reason
+
             summary += (f"\n[dim]configurations (step 8): "
-                        f"{escape(humanize(report.configs.choice.reason))}[/]")
+                        f"{escape(humanize(choice_reason(report.configs)))}[/]")
         self.query_one("#verdict-summary", Static).update(clean_block(summary))
         box = self.query_one("#verdicts", VerticalScroll)
         box.remove_children()
         cards = []
+        if decision.anchor is not None:
+            cards.append(Static(anchor_card(decision), classes="verdict-card", markup=True))
         warnings = report_warnings(report)
         if warnings:
             cards.append(Static(clean_block("[b $warning]read first[/]\n" + "\n".join(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from textual import on
 from textual.app import ComposeResult
 from textual.widgets import Static
 
@@ -45,9 +44,26 @@ class WelcomeScreen(StepScreen):
         yield Static("", id="box", markup=True)
         yield Static("Which GPU does the workload run on today? Highlight a row and press "
                      "[b]enter[/b] (or type to search).", classes="prompt")
-        yield CatalogTable(self.ctx.catalog, mark=self._mark, mark_title="●", id="current")
+        if self.ctx.loaded is None:  # the first paint comes before the catalog
+            yield Static("[dim]loading the catalog…[/]", id="catalog-loading", markup=True)
+        else:
+            yield self._table()
 
-    def on_mount(self) -> None:
+    def _table(self) -> CatalogTable:
+        return CatalogTable(self.ctx.catalog, mark=self._mark, mark_title="●",
+                            on_select=self._choose, id="current")
+
+    def mounted(self) -> None:
+        if self.ctx.loaded is not None:
+            self.query_one("#gpus").focus()
+            self.show_hardware()
+        else:
+            self._show_box()
+
+    async def catalog_loaded(self) -> None:
+        """The table replaces its placeholder, and takes the focus (and the keys typed)."""
+        await self.query_one("#catalog-loading").remove()
+        await self.query_one("#body").mount(self._table())
         self.query_one("#gpus").focus()
         self.show_hardware()
 
@@ -58,13 +74,18 @@ class WelcomeScreen(StepScreen):
     def hardware_changed(self) -> None:
         self.show_hardware()
 
-    def show_hardware(self) -> None:
-        """Fill in the box panel; called again when detection finishes after first paint."""
-        hw = self.ctx.hardware
-        box = describe_box(hw)
+    def _show_box(self) -> None:
+        box = describe_box(self.ctx.hardware)
         if box != self._box:  # an unchanged panel is not laid out again on a revisit
             self._box = box
             self.query_one("#box", Static).update(box)
+
+    def show_hardware(self) -> None:
+        """Fill in the box panel; called again when detection finishes after first paint."""
+        hw = self.ctx.hardware
+        self._show_box()
+        if self.ctx.loaded is None:
+            return
         if self.state.current is None:
             detected = [g.catalog_id for g in hw.gpus if g.catalog_id]
             self.state.current = detected[0] if detected else None
@@ -77,13 +98,14 @@ class WelcomeScreen(StepScreen):
     def _mark(self, gpu_id: str) -> str:
         return "●" if gpu_id == self.state.current else ""
 
-    @on(CatalogTable.Selected)
-    def _choose(self, event: CatalogTable.Selected) -> None:
-        self.state.current = event.gpu_id
+    def _choose(self, gpu_id: str) -> None:
+        self.state.current = gpu_id
         self.query_one(CatalogTable).refresh_marks()
         self.refresh_nav()
 
     def ready(self) -> tuple[bool, str]:
+        if self.ctx.loaded is None:
+            return False, "loading the catalog…"
         if self.state.current is None:
             return False, "choose the current GPU first"
         return True, f"current GPU: {self.ctx.catalog.gpu(self.state.current).name}"

@@ -1,8 +1,10 @@
-"""Step 2: what runs. The common path (mode, model, sequence lengths, GPUs, precision,
-token budget) on top; everything else the engine uses in an "Advanced" group: the layout
-as you run it today (global batch, micro-batch, sharding, recompute, optimizer, offload,
-fused kernels, TP/PP/CP/EP, nodes), the kernels, and for serving the output length, KV
-cache dtype and latency limits.
+"""Step 2: what runs. The common path on top: mode, model (a preset, or custom dimensions
+with the MLP kind and the parameter count as you type), sequence lengths, GPUs, precision,
+token budget, micro-batch, TP/PP/EP and the framework; for serving the output length, KV
+format, requests in flight, the engine and the latency limits, with their units. Below:
+what your job measures today (the anchor, optional), and an "Advanced" group with the rest
+of the layout as you run it (global batch, sharding, recompute, optimizer, offload, fused
+kernels, VP, CP, nodes, packing), the attention kernel and the NIC.
 
 A field left blank is not an answer: the engine's default applies, and the row says which
 value that is and where it comes from, beside the layout the engine re-tunes to on the
@@ -17,12 +19,16 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.markup import escape
+from textual.message import Message
 from textual.widgets import Collapsible, Input, Label, Select, Static
+from textual.widgets._select import SelectOverlay  # its pick message; Textual exports none
 
 from advisor.tui.fields import (
     DIMS,
     FIELDS,
+    MLP_KIND,
     PLACEHOLDER,
+    UP_FRONT,
     FieldDef,
     choice_label,
     core_default,
@@ -34,6 +40,7 @@ from advisor.tui.fields import any_field_def as any_field
 from advisor.tui.numbers import echo, format_seq_lens, needs_echo, show_count, show_number
 from advisor.tui.screens.base import StepScreen
 from advisor.tui.widgets.field import FormField, text_input
+from advisor.tui.widgets.measured import MeasuredForm, measured_error
 from advisor.tui.words import humanize
 
 if TYPE_CHECKING:
@@ -44,7 +51,36 @@ CUSTOM = "custom"
 KEYS = tuple(dict.fromkeys(f.key for f in FIELDS))
 """One row per workload field; a field with a label per mode (micro-batch / requests in
 flight) relabels as the mode changes."""
-COMMON = tuple(k for k in KEYS if not any(f.advanced for f in FIELDS if f.key == k))
+NEEDED = frozenset({"osl"})
+"""Fields the engine has no default for in the modes that show them (serving's OSL)."""
+COMMON = tuple(k for k in KEYS
+               if k in UP_FRONT or not any(f.advanced for f in FIELDS if f.key == k))
+
+
+class PickSelect(Select[Any]):
+    """A Select that also says when an option is picked again (Textual's says only when the
+    value changes): picking the example model makes it the user's answer."""
+
+    class Picked(Message):
+        def __init__(self, select: PickSelect) -> None:
+            super().__init__()
+            self.select = select
+
+        @property
+        def control(self) -> PickSelect:
+            return self.select
+
+    @on(SelectOverlay.UpdateSelection)
+    def _picked(self) -> None:
+        """Runs beside Select's own handler of the same message, for every pick."""
+        self.post_message(self.Picked(self))
+
+
+def core_model_default(key: str) -> Any:
+    """The engine's default for a model dimension (`ModelSpec`), e.g. a gated MLP."""
+    from advisor.core import ModelSpec
+
+    return ModelSpec.model_fields[key].default
 
 
 def retuned_value(key: str, layout: LayoutChoice) -> Any:
@@ -64,6 +100,13 @@ class WorkloadScreen(StepScreen):
         self._layout: LayoutChoice | None = None
         self._defaults: dict[str, tuple[str, str]] = {}
         """Field -> (value, source) from the last report's list of defaults."""
+        self._shown_report: Report | None = None
+        """The report the notes were last drawn from: the same one again redraws nothing."""
+        self._computed_mode: str | None = None
+        """The mode the defaults and the re-tuned layout above were computed for: after a
+        switch of mode they say nothing until the engine has the new answers."""
+        self._choice_defs: dict[str, FieldDef] = {}
+        """The field definition each choice row's options come from (they follow the mode)."""
 
     @property
     def mode(self) -> str:
@@ -81,14 +124,17 @@ class WorkloadScreen(StepScreen):
             yield Static("Blank or untouched fields use the engine's defaults (dim); "
                          "each row says which value and where it comes from.",
                          classes="prompt", id="form-intro")
-            yield FormField("model", Select(models, value=self._preset(), id="preset",
-                                            allow_blank=False, compact=True), id="f-model")
+            yield FormField("model", PickSelect(models, value=self._preset(), id="preset",
+                                                allow_blank=False, compact=True), id="f-model")
             yield Static("", id="model-info", markup=True)
             yield Vertical(id="dims")
             for key in COMMON:
                 yield self._row(key, given)
-            with Collapsible(title="Advanced: the layout you run today, kernels, serving limits",
-                             id="advanced", collapsed=not self._advanced_given()):
+            with Collapsible(title="Anchor: what your job measures today (optional)",
+                             id="measured", collapsed=not self.state.measured):
+                yield Vertical(id="measured-box")
+            with Collapsible(title="Advanced: the rest of the layout you run today, kernels, "
+                             "network", id="advanced", collapsed=not self._advanced_given()):
                 yield Static("", id="retuned-intro", markup=True)
                 yield Vertical(id="advanced-rows")
 
@@ -102,8 +148,11 @@ class WorkloadScreen(StepScreen):
     def _row(self, key: str, given: dict[str, Any]) -> FormField:
         f = field_for(key, self.mode) or any_field(key)
         if f.kind == "choice":
-            widget: Any = Select(f.choices, value=given.get(key, Select.NULL), id=key,
-                                 allow_blank=True, compact=True,
+            self._choice_defs[key] = f
+            value = given.get(key, Select.NULL)
+            widget: Any = Select(f.choices, id=key, allow_blank=True, compact=True,
+                                 value=value if any(v == value for _, v in f.choices)
+                                 else Select.NULL,
                                  prompt=f"{choice_label(f, core_default(key))} (default)")
         else:
             value = given.get(key)
@@ -126,7 +175,7 @@ class WorkloadScreen(StepScreen):
         return parse
 
     def _placeholder(self, f: FieldDef) -> str:
-        if is_required(f.key):
+        if is_required(f.key) or f.key in NEEDED:
             return "required"
         default = core_default(f.key)
         shown = PLACEHOLDER.get(f.key, "none") if default is None else show_value(f, default)
@@ -141,6 +190,13 @@ class WorkloadScreen(StepScreen):
     def _expanded(self) -> None:
         self._build_advanced()
 
+    @on(Collapsible.Expanded, "#measured")
+    def _build_measured(self) -> None:
+        """Built when first opened, as Advanced is: a dozen widgets the common path skips."""
+        box = self.query_one("#measured-box", Vertical)
+        if not box.children:
+            box.mount(MeasuredForm(self.state, self.mode, id="measured-form"))
+
     def _build_advanced(self) -> None:
         """The Advanced rows are mounted when the group is first opened: twenty-odd fields
         fewer to build for the common path."""
@@ -154,15 +210,18 @@ class WorkloadScreen(StepScreen):
         self._show_mode()
         self._notes()
 
-    def on_mount(self) -> None:
+    def mounted(self) -> None:
         if not self.query_one("#advanced", Collapsible).collapsed:
             self._build_advanced()
+        if not self.query_one("#measured", Collapsible).collapsed:
+            self._build_measured()
         self._show_model()
         self._show_mode()
         self._intro()
         self._notes()
         self.query_one("#preset").focus()
-        self.wizard.request(self.kind)
+        if self.is_current:  # one built ahead asks when it is first shown (refresh_view)
+            self.wizard.request(self.kind)
 
     def refresh_view(self) -> None:
         """Other steps edit the token budget and the current GPU."""
@@ -186,18 +245,23 @@ class WorkloadScreen(StepScreen):
         return "report" if self.state.targets else "preview"
 
     def computed(self, kind: str, report: Report) -> None:
-        if kind != self.kind:
+        if kind != self.kind or report is self._shown_report:  # a revisit, nothing changed
             return
+        self._shown_report = report
         d = report.decision
         sweep = d.current.sweep
         self._layout = sweep[0].layout if sweep else None
         self._defaults = {x.field.removeprefix("workload."): (x.value, x.source)
                           for x in d.defaults}
+        self._computed_mode = d.answers.workload.mode
         self._intro()
         self._notes()
 
+    def _current(self) -> bool:
+        return self._computed_mode == self.mode
+
     def _intro(self) -> None:
-        layout = self._layout
+        layout = self._layout if self._current() else None
         serving = self.mode not in ("pretrain", "finetune", "lora")
         text = ("[dim]blank: as the engine's default; [/][$accent]re-tuned[/][dim]: what the "
                 f"engine picks on {escape(self.state.current or '')} (the verdict's basis, "
@@ -209,16 +273,16 @@ class WorkloadScreen(StepScreen):
 
     def compute_failed(self, kind: str, text: str) -> None:
         if kind == self.kind:
+            self._shown_report = None
             self._layout = None
             self._intro()
             self._notes()
 
-    def _note(self, key: str) -> str:
+    def _note(self, key: str, row: FormField) -> str:
         f = field_for(key, self.mode)
         if f is None:
             return ""
-        row = self._rows().get(key)
-        widget = row.field if row is not None else None
+        widget = row.field
         typed = key in self.state.given and key not in self.state.examples
         parts: list[str] = []
         if key in self.state.examples:
@@ -228,8 +292,11 @@ class WorkloadScreen(StepScreen):
                 value = self.state.given[key]
                 parts.append(echo(value, f.unit))
             parts.append(f"[dim]{escape(f.hint)}[/]" if f.hint else "")
+        elif key in NEEDED:
+            parts.append(f"[$warning]required[/] [dim]{escape(f.hint)}[/]")
         else:
-            value, source = self._defaults.get(key, (None, "advisor's default"))
+            defaults = self._defaults if self._current() else {}
+            value, source = defaults.get(key, (None, "advisor's default"))
             default = core_default(key)
             plain = show_value(f, default) if default is not None else None
             shown = show_value(f, value) if value is not None else None
@@ -238,7 +305,7 @@ class WorkloadScreen(StepScreen):
             parts.append(f"[$warning]default[/]{extra} [dim]({escape(source)})[/]")
             if f.hint and f.kind == "choice":
                 parts.append(f"[dim]{escape(f.hint)}[/]")
-        layout = self._layout
+        layout = self._layout if self._current() else None
         if layout is not None:
             chosen = retuned_value(key, layout)
             if chosen is not None and key not in ("gpus",):
@@ -248,7 +315,7 @@ class WorkloadScreen(StepScreen):
     def _notes(self) -> None:
         for key, row in self._rows().items():
             if field_for(key, self.mode) is not None:
-                row.set_note(self._note(key))
+                row.set_note(self._note(key, row))
 
     # -- model and mode -------------------------------------------------------------------
 
@@ -257,40 +324,91 @@ class WorkloadScreen(StepScreen):
         for key, row in self._rows().items():
             f = field_for(key, mode)
             row.display = f is not None
-            if f is not None:
-                row.set_label(f.label)
-                widget = row.field
-                if isinstance(widget, Input):
-                    widget.placeholder = self._placeholder(f)
-                    widget.validate(widget.value)
+            if f is None:
+                continue
+            row.set_label(f.label)
+            widget = row.field
+            if isinstance(widget, Input):
+                widget.placeholder = self._placeholder(f)
+                widget.validate(widget.value)
+            elif isinstance(widget, Select) and widget.id != "mode":
+                self._choices_for(widget, f)
+        for form in self.query(MeasuredForm):
+            form.set_mode(mode)
+
+    def _choices_for(self, select: Select[Any], f: FieldDef) -> None:
+        """A choice whose options differ by mode (a training framework, a serving engine):
+        the options follow the mode, and a given value the mode does not take is dropped."""
+        shown = self._choice_defs.get(f.key)
+        if shown is None or shown.choices == f.choices:
+            self._choice_defs[f.key] = f
+            return
+        self._choice_defs[f.key] = f
+        value = self.state.given.get(f.key)
+        takes = any(v == value for _, v in f.choices)
+        with self.prevent(Select.Changed):
+            select.set_options(f.choices)
+            select.prompt = f"{choice_label(f, core_default(f.key))} (default)"
+            if takes:
+                select.value = value
+        if value is not None and not takes:
+            self.state.give(f.key, None)
 
     def _show_model(self) -> None:
-        """Custom dimensions are mounted only when chosen."""
+        """Custom dimensions are mounted only when chosen; their parameter count follows
+        what is typed."""
         from advisor.core import PRESETS
 
         preset = self._preset()
         dims = self.query_one("#dims", Vertical)
         info = self.query_one("#model-info", Static)
+        info.display = True
         if preset == CUSTOM:
             if not dims.children:
                 model = self.state.given.get("model")
                 base = model if isinstance(model, dict) else {}
                 self._dims = {f.key: base[f.key] for f in DIMS if f.key in base}
-                dims.mount_all([FormField(f.label, text_input(
+                gated = base.get("gated_mlp", core_model_default("gated_mlp"))
+                rows = [FormField(f.label, text_input(
                     show_number(self._dims.get(f.key)), f"dim-{f.key}", self._dim_parser(f)),
                     note=f"e.g. {f.spec.example}" if f.spec else "", id=f"f-dim-{f.key}")
-                    for f in DIMS])
-            info.display = False
+                    for f in DIMS]
+                rows.append(FormField(MLP_KIND.label, Select(
+                    MLP_KIND.choices, value=gated, id="dim-gated_mlp", allow_blank=False,
+                    compact=True), note=f"[dim]{escape(MLP_KIND.hint)}[/]",
+                    id="f-dim-gated_mlp"))
+                dims.mount_all(rows)
+            info.update(self._custom_info())
             return
         if dims.children:
             dims.remove_children()
         m = PRESETS[preset]
         moe = f", MoE {m.active_experts}/{m.experts} experts" if m.experts else ""
-        info.display = True
         note = "  [$warning]example model: choose yours[/]" \
             if "model" in self.state.examples else ""
+        mlp = "gated MLP" if m.gated_mlp else "plain MLP"
         info.update(f"[dim]{m.params_total / 1e9:.1f}B params, {m.layers} layers, hidden "
-                    f"{m.hidden}, {m.heads} heads / {m.kv_heads} KV{moe}[/]{note}")
+                    f"{m.hidden}, {m.heads} heads / {m.kv_heads} KV, {mlp}{moe}[/]{note}")
+
+    def _custom_info(self) -> str:
+        """The custom model's size as the engine counts it, or what it still needs."""
+        from pydantic import ValidationError
+
+        from advisor.core import ModelSpec
+
+        model = self.state.given.get("model")
+        missing = [f.label for f in DIMS if not isinstance(model, dict) or f.key not in model]
+        if missing:
+            return f"[$warning]custom dimensions: give {', '.join(missing)}[/]"
+        assert isinstance(model, dict)
+        try:
+            spec = ModelSpec.model_validate(model)
+        except ValidationError as exc:
+            msg = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
+            return f"[$error]✘ {escape(humanize(msg))}[/]"
+        mlp = "gated MLP" if spec.gated_mlp else "plain MLP"
+        return (f"custom: [b]{spec.params_total / 1e9:.1f}B params[/b] [dim](counted from the "
+                f"dimensions below, {mlp})[/]")
 
     def _dim_parser(self, f: FieldDef) -> Any:
         def parse(text: str) -> Any:
@@ -302,6 +420,14 @@ class WorkloadScreen(StepScreen):
 
     # -- events -----------------------------------------------------------------------
 
+    @on(PickSelect.Picked, "#preset")
+    def _picked(self) -> None:
+        """Picking the example model (again) makes it the user's answer."""
+        if "model" in self.state.examples:
+            self.state.examples.discard("model")
+            self._show_model()
+            self._notes()
+
     @on(Select.Changed)
     def _selected(self, event: Select.Changed) -> None:
         key = event.select.id
@@ -309,6 +435,12 @@ class WorkloadScreen(StepScreen):
             return
         if key == "preset":
             self._model_chosen(event.value)
+        elif key == "dim-gated_mlp":
+            model = self.state.given.get("model")
+            base = model if isinstance(model, dict) else {"name": "custom"}
+            if base.get("gated_mlp") != event.value:
+                self.state.give("model", {**base, "gated_mlp": event.value})
+            self.query_one("#model-info", Static).update(self._custom_info())
         else:
             value = None if event.value is Select.NULL else event.value
             if self.state.given.get(key) != value:
@@ -324,11 +456,15 @@ class WorkloadScreen(StepScreen):
             if not isinstance(self.state.given.get("model"), dict):
                 current = self.state.given.get("model")
                 spec = PRESETS.get(current) if isinstance(current, str) else None
-                dims = {f.key: getattr(spec, f.key) for f in DIMS} if spec else {}
+                dims = {f.key: getattr(spec, f.key) for f in (*DIMS, MLP_KIND)} if spec else {}
                 self.state.give("model", {"name": "custom", **dims})
         elif value is not Select.NULL and self.state.given.get("model") != value:
             self.state.give("model", value)
         self._show_model()
+
+    @on(MeasuredForm.Changed)
+    def _measured(self) -> None:
+        self._changed()
 
     @on(Input.Changed)
     def _typed(self, event: Input.Changed) -> None:
@@ -347,6 +483,7 @@ class WorkloadScreen(StepScreen):
                 model = self.state.given.get("model")
                 base = model if isinstance(model, dict) else {"name": "custom"}
                 self.state.give("model", {**base, **self._dims})
+            self.query_one("#model-info", Static).update(self._custom_info())
         elif valid and key in KEYS:
             f = field_for(key, self.mode) or any_field(key)
             value = f.parse(event.value)
@@ -390,6 +527,9 @@ class WorkloadScreen(StepScreen):
         error = self._workload_error()
         if error is not None:
             return False, error
+        measured = measured_error(self.state.measured)
+        if measured is not None:
+            return False, f"what you measured: {humanize(measured)}"
         from advisor.core import Workload
 
         wl = Workload.model_validate(self.state.workload_data())

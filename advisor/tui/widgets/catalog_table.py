@@ -13,7 +13,6 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.events import Key
-from textual.message import Message
 from textual.widgets import DataTable, Input, Select
 
 from advisor.core import bounds
@@ -44,18 +43,41 @@ class CatalogTable(Vertical):
     """Filters on top, one row per GPU below. Typing searches and never selects: only
     Enter selects the highlighted row (a space is part of a search such as "rtx pro")."""
 
-    class Selected(Message):
-        def __init__(self, gpu_id: str) -> None:
-            super().__init__()
-            self.gpu_id = gpu_id
+    DEFAULT_CSS = """
+    CatalogTable {
+        height: 1fr;
+        min-height: 6;
+    }
+    CatalogTable .filters {
+        height: 1;
+        margin-bottom: 1;
+    }
+    CatalogTable .filters #search {
+        width: 1fr;
+    }
+    CatalogTable .filters Select {
+        width: 18;
+        margin-left: 1;
+    }
+    CatalogTable .filters #min-mem {
+        width: 9;
+        margin-left: 1;
+    }
+    CatalogTable DataTable {
+        height: 1fr;
+    }
+    """
 
     def __init__(self, catalog: Catalog, mark: Callable[[str], str], mark_title: str,
-                 id: str | None = None) -> None:
+                 on_select: Callable[[str], None], id: str | None = None) -> None:
+        """`on_select`: called with the GPU picked (enter), in the same turn as the key: a
+        ^n typed right after it sees the pick (a message would arrive after it)."""
         super().__init__(id=id, classes="catalog-table")
         self.catalog = catalog
         self.fresh = True
         self.mark = mark
         self.mark_title = mark_title
+        self.on_select = on_select
 
     def compose(self) -> ComposeResult:
         vendors = sorted({g.vendor for g in self.catalog.gpus})
@@ -177,4 +199,4 @@ class CatalogTable(Vertical):
         event.stop()
         if event.row_key.value is not None:
             self.fresh = True
-            self.post_message(self.Selected(event.row_key.value))
+            self.on_select(event.row_key.value)

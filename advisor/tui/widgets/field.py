@@ -22,6 +22,34 @@ class FormField(Horizontal):
     """Errors show inline, on the row that caused them, as the user types; long notes and
     errors wrap onto more lines instead of being cut off."""
 
+    DEFAULT_CSS = """
+    FormField {
+        height: auto;
+    }
+    FormField .field-label {
+        width: 20;
+        color: $text-muted;
+    }
+    FormField Input {
+        width: 16;
+    }
+    FormField Input.-wide {
+        width: 26;
+    }
+    FormField Select {
+        width: 26;
+    }
+    FormField .field-note {
+        width: 1fr;
+        height: auto;
+        padding-left: 1;
+        color: $text-muted;
+    }
+    FormField.-invalid .field-note {
+        color: $error;
+    }
+    """
+
     def __init__(self, label: str, field: Widget | None = None, note: str = "",
                  id: str | None = None, classes: str = "") -> None:
         super().__init__(id=id, classes=f"form-field {classes}".strip())

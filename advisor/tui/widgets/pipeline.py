@@ -225,6 +225,74 @@ def notes_text(r: PipelineReport) -> str:
 class PipelinePanel(Vertical):
     """The stages form and the balance the Report holds; writes the spec into the answers."""
 
+    DEFAULT_CSS = """
+    PipelinePanel {
+        height: 1fr;
+        overflow-y: auto;
+    }
+    #pl-intro {
+        height: auto;
+        color: $text-muted;
+    }
+    #pl-form {
+        height: auto;
+        margin-top: 1;
+    }
+    #pl-grid {
+        grid-size: 6;
+        grid-columns: 12 22 5 8 8 7;
+        grid-gutter: 0 1;
+        grid-rows: 1;
+        width: 67;
+        height: auto;
+    }
+    #pl-totals {
+        grid-size: 2;
+        grid-columns: 15 14;
+        grid-gutter: 0 1;
+        grid-rows: 1;
+        width: 30;
+        height: auto;
+        margin-left: 2;
+    }
+    #pl-example {
+        margin-left: 2;
+        min-width: 9;
+    }
+    #pl-status {
+        height: auto;
+        margin-top: 1;
+    }
+    #pl-result {
+        height: auto;
+        margin-top: 1;
+    }
+    #pl-result Static, #pl-result DataTable, #pl-splits {
+        height: auto;
+    }
+    #pl-head, #pl-best-title, #pl-notes, #pl-stages, #pl-splits {
+        margin-top: 1;
+    }
+    #pl-splits {
+        layout: vertical;
+    }
+    #pl-chart {
+        margin-bottom: 1;
+    }
+    PipelinePanel.-narrow #pl-form {
+        layout: vertical;
+    }
+    PipelinePanel.-narrow #pl-totals {
+        margin-left: 0;
+        grid-size: 4;
+        grid-columns: 15 14 15 14;
+        width: 64;
+    }
+    PipelinePanel.-narrow #pl-example {
+        margin: 1 0 0 0;
+    }
+    """
+
     class Changed(Message):
         """The spec in the answers changed: the report must be made again."""
 
@@ -287,8 +355,12 @@ class PipelinePanel(Vertical):
             yield Static("", id="pl-notes", markup=True)
 
     def on_mount(self) -> None:
+        self.set_class(self.app.size.width < NARROW_WIDTH, "-narrow")
         self.query_one("#pl-result").display = False
         self._update()
+
+    def on_resize(self) -> None:
+        self.set_class(self.app.size.width < NARROW_WIDTH, "-narrow")
 
     def form_spec(self) -> PipelineSpec | None:
         """The spec the form holds (ValueError / ValidationError when incomplete); the one

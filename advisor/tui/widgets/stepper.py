@@ -6,14 +6,23 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.content import Content
 from textual.events import Resize
-from textual.widgets import Button, Label, Static
+from textual.screen import Screen
+from textual.widgets import Button, Footer, Label, Static
 
 from advisor.tui.state import STEPS
 
 
 class StepHeader(Static):
-    """A strip of all steps with the current one lit; below 112 columns the names
-    shrink to numbers and the current title is spelled out, so 80 columns never wraps."""
+    """A strip of all steps with the current one lit and the ones already reached as links
+    (a click goes back or forward to them); below 112 columns the names shrink to numbers
+    and the current title is spelled out, so 80 columns never wraps."""
+
+    DEFAULT_CSS = """
+    StepHeader {
+        height: 1;
+        background: $panel;
+    }
+    """
 
     def __init__(self, step: int, reached: int) -> None:
         super().__init__(id="step-header")
@@ -44,17 +53,38 @@ class StepHeader(Static):
         for i, (_, name) in enumerate(STEPS):
             label = f"{i + 1} {name.split()[0]}" if wide else str(i + 1)
             if i == self.step:
-                style = "bold reverse $accent"
-            elif i <= self.reached:
-                style = "$success"
+                parts.append(Content.styled(f" {label} ", "bold reverse $accent"))
+            elif i <= self.reached:  # a link: a click goes there
+                parts.append(Content.from_markup(
+                    f" [$success underline @click=app.goto_step({i})]$label[/] ", label=label))
             else:
-                style = "dim"
-            parts.append(Content.styled(f" {label} ", style))
+                parts.append(Content.styled(f" {label} ", "dim"))
         return Content("").join(parts)
 
 
 class NavBar(Horizontal):
     """Back and Next as buttons for mouse users; the same actions as the footer keys."""
+
+    DEFAULT_CSS = """
+    NavBar {
+        height: auto;
+        max-height: 2;
+        dock: bottom;
+        margin-bottom: 1;
+        padding: 0 1;
+        background: $panel;
+    }
+    NavBar #hint {
+        width: 1fr;
+        height: auto;
+        padding: 0 2;
+        color: $text-muted;
+        text-align: right;
+    }
+    NavBar #hint.-blocked {
+        color: $warning;
+    }
+    """
 
     def __init__(self, first: bool, last: bool, next_label: str = "Next") -> None:
         super().__init__(id="nav")
@@ -75,3 +105,23 @@ class NavBar(Horizontal):
         hint.set_class(not ok, "-blocked")
         if not self.last:
             self.query_one("#next", Button).disabled = not ok
+
+
+class StepFooter(Footer):
+    """Textual's footer, rebuilt once per refresh however often the keys change before it
+    (a step switch changes them several times: the focus, the Next state, the screen), not
+    once per change."""
+
+    _queued = False
+
+    def bindings_changed(self, screen: Screen) -> None:
+        self._bindings_ready = True  # what Textual's own handler records first
+        if self._queued or not screen.app.app_focus or not self.is_attached \
+                or screen is not self.screen:
+            return
+        self._queued = True
+        self.call_after_refresh(self._rebuild)
+
+    async def _rebuild(self) -> None:
+        self._queued = False
+        await self.recompose()

@@ -70,13 +70,12 @@ def frames_of(app, kind=object):
 
 FIRST_PAINT = FRAMES + r"""
 import asyncio, json
-from advisor.io.catalog_store import effective_catalog
-from advisor.tui.app import AdvisorApp
+from advisor.tui.app import AdvisorApp, load_catalog
 from advisor.tui.runner import PackageProbeRunner
 from advisor.tui.screens.base import StepScreen
 
 async def main():
-    app = AdvisorApp(effective_catalog, None, PackageProbeRunner())  # as `advisor` runs it
+    app = AdvisorApp(load_catalog, None, PackageProbeRunner())  # as `advisor` runs it
     frames = frames_of(app, StepScreen)
     async with app.run_test(size=(120, 40)) as pilot:
         while not app.screen.query("#gpus") or not app.screen.query_one("#gpus").row_count:

@@ -607,6 +607,14 @@ def error_text(exc: BaseException | None) -> str:
     return humanize(str(exc)) if exc is not None else "unknown error"
 
 
+def load_catalog() -> Catalog:
+    """The effective catalog (shipped, with any pulled overlay), its models imported only
+    now: in the loading worker, after the first paint, not before it."""
+    from advisor.io.catalog_store import effective_catalog
+
+    return effective_catalog()
+
+
 def run_app(resume: Path | None = None) -> int:
     """`advisor` with no subcommand: the wizard, which loads the catalog and looks at this
     box after its first paint.
@@ -615,16 +623,15 @@ def run_app(resume: Path | None = None) -> int:
     prints it as one line; a broken catalog overlay ends the wizard with the same line and
     exit code 2.
     """
-    from advisor.io.catalog_store import effective_catalog
     from advisor.tui.runner import PackageProbeRunner
 
-    catalog: Catalog | Callable[[], Catalog] = effective_catalog  # loaded after first paint
+    catalog: Catalog | Callable[[], Catalog] = load_catalog  # after the first paint
     state, start, report = None, 0, None
     if resume is not None:  # the verdict needs the catalog at once
         from advisor.io.documents import load_report
         from advisor.tui.export import state_from_report
 
-        catalog = effective_catalog()
+        catalog = load_catalog()
         report = load_report(resume)
         state, start = state_from_report(report), len(STEPS) - 1
     app = AdvisorApp(catalog, None, PackageProbeRunner(), state=state, start=start,

@@ -40,7 +40,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_suite_arguments(p)
-    p.set_defaults(handler=cmd_probe)
+    p.set_defaults(handler=cmd_probe, keeps_partial=True)  # Ctrl-C is a KeyboardInterrupt
     psub = p.add_subparsers(dest="probe_command", metavar="import")
     imp = psub.add_parser("import", help="file a probe record made on another box, by GPU")
     imp.add_argument("file", help="a record from `advisor probe` or `python -m probes`")

@@ -3,33 +3,36 @@
 Ctrl-C is one line and exit 130 from here on. The handler is installed before anything
 else is imported, because the command line's own imports take most of the start-up
 (pydantic, numpy, the engine): a Ctrl-C there would otherwise be a KeyboardInterrupt
-traceback. Once `advisor.cli.main` runs it takes Ctrl-C over (commands that measure keep
-what they have), and gives it back when it returns. Only the interpreter's own start-up,
-before this module runs, is left to Python's default (the process ends by SIGINT, which a
-shell reports as 130). A SIGINT that is ignored (a background job) stays ignored.
+traceback. It stays for every command that has nothing to keep; the wizard and `advisor
+probe` take Ctrl-C as a KeyboardInterrupt while they run (see `advisor.cli.main`). Only
+the interpreter's own start-up, before this module runs, is left to Python's default (the
+process ends by SIGINT, which a shell reports as 130). A SIGINT that is ignored (a
+background job) stays ignored.
 """
 
 import _signal  # the interpreter's own, loaded at start-up: `signal` takes ~10 ms to import
 import os  # already imported by `site`
 
 
-def _interrupted_while_starting(signum: int, frame: object) -> None:
+def _interrupted(signum: int, frame: object) -> None:
+    """Ctrl-C: one line, exit 130, at once (nothing half written: writes are atomic)."""
     os.write(2, b"advisor: interrupted\n")
     os._exit(130)
 
 
 if _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:
-    _signal.signal(_signal.SIGINT, _interrupted_while_starting)
+    _signal.signal(_signal.SIGINT, _interrupted)
 
 
 def main() -> int:
     """The console script's entry: the command line, imported under the handler above.
 
-    An interrupted command ends here with `os._exit(130)` (its output flushed): CPython
-    3.11 keeps a process-wide "unhandled Ctrl-C" flag that code run through its PyRun_* C
-    API sets even when the KeyboardInterrupt is then caught, and a Ctrl-C landing there
-    during the engine's imports (3 of 200 interrupts under load) made the process end by
-    SIGINT at exit, after `advisor.cli.main` had caught it and said so, not with 130."""
+    A command interrupted through a KeyboardInterrupt (the wizard, `advisor probe`) ends
+    here with `os._exit(130)`, its output flushed: CPython 3.11 keeps a process-wide
+    "unhandled Ctrl-C" flag that code run through its PyRun_* C API sets even when the
+    KeyboardInterrupt is then caught, and would end the process by SIGINT at exit after
+    `advisor.cli.main` had caught it and said so (3 of 200 interrupts under load, when
+    every command took Ctrl-C as an exception)."""
     import contextlib
     import sys
 

@@ -18,7 +18,6 @@ import sys
 import typing
 from collections.abc import Sequence
 from pathlib import Path
-from types import FrameType
 
 from advisor import __version__
 from advisor.core import EXIT_INPUT_ERROR, InputError
@@ -91,14 +90,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     - stdout closed early (`advisor catalog list --json | head -c 10`): quiet, exit 141 as a
       process killed by SIGPIPE would, like coreutils; the rest of the output goes nowhere;
     - bad input, or an OSError on a path the user named: one line, exit 2;
-    - Ctrl-C: one line, exit 130 (commands that measure keep what they have: see probe).
-      While it runs, Ctrl-C is a KeyboardInterrupt; the handler the program started with
-      (`advisor.__main__`: one line, exit 130, even before this module was imported) is
-      put back when it returns.
+    - Ctrl-C: one line, exit 130. Started as `advisor` (`advisor.__main__`), that is the
+      handler installed before any import, kept for every command that has nothing to
+      keep: it ends the process at once, so no interrupt can be swallowed where Python
+      ignores exceptions (a weakref callback, a finaliser) and no write is left half done
+      (writes are atomic). The wizard and `advisor probe` (which keeps what it measured)
+      take Ctrl-C as a KeyboardInterrupt instead, caught here.
     """
-    startup = None
     try:
-        startup = _take_interrupts()
         try:
             return _dispatch(argv)
         finally:
@@ -109,24 +108,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         _say("advisor: interrupted")
         return EXIT_INTERRUPTED
-    finally:
-        if startup is not None:
-            with contextlib.suppress(ValueError):
-                signal.signal(signal.SIGINT, startup)
 
 
-def _take_interrupts() -> typing.Callable[[int, FrameType | None], typing.Any] | int | None:
-    """Make Ctrl-C a KeyboardInterrupt while a command runs; return the handler it
-    replaced (to put back), or None when nothing changed (SIGINT ignored, already the
-    default, or not the main thread)."""
+@contextlib.contextmanager
+def _ctrl_c_as_exception(wanted: bool) -> typing.Iterator[None]:
+    """Inside, Ctrl-C is a KeyboardInterrupt (when `wanted` and the program's handler is
+    one that ends the process); the handler is put back on the way out."""
     current = signal.getsignal(signal.SIGINT)
-    if current in (signal.SIG_IGN, signal.default_int_handler, None):
-        return None
+    if not wanted or current in (signal.SIG_IGN, signal.default_int_handler, None):
+        yield
+        return
     try:
         signal.signal(signal.SIGINT, signal.default_int_handler)
-    except ValueError:  # not the main thread
-        return None
-    return current
+    except ValueError:  # not the main thread: nothing to change
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, current)
 
 
 def _dispatch(argv: Sequence[str] | None) -> int:
@@ -136,9 +136,10 @@ def _dispatch(argv: Sequence[str] | None) -> int:
         single_threaded_blas()
     handler = getattr(args, "handler", None)
     try:
-        if handler is None:
-            return run_wizard(args)
-        return int(handler(args) or 0)
+        with _ctrl_c_as_exception(handler is None or getattr(args, "keeps_partial", False)):
+            if handler is None:
+                return run_wizard(args)
+            return int(handler(args) or 0)
     except InputError as exc:
         _say(f"advisor: error: {exc.one_line()}")
         return EXIT_INPUT_ERROR

@@ -59,7 +59,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                    help="measure the answers file's own model (preset or [workload.model], "
                    "sequence length, micro-batch, precision, attention kernel) at fewer layers "
                    "instead of the suite")
-    p.set_defaults(handler=cmd_probe)
+    p.set_defaults(handler=cmd_probe, keeps_partial=True)  # Ctrl-C is a KeyboardInterrupt
     psub = p.add_subparsers(dest="probe_command", metavar="import")
     imp = psub.add_parser("import", help="file a probe record made on another box, by GPU")
     imp.add_argument("file", help="a record from `advisor probe` or `python -m probes`")

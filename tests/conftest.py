@@ -3,10 +3,19 @@ test depends on how the runner itself was started."""
 
 from __future__ import annotations
 
+import os
 import signal
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# The suite is deterministic: the property tests draw the same examples on every run, so
+# CI never fails on a draw a developer could not reproduce. `HYPOTHESIS_PROFILE=explore`
+# searches afresh (random seeds), to find new counter-examples on purpose.
+settings.register_profile("deterministic", derandomize=True, print_blob=True)
+settings.register_profile("explore", max_examples=1000)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -39,12 +39,15 @@ _HEX = re.compile(r"^[0-9a-fA-F]{16,}$")
 _TOKENISH = re.compile(r"^[A-Za-z0-9+/=_.~%-]{16,}$")
 _WORD = re.compile(r"[a-z]{4,}")
 _SEPARATORS = re.compile(r"[&;]")
+_PARTS = re.compile(r"[_.~-]+")
 
 
 def looks_secret(value: str, query: bool = False) -> bool:
     """Whether `value` has the shape of a credential (see the module docstring). A long
     string is random-looking when it mixes letters with digits (or both cases) and is not
-    mostly words: `prices_2026_team_sheet.csv` is kept, `Zx81kQ9wLr72mPq4VbN3` is not."""
+    a name made of words: `prices_2026_team_sheet.csv` is kept, `Zx81kQ9wLr72mPq4VbN3` is
+    not. Only a value in several parts (split on `_ . - ~`) can be such a name; one unbroken
+    run of letters and digits (`0000000aaaaaaaag`) is a token whatever letters it holds."""
     v = unquote(value).strip()
     if not v:
         return False
@@ -57,7 +60,8 @@ def looks_secret(value: str, query: bool = False) -> bool:
     has_digit = any(c.isdigit() for c in v)
     has_alpha = any(c.isalpha() for c in v)
     both_cases = any(c.isupper() for c in v) and any(c.islower() for c in v)
-    wordy = sum(len(w) for w in _WORD.findall(v)) * 2 > len(v)
+    named = len(_PARTS.split(v)) > 1
+    wordy = named and sum(len(w) for w in _WORD.findall(v)) * 2 > len(v)
     return ((has_digit and has_alpha) or both_cases) and not wordy
 
 

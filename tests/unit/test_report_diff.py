@@ -106,3 +106,14 @@ def test_probe_figures_cover_the_headline_measurements() -> None:
 def test_provenance(catalog) -> None:
     items = by_item(diff_reports(make(catalog), make(catalog, catalog_version="bbbb")))
     assert items["catalog version"].old == "aaaa" and items["catalog version"].topic == "provenance"
+
+
+def test_the_probe_table_shows_each_gpus_mamf_in_its_format(catalog) -> None:
+    from advisor.cli.render.blocks import Table
+    from advisor.cli.render.report import provenance_blocks
+
+    r = make(catalog, probes={"h200-sxm": record()})
+    table = next(b for b in provenance_blocks(r)
+                 if isinstance(b, Table) and b.title == "Probe records used")
+    (row,) = table.rows
+    assert (row[0], row[-2], row[-1]) == ("h200-sxm", "bf16", "760")

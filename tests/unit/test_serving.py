@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from advisor.cli.render.decision import rates_table
 from advisor.core.comparison import decide
 from advisor.core.model.answers import Answers, parse_answers
 from advisor.io.catalog_store import load_catalog
@@ -64,6 +65,9 @@ def test_fp8_on_the_old_gpu_against_nvfp4_on_the_new(catalog) -> None:
     same = decide(serve("h200-sxm@8", "b200-sxm@8"), catalog).targets[0].sweep[0].speedup
     switched = d.targets[0].sweep[0].speedup
     assert same and switched and switched > same  # NVFP4 reads and multiplies faster
+    rates = rates_table(d)  # each GPU's matmul rate is in its own format, and said so
+    assert (rates.cols[1].header, rates.cols[1].unit) == ("matmul", "TFLOPS")
+    assert "matmul in each GPU's own format: h200-sxm fp8, b200-sxm nvfp4" in rates.notes
 
 
 def test_the_longest_input_stops_at_the_models_context(catalog) -> None:

@@ -247,8 +247,14 @@ def rates_table(d: Decision) -> Table:
                      f"sustained rate; {cal.overlap:.0%} of the overlap window hides "
                      f"communication; electricity ${d.answers.electricity_usd_per_kwh}/kWh "
                      f"({'your figure' if d.electricity_source == 'user' else 'default'})")
-    precision = d.answers.workload.precision
-    return Table([Col("GPU"), Col("matmul", f"{precision} TFLOPS", numeric=True),
+    formats = {r.gpu: r.precision or d.answers.workload.precision
+               for r in (d.current, *d.targets)}
+    if len(set(formats.values())) > 1:
+        notes.append("matmul in each GPU's own format: "
+                     + ", ".join(f"{g} {f}" for g, f in formats.items()))
+    shared = next(iter(formats.values())) if len(set(formats.values())) == 1 else None
+    tflops = f"{shared} TFLOPS" if shared else "TFLOPS"
+    return Table([Col("GPU"), Col("matmul", tflops, numeric=True),
                   Col("matmul", "from", drop=4), Col("attention", "kernel", drop=2),
                   Col("attention", "TFLOPS", numeric=True, drop=1),
                   Col("attention", "from", drop=5), Col("HBM", "GB/s", numeric=True),

@@ -60,13 +60,15 @@ def provenance_blocks(r: Report) -> list[Block]:
           "; ".join(q.cited) + (f" ({q.retrieved})" if q.retrieved else "")] for q in r.quotes],
         title="Prices"))
     if r.probes:
-        precision = r.decision.answers.workload.precision
+        d = r.decision
+        own = {g.gpu: g.precision for g in (d.current, *d.targets) if g.precision}
+        fmt = {gpu: own.get(gpu, d.answers.workload.precision) for gpu in r.probes}
         out.append(Table(
             [Col("GPU"), Col("host", drop=1), Col("date"), Col("torch"), Col("CUDA/HIP"),
-             Col("MAMF", f"{precision} TFLOPS", numeric=True)],
+             Col("format"), Col("MAMF", "TFLOPS", numeric=True)],
             [[gpu, rec.stamp.hostname, rec.stamp.date, rec.stamp.versions.torch or UNKNOWN,
-              rec.stamp.versions.cuda or rec.stamp.versions.hip or UNKNOWN,
-              number(rec.mamf(precision)) if rec.mamf(precision) is not None else NA]
+              rec.stamp.versions.cuda or rec.stamp.versions.hip or UNKNOWN, fmt[gpu],
+              number(rec.mamf(fmt[gpu])) if rec.mamf(fmt[gpu]) is not None else NA]
              for gpu, rec in r.probes.items()],
             title="Probe records used"))
     else:

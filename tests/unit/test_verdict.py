@@ -100,6 +100,15 @@ def test_a_tie_inside_the_band_is_break_even() -> None:
                for f in v.flips)
 
 
+def test_a_dearer_tie_inside_the_band_is_break_even_too() -> None:
+    """Half the GPUs, each twice as fast, at twice the price: the same pace and $/token to
+    within 0.3%. It read "hold: 0% more per token, 1.00x slower"."""
+    v = judge(replace(BASE, speedups=(1.994, 1.994), lows=(1.57, 1.57), highs=(2.52, 2.52),
+                      price_current=2.5, price_target=5.0, count_ratio=0.5))
+    assert v.kind == "break-even"
+    assert "the same as the current" in v.headline and "as fast (wall clock" in v.headline
+
+
 def test_a_clear_saving_is_not_break_even_even_with_a_wide_band() -> None:
     v = judge(replace(BASE, lows=(1.0, 1.1), highs=(3.0, 3.2)))  # cost 0.82, band 0.47-1.43
     assert v.kind == "upgrade"

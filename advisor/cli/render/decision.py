@@ -200,9 +200,12 @@ def target_details(d: Decision, t: GpuResult) -> list[Block]:
         out.append(Bullets([f.text for f in v.flips], title="What flips it"))
     moving = [s for s in t.sensitivity if s.flips][:3]
     if moving:
-        rows = [[s.assumption, f"{number(s.low, 2)} - {number(s.high, 2)} {s.unit}",
+        def fig(v: float) -> str:  # 1,355 TFLOPS, 0.81x: the digits the range can tell
+            return number(v, 0 if abs(v) >= 100 else 2)
+
+        rows = [[s.assumption, f"{fig(s.low)} - {fig(s.high)} {s.unit}",
                  f"{s.verdict_low} .. {s.verdict_high}",
-                 f"{number(s.break_even, 2)} {s.unit}" if s.break_even is not None else NA]
+                 f"{fig(s.break_even)} {s.unit}" if s.break_even is not None else NA]
                 for s in moving]
         out.append(Table([Col("assumption"), Col("range"), Col("verdict low .. high"),
                           Col("ties at", drop=1)], rows,

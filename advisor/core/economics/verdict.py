@@ -165,10 +165,12 @@ def judge(c: Case) -> Verdict:
         if cost is not None and cost_lo is not None and cost_hi is not None \
                 and cost_lo < 1.0 < cost_hi:
             band = f"$/token {cost_lo:.2f}-{cost_hi:.2f}x the current"
-            if kind == "upgrade" and cost >= 1.0 - TIE:  # "cheaper" is within the model's noise
+            if kind in ("upgrade", "hold") and abs(cost - 1.0) <= TIE:  # within the noise
                 kind = "break-even"
-                headline = (f"break-even: $/token within {abs(cost - 1):.0%} of the current "
-                            f"({band}), {_pace(c, speed)}; decide on wall-clock and capacity")
+                near = (f"within {abs(cost - 1):.0%} of" if abs(cost - 1) >= 0.005
+                        else "the same as")
+                headline = (f"break-even: $/token {near} the current ({band}), "
+                            f"{_pace(c, speed)}; decide on wall-clock and capacity")
             reasons.append(Reason(kind="evidence", weight=0.45,
                                   text=f"the band straddles a tie: {band}"))
         flips += _money_flips(c, kind, speed)
@@ -182,7 +184,10 @@ def judge(c: Case) -> Verdict:
 def _pace(c: Case, speed: float) -> str:
     """Wall-clock pace: per-GPU speed times the GPU-count ratio when the counts differ."""
     wall = speed * c.count_ratio
-    text = f"{wall:.2f}x faster" if wall >= 1 else f"{1 / wall:.2f}x slower"
+    if abs(wall - 1.0) < 0.005:
+        text = "as fast"
+    else:
+        text = f"{wall:.2f}x faster" if wall >= 1 else f"{1 / wall:.2f}x slower"
     return text + (" (wall clock, both clusters)" if c.count_ratio != 1.0 else "")
 
 
@@ -199,7 +204,8 @@ def _money(c: Case, speed: float, cost: float | None) -> tuple[Kind, str]:
     if wall > 1.0 and cost <= 1.0 + c.time_premium:
         return "upgrade-for-time", (f"upgrade for time: {_pace(c, speed)} for {cost - 1:.0%} "
                                     "more per token")
-    return "hold", f"hold: {cost - 1:.0%} more per token, {_pace(c, speed)}"
+    dearer = f"{cost - 1:.0%} more per token" if cost >= 1.005 else "the same $/token"
+    return "hold", f"hold: {dearer}, {_pace(c, speed)}"
 
 
 def _money_reasons(c: Case, speed: float, cost: float | None, reasons: list[Reason]) -> None:

@@ -225,8 +225,11 @@ def _money_reasons(c: Case, speed: float, cost: float | None, reasons: list[Reas
             text=f"$/token {cost:.2f}x the current at ${c.price_target:.2f}/h ({src_tgt}) for "
                  f"{c.target} vs ${c.price_current:.2f}/h ({src_cur}) for {c.current}"))
     else:
+        missing = [g for g, p in ((c.current, c.price_current), (c.target, c.price_target))
+                   if not p] or ["one of the GPUs"]
         reasons.append(Reason(kind="price", weight=0.5,
-                              text="no price for one of the GPUs: quote one with --price GPU=USD"))
+                              text=f"no price for {' or '.join(missing)}: quote one with "
+                                   "--price GPU=USD"))
 
 
 def _money_flips(c: Case, kind: Kind, speed: float) -> list[Flip]:

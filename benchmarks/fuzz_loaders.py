@@ -639,7 +639,9 @@ def _scaling_cases(work: Path) -> list[Case]:
             ("targets", lambda i: ids[i % len(ids)]),
             ("workload.seq_lens", lambda i: 1024 + i),
             ("configs.counts", lambda i: i + 1),
-            ("prices", lambda i: (ids[i % len(ids)] + "x" * (i // len(ids)), 2.0)),
+            # distinct keys of bounded length (a key growing with i made the input, not the
+            # loader, quadratic: 4N keys were ~16x the bytes of N)
+            ("prices", lambda i: (f"{ids[i % len(ids)]}-{i // len(ids)}", 2.0)),
             ("power_limits_w", lambda i: (f"gpu{i}", 500.0)),
             ("layouts", lambda i: (f"gpu{i}", {"gpus": 8})),
             ("stack.packages", lambda i: (f"package{i}", "1.0")),

@@ -69,6 +69,9 @@ def test_numbers_read_as_people_say_them() -> None:
     out = advisor("decide", "--answers", str(ANSWERS), columns=200).stdout
     assert "1.0T tokens" in out and "days" in out
     assert "e+" not in out  # no 1e+12
+    # the headline's speedup weighs 4k-16k tokens, the table's is at 4k: said beside it
+    assert "the verdict's speedup: the geometric mean over every length both GPUs fit; " \
+           "this table is at 4,096 tokens" in out
 
 
 def test_quiet_prints_the_verdict_lines_alone() -> None:

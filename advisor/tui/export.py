@@ -52,8 +52,10 @@ def state_from_report(report: Report) -> WizardState:
         if count is not None:
             counts[gpu] = count
     quotes: dict[str, Price] = {g: ("usd", p) for g, p in a.prices.items()}
+    current, current_count = split_count(a.current)  # quotes are keyed by id, not `id@N`
     return WizardState(
-        current=a.current, given=given, examples=set(), targets=targets, counts=counts,
+        current=current, current_count=current_count, given=given, examples=set(),
+        targets=targets, counts=counts,
         layouts={g: o.fields_given() for g, o in a.layouts.items()},
         measured=a.measured.model_dump(exclude_unset=True) if a.measured else {},
         quotes=quotes,

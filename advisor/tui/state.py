@@ -54,6 +54,10 @@ default for them), so the form begins with an example, marked as one until edite
 class WizardState:
     current: str | None = None
     """Catalog id of the GPU the workload runs on today."""
+    current_count: int | None = None
+    """Its own GPU count when the answers gave one (`current = "id@N"`, kept from a resumed
+    report); None: the workload's `gpus`, which the Workload step sets (and typing it
+    there drops this)."""
     given: dict[str, Any] = field(default_factory=lambda: dict(EXAMPLE_WORKLOAD))
     """Workload fields the user gave, keyed as `Workload` names them (`model` is a preset
     name or a dict of dimensions). A field absent here takes the engine's default."""
@@ -102,6 +106,8 @@ class WizardState:
     def give(self, key: str, value: Any) -> None:
         """The user set a workload field (None: cleared, the default applies again)."""
         self.examples.discard(key)
+        if key == "gpus":  # the GPU count typed on Workload is the current side's
+            self.current_count = None
         if value is None:
             self.given.pop(key, None)
         else:
@@ -110,6 +116,12 @@ class WizardState:
     def gpus(self) -> list[str]:
         """The current GPU, then the targets, as the user listed them."""
         return [g for g in [self.current, *self.targets] if g]
+
+    def current_spec(self) -> str | None:
+        """The current GPU as Answers takes it: `id`, or `id@N` for a count of its own."""
+        if self.current is None or self.current_count is None:
+            return self.current
+        return f"{self.current}@{self.current_count}"
 
     def target_specs(self) -> list[str]:
         """Targets as Answers takes them: `id`, or `id@N` for a count of its own."""
@@ -175,7 +187,7 @@ class WizardState:
             raise ValueError("choose the current GPU first")
         if not self.targets:
             raise ValueError("add at least one target GPU")
-        data: dict[str, Any] = {"current": self.current, "targets": self.target_specs(),
+        data: dict[str, Any] = {"current": self.current_spec(), "targets": self.target_specs(),
                                 "workload": self.workload_data()}
         layouts = self.layout_data()
         if layouts:
@@ -227,8 +239,8 @@ class WizardState:
             raise ValueError("choose the current GPU first")
         from advisor.tui.fields import core_default
 
-        gpus = int(self.given.get("gpus", core_default("gpus")))
-        data: dict[str, Any] = {"current": self.current,
+        gpus = self.current_count or int(self.given.get("gpus", core_default("gpus")))
+        data: dict[str, Any] = {"current": self.current_spec(),
                                 "targets": [f"{self.current}@{2 * gpus}"],
                                 "workload": self.workload_data()}
         stack = self.job_stack(hardware)

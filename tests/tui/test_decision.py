@@ -207,6 +207,33 @@ async def test_resume_shows_the_saved_report_then_recomputes_on_change(make_app,
         assert app.report is loaded, "walking through without a change keeps it"
 
 
+async def test_resume_keeps_a_current_gpu_count_and_its_quoted_price(make_app, ready_state,
+                                                                     tmp_path, catalog):
+    """`current = "h100-sxm@8"` with its price quoted: the price is keyed by the id, so a
+    resumed wizard held the count in the id and lost the quote (the default $3.90 replaced
+    the user's $2.50, and the verdict flipped from break-even to upgrade)."""
+    from advisor.core import Answers, run
+
+    answers = Answers.model_validate({
+        "current": "h100-sxm@8", "targets": ["b200-sxm@4"],
+        "prices": {"h100-sxm": 2.5, "b200-sxm": 5.0},
+        "workload": {"model": "llama-3.1-8b", "seq_lens": [8192], "token_budget": 1e11}})
+    report = run(answers, catalog, {})
+    path = tmp_path / "r.toml"
+    path.write_text(report_to_toml(report), encoding="utf-8")
+    loaded = parse_report(path.read_text(encoding="utf-8"), str(path))
+    state = state_from_report(loaded)
+    assert (state.current, state.current_count) == ("h100-sxm", 8)
+    assert state.current_price(catalog) == 2.5
+    app = make_app(state=state, start=LAST, report=loaded)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot)
+        assert app.answers() == loaded.decision.answers
+        assert app.report is loaded, "the saved report, not a new one"
+    state.give("gpus", 16)  # a count typed on Workload is the current side's again
+    assert state.current_spec() == "h100-sxm"
+
+
 async def test_palette_commands_and_screenshot(make_app, ready_state, tmp_path):
     app = make_app(state=at_verdict(ready_state), start=LAST)
     async with app.run_test(size=WIDE) as pilot:

@@ -9,7 +9,7 @@ not known (not published, not measured). No rich, no pydantic: the wizard import
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from advisor.core.text import clean
 
@@ -116,3 +116,13 @@ def render_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
 
     sep = "  ".join("-" * w for w in widths)
     return "\n".join([line(headers), sep, *(line(r) for r in rows)])
+
+
+def axis(values: list[float], cells: int, log: bool) -> Callable[[float], int]:
+    """Where a value falls on a chart's 0..cells-1 (a log scale for times that double);
+    one distinct value lands in the middle."""
+    f = math.log if log else float
+    low, high = f(min(values)), f(max(values))
+    if high - low < 1e-12:
+        return lambda v: cells // 2
+    return lambda v: round((f(v) - low) / (high - low) * (cells - 1))

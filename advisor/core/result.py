@@ -187,3 +187,13 @@ class Decision(_Frozen):
     defaults: list[DefaultUsed] = Field(default_factory=list)
     notes: list[str]
     anchor: AnchorReport | None = None
+
+    def why_unprojected(self, target: GpuResult, point: SweepPoint,
+                        current: SweepPoint) -> str:
+        """Why `target` has no speedup at `point` (the current GPU's point at the same
+        length is `current`): what a chart says in place of a bar."""
+        if target.verdict is not None and target.verdict.kind == "blocked-by-gate":
+            return "blocked at a gate"
+        if not point.fits:
+            return "does not fit"
+        return f"{self.current.gpu} does not fit" if not current.fits else "not projected"

@@ -10,12 +10,6 @@ import pytest
 from advisor.core.comparison import decide
 from advisor.core.errors import InputError
 from advisor.core.model.answers import Answers, parse_answers
-from advisor.io.catalog_store import load_catalog
-
-
-@pytest.fixture(scope="module")
-def catalog():
-    return load_catalog()
 
 
 def answers(**kw: Any) -> Answers:

@@ -23,11 +23,6 @@ REFERENCE_IDS = [
 EXTRA_IDS = ["rtx-4090", "rtx-5090", "rtx-6000-ada", "l40", "a10", "a10g", "rtx-a6000", "t4"]
 
 
-@pytest.fixture(scope="module")
-def catalog():
-    return load_catalog()
-
-
 def test_every_required_accelerator_is_present(catalog):
     ids = {g.id for g in catalog.gpus}
     assert len(ids) >= 37

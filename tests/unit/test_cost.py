@@ -17,12 +17,6 @@ from advisor.core.economics.cost import (
 from advisor.core.model.workload import Workload
 from advisor.core.projection.layout import as_run
 from advisor.core.projection.rates import resolve_rates
-from advisor.io.catalog_store import load_catalog
-
-
-@pytest.fixture(scope="module")
-def catalog():
-    return load_catalog()
 
 
 def test_usd_per_million_tokens() -> None:

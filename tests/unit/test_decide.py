@@ -12,12 +12,6 @@ from advisor.core.errors import InputError
 from advisor.core.model.answers import Answers, parse_answers
 from advisor.core.model.probe_record import ProbeRecord, parse_probe_record
 from advisor.core.model.stack import Stack
-from advisor.io.catalog_store import load_catalog
-
-
-@pytest.fixture(scope="module")
-def catalog():
-    return load_catalog()
 
 
 def answers(**kw: Any) -> Answers:

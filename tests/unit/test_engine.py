@@ -32,11 +32,6 @@ from advisor.core.projection.retune import project_side
 from advisor.io.catalog_store import load_catalog
 
 
-@pytest.fixture(scope="module")
-def catalog():
-    return load_catalog()
-
-
 def rates(catalog, gpu: str, w: Workload, **kw) -> GpuRates:
     return resolve_rates(catalog.gpu(gpu), w, catalog_gpus=catalog.gpus, **kw)
 

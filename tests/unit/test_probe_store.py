@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 from advisor.core.errors import InputError
 from advisor.core.model.drift import drift_warning, stack_drift
 from advisor.core.model.probe_record import parse_probe_record
-from advisor.io.catalog_store import load_catalog
 from advisor.io.probe_store import import_probe, stored_probes, stored_workloads
 
 
@@ -21,11 +20,6 @@ from advisor.io.probe_store import import_probe, stored_probes, stored_workloads
 def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("ADVISOR_HOME", str(tmp_path / "home"))
     return tmp_path / "home"
-
-
-@pytest.fixture(scope="module")
-def catalog():
-    return load_catalog()
 
 
 def record(catalog_id: str | None = "h100-sxm", kind: str = "cuda", **versions: Any) -> dict:

@@ -9,12 +9,6 @@ import pytest
 from advisor.core.model.probe_record import ProbeRecord, parse_probe_record
 from advisor.core.model.workload import Workload
 from advisor.core.projection.rates import resolve_rates
-from advisor.io.catalog_store import load_catalog
-
-
-@pytest.fixture(scope="module")
-def catalog():
-    return load_catalog()
 
 
 def attention(kernel: str, seq: int, tflops: float) -> dict[str, Any]:

@@ -25,7 +25,7 @@ from advisor.core.report.document import (
     quotes_for,
     report_to_toml,
 )
-from advisor.io.catalog_store import build_effective, load_catalog
+from advisor.io.catalog_store import build_effective
 from advisor.io.documents import load_answers
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "answers.toml"
@@ -50,11 +50,6 @@ def probe(catalog_id: str) -> Any:
                     "best_shape": [8192, 8192, 8192]}],
         "bandwidth": [{"status": "ok", "kind": "d2d", "bytes": 1 << 30, "gbps_median": 4100.0}],
     }, "probe.json")
-
-
-@pytest.fixture(scope="module")
-def catalog():
-    return load_catalog()
 
 
 @pytest.fixture(scope="module")

@@ -6,14 +6,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from advisor.core.comparison import decide
 from advisor.core.model.probe_record import parse_probe_record
 from advisor.core.report.answers_toml import parse_answers_toml
 from advisor.core.report.diff import Change, diff_reports, probe_figures
 from advisor.core.report.document import Provenance, Report, build_report
-from advisor.io.catalog_store import load_catalog
 
 EXAMPLE = (Path(__file__).resolve().parents[2] / "examples" / "answers.toml").read_text()
 
@@ -31,11 +28,6 @@ def record(torch: str = "2.7.1+cu128", mamf: float = 760.0, d2d: float = 4100.0)
                        "heads": 32, "kv_heads": 8, "batch": 1, "causal": True,
                        "direction": "fwd_bwd", "tflops_median": 400.0}],
     }, "probe.json")
-
-
-@pytest.fixture(scope="module")
-def catalog():
-    return load_catalog()
 
 
 def make(catalog, text: str = EXAMPLE, probes: dict[str, Any] | None = None,

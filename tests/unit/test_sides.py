@@ -12,12 +12,6 @@ from advisor.core.entry import run
 from advisor.core.errors import InputError
 from advisor.core.model.answers import Answers, GpuSpec, parse_answers
 from advisor.core.sides import nodes_for, resolve_gpu, resolve_sides, side_workload
-from advisor.io.catalog_store import load_catalog
-
-
-@pytest.fixture(scope="module")
-def catalog():
-    return load_catalog()
 
 
 def answers(**kw: Any) -> Answers:

@@ -9,14 +9,8 @@ import pytest
 from advisor.core.projection.calibration import CAL, Calibration
 from advisor.core.validation import evaluate, fitted_groups, refit, validate
 from advisor.io.cases import load_cases
-from advisor.io.catalog_store import load_catalog
 
 CASES = load_cases()
-
-
-@pytest.fixture(scope="module")
-def catalog():
-    return load_catalog()
 
 
 @pytest.fixture(scope="module")

@@ -3,12 +3,10 @@
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from advisor.cli.render.blocks import Figure
-from advisor.humanize import duration, usd
+from advisor.humanize import axis, duration, usd
 
 if TYPE_CHECKING:
     from advisor.core import ConfigSweep, Decision
@@ -37,10 +35,8 @@ def speedup_chart(d: Decision) -> Figure:
         for i, (cur, p) in enumerate(zip(d.current.sweep, t.sweep, strict=False)):
             name = Text(clean(t.gpu) if i == 0 else "")  # Text: data is never markup
             if p.speedup is None:
-                blocked = t.verdict is not None and t.verdict.kind == "blocked-by-gate"
-                why = ("blocked at a gate" if blocked else "does not fit" if not p.fits else
-                       f"{d.current.gpu} does not fit" if not cur.fits else "not projected")
-                grid.add_row(name, f"{p.seq_len:,}", "", Text(clean(why)))
+                grid.add_row(name, f"{p.seq_len:,}", "",
+                             Text(clean(d.why_unprojected(t, p, cur))))
                 continue
             colour = "green" if p.speedup >= 1 else "yellow"
             span = (f" ({p.speedup_low:.2f}-{p.speedup_high:.2f})"
@@ -51,15 +47,6 @@ def speedup_chart(d: Decision) -> Figure:
     return Figure(f"Speedup over {d.current.gpu} by sequence length (tokens)", grid,
                   notes=[f"a full bar is {scale:.1f}x; the band is 90%; the word after it is "
                          "the resource that binds"])
-
-
-def _axis(values: list[float], cells: int, log: bool) -> Callable[[float], int]:
-    """Where a value falls on 0..cells-1; one distinct value lands in the middle."""
-    f = math.log if log else float
-    low, high = f(min(values)), f(max(values))
-    if high - low < 1e-12:
-        return lambda v: cells // 2
-    return lambda v: round((f(v) - low) / (high - low) * (cells - 1))
 
 
 def cost_chart(sweep: ConfigSweep, width: int = 48, height: int = 10) -> Figure:
@@ -73,8 +60,8 @@ def cost_chart(sweep: ConfigSweep, width: int = 48, height: int = 10) -> Figure:
     if not priced:
         return Figure("Time against cost", Text("no configuration has a price: quote one"))
     mark = {g: MARKS[i % len(MARKS)] for i, g in enumerate(sweep.gpus)}
-    x = _axis([p.eta_days for p in priced], width, log=True)
-    y = _axis([p.usd or 0.0 for p in priced], height, log=False)
+    x = axis([p.eta_days for p in priced], width, log=True)
+    y = axis([p.usd or 0.0 for p in priced], height, log=False)
     best = sweep.choice.best or sweep.choice.closest_miss
     grid: list[list[tuple[int, str, str]]] = [[(0, " ", "")] * width for _ in range(height)]
     for p in priced:

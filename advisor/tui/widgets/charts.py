@@ -3,10 +3,9 @@ against cost for the configuration sweep."""
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from advisor.humanize import axis
 from advisor.tui.numbers import format_seq_lens
 
 if TYPE_CHECKING:
@@ -39,10 +38,7 @@ def speedup_chart(decision: Decision, width: int = 16) -> str:
         for cur, p in zip(decision.current.sweep, t.sweep, strict=True):
             label = format_seq_lens((p.seq_len,)).rjust(6)
             if p.speedup is None:
-                blocked = t.verdict is not None and t.verdict.kind == "blocked-by-gate"
-                why = ("blocked at a gate" if blocked else "does not fit" if not p.fits else
-                       f"{decision.current.gpu} does not fit" if not cur.fits else "not projected")
-                lines.append(f"{label} [dim]{why}[/]")
+                lines.append(f"{label} [dim]{decision.why_unprojected(t, p, cur)}[/]")
                 continue
             drawn = bar(p.speedup, scale, width)
             drawn = drawn[:one] + ("[dim]┆[/]" if drawn[one:one + 1] == " " else drawn[one]) \
@@ -56,15 +52,6 @@ def speedup_chart(decision: Decision, width: int = 16) -> str:
 
 MARKS = "◆■▲▼✚✖"
 COLOURS = ("$accent", "$success", "$primary", "$error", "$foreground", "$secondary")
-
-
-def _axis(values: list[float], cells: int, log: bool) -> Callable[[float], int]:
-    """Map a value onto 0..cells-1; a single value lands in the middle."""
-    f = math.log if log else float
-    low, high = f(min(values)), f(max(values))
-    if high - low < 1e-12:
-        return lambda v: cells // 2
-    return lambda v: round((f(v) - low) / (high - low) * (cells - 1))
 
 
 def _money(usd: float) -> str:
@@ -85,8 +72,8 @@ def config_chart(sweep: ConfigSweep, highlight: str | None = None, width: int = 
         return "[b]Time vs cost[/b]\n[dim]no configuration has a price: quote one on Targets[/]"
     glyph = {g: (MARKS[i % len(MARKS)], COLOURS[i % len(COLOURS)])
              for i, g in enumerate(sweep.gpus)}
-    x = _axis([p.eta_days for p in priced], width, log=True)
-    y = _axis([p.usd or 0.0 for p in priced], height, log=False)
+    x = axis([p.eta_days for p in priced], width, log=True)
+    y = axis([p.usd or 0.0 for p in priced], height, log=False)
     best = sweep.choice.best or sweep.choice.closest_miss
     grid: list[list[tuple[int, str]]] = [[(0, " ")] * width for _ in range(height)]
     deadline = sweep.choice.deadline_days

@@ -44,14 +44,15 @@ async def test_amd_configurations_in_their_own_words_and_never_cheapest_unpriced
     """MI300X against MI355X, neither priced: GPUs per node speak of Infinity Fabric, not
     NVLink, and no pick is called the cheapest, here or on the verdict."""
     state = ready_state(current="mi300x", targets=["mi355x"], reached=ConfigsScreen.STEP,
-                        given={"token_budget": 1e10})
+                        given={"token_budget": 1e10}, box_stack=False)  # not this CUDA box's
     app = make_app(state=state, start=ConfigsScreen.STEP, with_catalog=shipped)
     async with app.run_test(size=WIDE) as pilot:
         await settle(pilot)
         note = text_of(app.screen.query_one("#per-node-field").query_one(".field-note"))
         assert "Infinity Fabric" in note and "NVLink" not in note
         assert app.report is not None and app.report.configs is not None
-        assert all(p.usd is None for p in app.report.configs.points)
+        points = app.report.configs.points
+        assert points and all(p.usd is None for p in points)  # configurations, none priced
         best = text_of(app.screen.query_one("#cfg-best"))
         assert "none is cheapest" in best and "is the cheapest" not in best
         app.goto(VerdictScreen.STEP)

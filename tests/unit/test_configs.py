@@ -151,6 +151,17 @@ def test_nothing_qualifies_names_the_closest_miss(sweep):
     assert choose([], "time", None, None).best is None
 
 
+def test_nothing_priced_is_never_called_the_cheapest():
+    """Every front end prints this reason: the wizard rewords it, `advisor configs` too."""
+    fast, slow = point(gpu="x", usd=None, eta=0.5), point(gpu="y", usd=None, eta=2.0)
+    fast, slow = (q.model_copy(update={"usd": None}) for q in (fast, slow))
+    c = choose([slow, fast], "cost", None, None)
+    assert c.best == fast
+    assert c.reason.startswith("no configuration has a price, so none is cheapest: quote one "
+                               "with --price GPU=USD; ") and "is the cheapest" not in c.reason
+    assert "is the fastest of 2 configuration(s)" in c.reason
+
+
 def test_cost_objective_ranks_unpriced_last():
     unpriced = point(gpu="x", usd=None, eta=0.5).model_copy(update={"usd": None})
     priced = point(gpu="y", usd=500.0, eta=2.0)

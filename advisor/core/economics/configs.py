@@ -309,9 +309,13 @@ def choose(points: Sequence[ConfigPoint], objective: Objective, power_cap_kw: fl
     ok = [p for p in points if _miss(p, power_cap_kw, deadline_days) == 0]
     if ok:
         best = min(ok, key=key)
+        unpriced = objective == "cost" and all(p.usd is None for p in points)
+        head = ("no configuration has a price, so none is cheapest: quote one with "
+                f"--price GPU=USD; {best.label} is the fastest" if unpriced else
+                f"{best.label} is the {what}")  # unpriced, cost ranks on time alone
         return Choice(objective=objective, power_cap_kw=power_cap_kw, deadline_days=deadline_days,
                       best=best, closest_miss=None,
-                      reason=f"{best.label} is the {what} of {len(ok)} configuration(s)"
+                      reason=f"{head} of {len(ok)} configuration(s)"
                              + (f" meeting {limits}" if limits else ""))
     if not points:
         return Choice(objective=objective, power_cap_kw=power_cap_kw, deadline_days=deadline_days,

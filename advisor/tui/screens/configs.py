@@ -136,14 +136,8 @@ def point_text(p: ConfigPoint, current: str) -> str:
 
 def unpriced(sweep: ConfigSweep) -> bool:
     """Asked for the cheapest, with no price to compare: no pick can be called cheapest."""
-    return sweep.choice.objective == "cost" and all(p.usd is None for p in sweep.points)
-
-
-def choice_reason(sweep: ConfigSweep) -> str:
-    """Why the pick, in one line; never "cheapest" where nothing has a price."""
-    if unpriced(sweep):
-        return "no GPU has a price, so none is cheapest: quote prices on Targets (step 3)"
-    return sweep.choice.reason
+    return sweep.choice.objective == "cost" and bool(sweep.points) \
+        and all(p.usd is None for p in sweep.points)
 
 
 def choice_text(sweep: ConfigSweep) -> str:

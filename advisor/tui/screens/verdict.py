@@ -121,10 +121,8 @@ class VerdictScreen(ReportScreen):
             for t in decision.targets if t.verdict)
         summary += f"   [dim]vs {decision.current.gpus}x {decision.current.gpu} today[/]"
         if report.configs is not None:
-            from advisor.tui.screens.configs import choice_reason
-
             summary += (f"\n[dim]configurations (step 8): "
-                        f"{escape(humanize(choice_reason(report.configs)))}[/]")
+                        f"{escape(humanize(report.configs.choice.reason))}[/]")
         self.query_one("#verdict-summary", Static).update(clean_block(summary))
         box = self.query_one("#verdicts", VerticalScroll)
         box.remove_children()

@@ -36,6 +36,7 @@ def run(answers: Answers, catalog: Catalog, probes: Mapping[str, ProbeRecord] | 
     workload-probe records by GPU: the current GPU's anchors the decision when the answers
     give no measurement of their own."""
     check_against_catalog(answers, catalog)
+    answers = answers.by_catalog_id(catalog)
     alone = answers.configs is not None or answers.pipeline is not None
     compared = {s.gpu for s in answers.compared(catalog, alone=alone)}
     used = {catalog.gpu(k).id: v for k, v in (probes or {}).items()}

@@ -138,3 +138,30 @@ def test_the_facade_offers_no_way_around_run() -> None:
     for name in ("sweep_configs", "analyse_pipeline", "kw_saved", "resolve_sides",
                  "project_side"):
         assert name not in core.__all__
+
+
+def test_a_price_or_power_limit_keyed_by_an_alias_is_the_gpus_own(catalog) -> None:
+    """"H100 SXM" names the h100-sxm: its quote was ignored for the catalog default ($3.90)
+    while a ratio to it was worked out from it, so the target ran at 0.77x, not 1.5x."""
+    a = parse_answers({"current": "h100-sxm", "targets": ["h200-sxm"],
+                       "prices": {"H100 SXM": 2.0, "h200-sxm": "1.5x"},
+                       "power_limits_w": {"H100 SXM": 600},
+                       "workload": {"model": "llama-3.1-8b", "seq_lens": [4096]}},
+                      catalog=catalog)
+    r = run(a, catalog, {})
+    assert [(q.gpu, q.usd_per_hour, q.source) for q in r.quotes] == [
+        ("h100-sxm", 2.0, "user"), ("h200-sxm", 3.0, "user")]
+    assert r.decision.answers.power_limits_w == {"h100-sxm": 600.0}
+
+
+@pytest.mark.parametrize(("prices", "message"), [
+    ({"H100 SXM": 2.0, "h100-sxm": 3.0},
+     "field 'prices.h100-sxm', value 3.0: names the same GPU (h100-sxm) as 'H100 SXM'"),
+    ({"nonesuch": 2.0}, "field 'prices.nonesuch'"),  # was silently ignored
+])
+def test_price_keys_name_one_catalog_gpu_each(catalog, prices, message) -> None:
+    a = parse_answers({"current": "h100-sxm", "targets": ["h200-sxm"], "prices": prices,
+                       "workload": {"model": "llama-3.1-8b", "seq_lens": [4096]}})
+    with pytest.raises(InputError) as err:
+        run(a, catalog, {})
+    assert message in err.value.one_line()

@@ -157,6 +157,25 @@ class Answers(PrintableModel):
                              value=self.targets)
         return out
 
+    def by_catalog_id(self, catalog: Catalog) -> Answers:
+        """These answers with every per-GPU table (prices, power limits, layouts) keyed by
+        catalog id, as the engine looks them up: a price quoted as "H100 SXM" is the
+        h100-sxm's, not ignored. Two keys naming one GPU are refused."""
+        update: dict[str, Any] = {}
+        for name in ("prices", "power_limits_w", "layouts"):
+            table: dict[str, Any] = getattr(self, name)
+            keyed: dict[str, Any] = {}
+            first: dict[str, str] = {}
+            for key, value in table.items():
+                gid = catalog.gpu(split_count(key)[0]).id
+                if gid in keyed:
+                    raise InputError(f"names the same GPU ({gid}) as {first[gid]!r}",
+                                     field=f"{name}.{key}", value=value)
+                keyed[gid], first[gid] = value, key
+            if list(keyed) != list(table):
+                update[name] = keyed
+        return self.model_copy(update=update) if update else self
+
     @property
     def electricity_is_default(self) -> bool:
         return "electricity_usd_per_kwh" not in self.model_fields_set
@@ -216,6 +235,7 @@ def check_against_catalog(answers: Answers, catalog: Catalog, file: str | None =
         named += [(f"pipeline.stages.{i}.gpu", s.gpu)
                   for i, s in enumerate(answers.pipeline.stages)]
     named += [(f"layouts.{k}", k) for k in answers.layouts]
+    named += [(f"prices.{k}", k) for k in answers.prices]
     named += [(f"power_limits_w.{k}", k) for k in answers.power_limits_w]
     for field, gpu in named:
         try:

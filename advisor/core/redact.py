@@ -82,12 +82,15 @@ def _query_secret(key: str, value: str) -> bool:
     return secret_key(key) or looks_secret(value, query=True)
 
 
-def _pairs(query: str) -> list[tuple[str, str]]:
+def _pairs(query: str) -> list[tuple[str, str, str]]:
+    """(key, value) of each query parameter, decoded (`+` is a space), with the value as
+    written: one reading for what is redacted and what is scrubbed."""
     out = []
     for part in _SEPARATORS.split(query):
         if part:
             key, _, value = part.partition("=")
-            out.append((unquote(key.replace("+", " ")), unquote(value.replace("+", " "))))
+            out.append((unquote(key.replace("+", " ")), unquote(value.replace("+", " ")),
+                        value))
     return out
 
 
@@ -105,7 +108,7 @@ def redact_url(url: str) -> str:
     path = "/".join(REDACTED if looks_secret(seg) else seg for seg in parts.path.split("/"))
     query = "&".join(
         f"{quote(k, safe='')}={REDACTED if _query_secret(k, v) else quote(v, safe='')}"
-        for k, v in _pairs(parts.query))
+        for k, v, _ in _pairs(parts.query))
     return urlunsplit((parts.scheme, netloc, path, query, ""))
 
 
@@ -116,10 +119,9 @@ def secrets_of(url: str) -> list[str]:
     except ValueError:
         return []
     found = []
-    for part in _SEPARATORS.split(parts.query):
-        key, _, value = part.partition("=")
-        if value and _query_secret(unquote(key), unquote(value)):
-            found += [value, unquote(value)]
+    for key, value, written in _pairs(parts.query):
+        if value and _query_secret(key, value):
+            found += [written, value]
     found += [seg for seg in parts.path.split("/") if looks_secret(seg)]
     return found + [p for p in (parts.username, parts.password) if p]
 

@@ -76,3 +76,12 @@ def test_what_is_kept_and_what_is_not(url: str, shown: str) -> None:
                                   "HGX-B200", "prices.csv"])
 def test_harmless_values_are_not_secret(word: str) -> None:
     assert not looks_secret(word, query=True)
+
+
+def test_scrub_reads_the_query_as_redaction_does() -> None:
+    """`+` is a space to both: `q=Bearer+abc` was redacted in the URL but not scrubbed from
+    a message quoting the value decoded."""
+    url = "https://x.example/y?q=Bearer+abc123"
+    assert redact_url(url) == f"https://x.example/y?q={REDACTED}"
+    said = scrub("refused: Bearer abc123 (q=Bearer+abc123)", url)
+    assert "abc123" not in said

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any
 
 from advisor.cli import COMMANDS
 from advisor.cli.numbers import amount, keyed, plain, tokens, whole
@@ -248,8 +248,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def show_report(args: argparse.Namespace, report: Report, *, kept: bool,
-                answers_file: bool = True, data: Callable[[], Any] | None = None,
-                file: TextIO | None = None) -> None:
+                answers_file: bool = True, data: Callable[[], Any] | None = None) -> None:
     """The report as the output flags ask: the verdict first and the details after, as text,
     md, html or svg; `summary` as JSON unless `data` says otherwise; the verdict lines alone
     with --quiet. `kept` adds what a saved report records (prices, probes, provenance);
@@ -259,8 +258,7 @@ def show_report(args: argparse.Namespace, report: Report, *, kept: bool,
 
     show(args, lambda: document.blocks(report, provenance=kept, answers_file=answers_file),
          document.title(report),
-         data or (lambda: summary(report)), lambda: decision.verdict_summary(report.decision),
-         file)
+         data or (lambda: summary(report)), lambda: decision.verdict_summary(report.decision))
 
 
 # --- JSON -----------------------------------------------------------------------------------------

@@ -19,7 +19,6 @@ from advisor.core import (
     USD,
     WHOLE,
     NumberSpec,
-    is_ratio,
     parse_number,
     parse_price,
 )
@@ -55,9 +54,8 @@ def keyed(unit: str, example: str, price: bool = False) -> Callable[[str], tuple
             raise argparse.ArgumentTypeError(f"expected GPU={unit}, e.g. {example}: {text!r}")
         try:
             if price:  # the range is the answers' to check, as for every flag
-                parse_price(value, USD.unbounded(), RATIO.unbounded())
-                return key.strip(), value.strip() if is_ratio(value) else \
-                    parse_price(value, USD.unbounded(), None)[1]
+                kind, number = parse_price(value, USD.unbounded(), RATIO.unbounded())
+                return key.strip(), value.strip() if kind == "ratio" else number
             return key.strip(), parse_number(value, PLAIN)
         except ValueError as exc:
             raise argparse.ArgumentTypeError(f"{key.strip()}: {exc}") from None

@@ -17,16 +17,15 @@ if TYPE_CHECKING:
     from advisor.cli.render.blocks import Block
 
 FORMATS = ("text", "md", "html", "svg", "json")
-"""The render package's formats, spelled out so that `--help` imports no rich (a unit test
-keeps the two equal)."""
+"""The formats the renderer draws (`emit.Format` names the same; a unit test keeps them
+equal), here so that `--help` imports no rich."""
 
 
-def add_output_options(p: argparse.ArgumentParser, *, shareable: bool = True,
+def add_output_options(p: argparse.ArgumentParser, *,
                        json_help: str = "machine-readable output (same as --format json)"
                        ) -> None:
-    if shareable:
-        p.add_argument("--format", choices=FORMATS, default=None,
-                       help="text for the terminal (default), md, html or svg to share, or json")
+    p.add_argument("--format", choices=FORMATS, default=None,
+                   help="text for the terminal (default), md, html or svg to share, or json")
     p.add_argument("--json", action="store_true", help=json_help)
     p.add_argument("-q", "--quiet", action="store_true",
                    help="only the verdict (or the result) and errors, no tables or notes")
@@ -46,13 +45,12 @@ def chosen(args: argparse.Namespace) -> str:
 
 
 def show(args: argparse.Namespace, blocks: Callable[[], Sequence[Block]], title: str,
-         data: Callable[[], Any], quiet_lines: Callable[[], list[str]] | None = None,
-         file: TextIO | None = None) -> None:
+         data: Callable[[], Any], quiet_lines: Callable[[], list[str]] | None = None) -> None:
     """Print what the flags ask for: JSON of `data()`, the quiet lines, or `blocks()` drawn
     as text (fitted to the terminal) or as a shareable document."""
     from advisor.core import clean_block
 
-    out = file or sys.stdout
+    out = sys.stdout
     fmt = chosen(args)
     if fmt == "json":
         print(json.dumps(data(), indent=2), file=out)

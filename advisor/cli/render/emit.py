@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from rich.console import Console, RenderableType
 
 Format = Literal["text", "md", "html", "svg", "json"]
-FORMATS: tuple[Format, ...] = ("text", "md", "html", "svg", "json")
 SHARE_WIDTH = 110
 """Columns of an HTML or SVG export: wide enough for every table, narrow enough to read."""
 LEGEND = {NA: f"{NA} does not apply or not supported", UNKNOWN: f"{UNKNOWN} not known"}

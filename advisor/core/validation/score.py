@@ -9,7 +9,7 @@ from collections.abc import Callable
 import numpy as np
 
 from advisor.core.model.catalog import Catalog
-from advisor.core.projection.calibration import CAL, Calibration
+from advisor.core.projection.calibration import CAL, Z90, Calibration
 from advisor.core.validation.cases import (
     RATIO_KINDS,
     Accuracy,
@@ -92,9 +92,9 @@ def _suggested_sigma(results: list[CaseResult], cal: Calibration) -> float:
     for r in results:
         if r.low is None or r.high is None or r.error is None:
             continue
-        total = math.log(r.high / float(r.predicted)) / 1.645
+        total = math.log(r.high / float(r.predicted)) / Z90
         rates = math.sqrt(max(total**2 - cal.model_sigma**2, 0.0))
-        miss = abs(math.log(float(r.predicted) / float(r.measured))) / 1.645
+        miss = abs(math.log(float(r.predicted) / float(r.measured))) / Z90
         need.append(math.sqrt(max(miss**2 - rates**2, 0.0)))
     if not need:
         return cal.model_sigma

@@ -70,8 +70,7 @@ def _label(r: GpuResult) -> str:
     blocked = (r.verdict is not None and r.verdict.kind == "blocked-by-gate") \
         or not r.dtype_gate.passed
     now = " (now, blocked)" if blocked else " (now)"
-    return f"{r.gpus}x {r.gpu}" + (now if r.role == "current" else
-                                  " (blocked)" if blocked else "")
+    return r.label + (now if r.role == "current" else " (blocked)" if blocked else "")
 
 
 def sweep_rows(decision: Decision, band: bool = True) -> list[tuple[str, list[str | Text]]]:

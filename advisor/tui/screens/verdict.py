@@ -59,7 +59,7 @@ def card(decision: Decision, t: GpuResult) -> str:
         out.append(escape(render_table(
             [f"at {decision.primary_seq_len:,} tokens", f"{cur.gpu} (now)", t.gpu],
             [list(r) for r in rows])))
-        out.append("[dim]" + escape(figures_note(serving, budget, w.token_budget)) + "[/]")
+        out.append("[dim]" + escape(figures_note(serving, w.token_budget)) + "[/]")
     if v.flips:
         out.append("")
         out.append("[b]what flips it[/b]" if v.kind != "blocked-by-gate" else "[b]remedy[/b]")
@@ -85,9 +85,9 @@ def card(decision: Decision, t: GpuResult) -> str:
     return clean_block("\n".join(out))  # a resumed report's text is someone else's
 
 
-def figures_note(serving: bool, budget: bool, tokens: float | None) -> str:
+def figures_note(serving: bool, tokens: float | None) -> str:
     """What the side-by-side figures count, so no two different things read as one cost."""
-    if budget and tokens is not None:
+    if tokens is not None:
         what = f"job = the {format_count(tokens)}-token budget on each side's GPUs"
     else:
         what = ("no token budget: no job to time or total; $ per hour counts all of each "

@@ -136,10 +136,6 @@ class MeasuredForm(Vertical):
         status.update(f"✘ {error}" if error else "" if not self.state.measured else
                       "the decision is anchored on these figures")
 
-    @property
-    def error(self) -> str | None:
-        return measured_error(self.state.measured)
-
     @on(Input.Changed)
     def _typed(self, event: Input.Changed) -> None:
         event.stop()

@@ -574,8 +574,7 @@ def decide(answers: Answers, catalog: Catalog,
     if unused:
         notes.append(unused)
     if anchor is not None:
-        whose = "your measured" if anchor.source.startswith("user") else "the workload probe's"
-        notes.insert(0, f"anchored on {whose} {anchor.measured} on {sides[0].gpu.id} "
+        notes.insert(0, f"anchored on {anchor.whose} {anchor.measured} on {sides[0].gpu.id} "
                         f"(the model gives {anchor.modelled_tokens_per_s_per_gpu:,.0f} tok/s "
                         f"per GPU as run); moved: {'; '.join(anchor.moved)}")
     return Decision(

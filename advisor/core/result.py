@@ -167,6 +167,11 @@ class AnchorReport(_Frozen):
     efficiency: float  # the share of the modelled rate the user's stack reaches
     attention: float  # the attention kernel's multiplier (1: not measured apart)
 
+    @property
+    def whose(self) -> str:
+        """Whose figure the anchor is, as every front end says it."""
+        return "your measured" if self.source.startswith("user") else "the workload probe's"
+
 
 class DefaultUsed(_Frozen):
     """A value the user did not give, and where the one used came from."""

@@ -167,7 +167,7 @@ def anchor_lines(decision: Decision) -> list[str]:
     a = decision.anchor
     if a is None:
         return []
-    lines = [f"anchored on your measured {a.measured} on {decision.current.gpu} "
+    lines = [f"anchored on {a.whose} {a.measured} on {decision.current.gpu} "
              f"(the model gives {fmt_num(a.modelled_tokens_per_s_per_gpu, 0)} tok/s per GPU "
              "as run)"]
     lines += [f"moved: {m}" for m in a.moved]

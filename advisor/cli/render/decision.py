@@ -155,8 +155,7 @@ def summary_table(d: Decision) -> Table:
                                              for r in (d.current, *d.targets)))
     a = d.anchor
     if a is not None:
-        whose = "your measured" if a.source.startswith("user") else "the workload probe's"
-        notes.insert(0, f"anchored on {whose} {a.measured} on {d.current.gpu} (the model "
+        notes.insert(0, f"anchored on {a.whose} {a.measured} on {d.current.gpu} (the model "
                         f"alone: {number(a.modelled_tokens_per_s_per_gpu)} tokens/s per GPU "
                         "as run)")
     return Table([f.col for f in figures], rows,

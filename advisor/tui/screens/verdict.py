@@ -140,8 +140,10 @@ class VerdictScreen(ReportScreen):
             cards.append(Static(clean_block(
                 "[b]defaults used[/b] [dim](not given by you)[/]\n" + "\n".join(
                     f"  – {escape(x)}" for x in defaults)), classes="verdict-card", markup=True))
+        # The anchor card says what core's first note says when there is an anchor.
+        notes = decision.notes[1:] if decision.anchor is not None else decision.notes
         cards.append(Static(clean_block("[dim]" + "\n".join(
-            escape(humanize(n)) for n in decision.notes) + "[/]"), classes="notes", markup=True))
+            escape(humanize(n)) for n in notes) + "[/]"), classes="notes", markup=True))
         box.mount_all(cards)
         box.focus()  # arrows and page keys scroll the cards
 

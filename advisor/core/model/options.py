@@ -135,8 +135,7 @@ class StageSpec(PrintableModel):
         data["gpu"] = gpu
         if given is not None:
             data.update(given.model_dump(exclude_none=True))
-            if given.measured_units_per_s is not None or given.measured_tokens_per_s is not None \
-                    or given.flops_per_token is not None:
+            if given.rated:
                 data.pop("workload", None)
         return StageSpec.model_validate(data)
 

@@ -165,3 +165,11 @@ def test_price_keys_name_one_catalog_gpu_each(catalog, prices, message) -> None:
     with pytest.raises(InputError) as err:
         run(a, catalog, {})
     assert message in err.value.one_line()
+
+
+def test_a_power_limit_keyed_with_a_count_is_the_gpus_own(catalog) -> None:
+    """`h100-sxm@4` passed the catalog check, then run() failed with "unknown GPU id"."""
+    a = parse_answers({"current": "h100-sxm@4", "targets": ["h200-sxm@4"],
+                       "power_limits_w": {"h100-sxm@4": 350},
+                       "workload": {"model": "llama-3.1-8b", "seq_lens": [4096]}})
+    assert run(a, catalog, {}).decision.answers.power_limits_w == {"h100-sxm": 350.0}

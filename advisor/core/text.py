@@ -20,6 +20,8 @@ wizard's labels of catalog and pulled names.
 
 from __future__ import annotations
 
+import re
+
 _BIDI = (*range(0x202A, 0x202F), *range(0x2066, 0x206A))
 _SURROGATES = range(0xD800, 0xE000)  # JSON can spell a lone one; it cannot be written as UTF-8
 _UNSAFE = (*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0), 0x2028, 0x2029, *_BIDI, *_SURROGATES)
@@ -31,6 +33,21 @@ def _escape(code: int) -> str:
 
 _LINE = {code: _escape(code) for code in _UNSAFE}
 _BLOCK = {code: esc for code, esc in _LINE.items() if chr(code) not in "\n\t"}
+
+
+def _char_class(codes: list[int]) -> re.Pattern[str]:
+    """One regex class of `codes`, consecutive runs as ranges (a 2,000-member class compiles
+    slowly): every catalog field passes through first_control at each start-up."""
+    runs: list[list[int]] = []
+    for code in sorted(codes):
+        if runs and code == runs[-1][1] + 1:
+            runs[-1][1] = code
+        else:
+            runs.append([code, code])
+    return re.compile("[" + "".join(f"\\U{a:08x}-\\U{b:08x}" for a, b in runs) + "]")
+
+
+_BLOCK_RE = _char_class(list(_BLOCK))
 
 
 def clean(text: str) -> str:
@@ -45,10 +62,8 @@ def clean_block(text: str) -> str:
 
 def first_control(text: str) -> str | None:
     """The escape of the first character `clean_block` would change, or None if there is none."""
-    for ch in text:
-        if ord(ch) in _BLOCK:
-            return _BLOCK[ord(ch)]
-    return None
+    found = _BLOCK_RE.search(text)
+    return _BLOCK[ord(found.group())] if found else None
 
 
 def refuse_control(value: object, what: str = "text") -> None:

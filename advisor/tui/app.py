@@ -29,6 +29,7 @@ from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from advisor.tui.hardware import Hardware, detect_hardware
+from advisor.tui.heap import keep_for_the_session
 from advisor.tui.runner import ProbeRunner
 from advisor.tui.screens.base import ComputedScreen, StepScreen
 from advisor.tui.state import STEP_IDS, STEPS, Context, WizardState
@@ -187,6 +188,7 @@ class AdvisorApp(App[None]):
         if isinstance(screen, StepScreen):
             await screen.catalog_loaded()
         self.call_later(self._release, "catalog")  # after the focus the step just asked for
+        keep_for_the_session()
         self._catalog_ready()
 
     def _catalog_ready(self) -> None:
@@ -393,6 +395,8 @@ class AdvisorApp(App[None]):
                 deliver(report)
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
+        if event.worker.group == "warm-up" and event.state == WorkerState.SUCCESS:
+            keep_for_the_session()  # the engine's modules and their schemas
         if event.worker.group in ("report", "preview", "ranking") \
                 and event.state == WorkerState.ERROR:
             kind: Kind = event.worker.group  # type: ignore[assignment]

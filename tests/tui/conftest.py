@@ -7,7 +7,8 @@ tests/tui/catalog, so snapshots only move when the TUI does.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import gc
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -86,6 +87,14 @@ def ready_state() -> Callable[..., WizardState]:
         return s
 
     return state
+
+
+@pytest.fixture(autouse=True)
+def _each_app_collected() -> Iterator[None]:
+    """The wizard freezes what it keeps for its session (advisor.tui.heap); a test's app
+    ends with the test, so its objects go back to the collector rather than pile up."""
+    yield
+    gc.unfreeze()
 
 
 @pytest.fixture(autouse=True)

@@ -16,6 +16,7 @@ from textual.events import Resize
 from textual.screen import Screen
 from textual.widgets import LoadingIndicator, Static
 
+from advisor.tui.heap import keep_for_the_session
 from advisor.tui.state import STEPS, Context
 from advisor.tui.widgets.stepper import NavBar, StepFooter, StepHeader
 
@@ -83,6 +84,7 @@ class StepScreen(Screen[None]):
         self.mounted()
         self.refresh_nav()
         self.built = True
+        keep_for_the_session()  # a built step stays installed for the session
         self.app.post_message(KeysReleased(self))
         if self.is_current:
             self.wizard.build_ahead(self.STEP + 1)

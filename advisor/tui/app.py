@@ -640,6 +640,7 @@ def run_app(resume: Path | None = None) -> int:
         state, start = state_from_report(report), len(STEPS) - 1
     app = AdvisorApp(catalog, None, PackageProbeRunner(), state=state, start=start,
                      report=report)
+    keep_for_the_session()  # Textual's modules, and a resumed report with its catalog
     app.run()
     return app.return_code or 0
 

@@ -7,7 +7,9 @@ Probes took 300 ms on a revisit). What arrives once and stays (the catalog, the 
 modules and schemas, a built step) is frozen as it arrives (`gc.freeze`), so a collection
 walks only what came since. The young generations are collected first, which is cheap:
 garbage that has already reached the old generation is kept, and there is little of it
-right after a load or a build.
+right after a load or a build. The cost, measured over four laps of every step change and
+back: the process held 6 MB more, and grew about 1 MB a lap more than without freezing
+(widgets recomposed after their step was frozen).
 """
 
 from __future__ import annotations

@@ -7,7 +7,10 @@ nothing, timed in the same run.
 - `advisor --version` against the same;
 - one `advisor compare` (llama-3.1-8b, H100 against B200, one sequence length, text out)
   against `python -c pass`, CPU time of the process and its threads (target: 20x, min);
-- `advisor decide` on examples/answers.toml (with its GPU-count sweep) against the same.
+- `advisor decide` on examples/answers.toml (with its GPU-count sweep) against the same;
+- for context, not a target: importing only the libraries a compare cannot do without
+  (numpy with one BLAS thread as advisor runs it, pydantic, rich's console and table),
+  against the same: the floor under the compare ratio on this box.
 
 Each subject is timed alternately with its reference, so load on the box hits both alike;
 the min and median ratios are printed with the absolute times for context, never judged
@@ -31,6 +34,8 @@ ADVISOR = [sys.executable, "-m", "advisor"]
 COMPARE = ["compare", "--current", "h100-sxm", "--target", "b200-sxm", "--model",
            "llama-3.1-8b", "--seq-len", "8192"]
 DECIDE = ["decide", "--answers", str(ROOT / "examples" / "answers.toml")]
+LIBRARIES = [sys.executable, "-c", "import os; os.environ['OPENBLAS_NUM_THREADS'] = '1'; "
+             "import numpy, pydantic, rich.console, rich.table; from pydantic import BaseModel"]
 
 
 def timed(argv: list[str], clock: str) -> float:
@@ -60,6 +65,8 @@ def main(argv: list[str] | None = None) -> int:
          [*ADVISOR, "--version"], argparse_only, "wall"),
         ("advisor compare, CPU time, vs python -c pass", [*ADVISOR, *COMPARE], nothing, "cpu"),
         ("advisor decide (with its sweep), CPU time, vs python -c pass", [*ADVISOR, *DECIDE],
+         nothing, "cpu"),
+        ("context: numpy, pydantic and rich alone, CPU time, vs python -c pass", LIBRARIES,
          nothing, "cpu"),
     ]
     print(f"{args.runs} runs of each, alternating with its reference")

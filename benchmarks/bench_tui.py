@@ -70,12 +70,11 @@ def frames_of(app, kind=object):
 
 FIRST_PAINT = FRAMES + r"""
 import asyncio, json
-from advisor.tui.app import AdvisorApp, load_catalog
-from advisor.tui.runner import PackageProbeRunner
+from advisor.tui.app import wizard_app
 from advisor.tui.screens.base import StepScreen
 
 async def main():
-    app = AdvisorApp(load_catalog, None, PackageProbeRunner())  # as `advisor` runs it
+    app = wizard_app()  # as `advisor` runs it
     frames = frames_of(app, StepScreen)
     async with app.run_test(size=(120, 40)) as pilot:
         while not app.screen.query("#gpus") or not app.screen.query_one("#gpus").row_count:
@@ -117,17 +116,12 @@ RESUME = FRAMES + r"""
 import sys
 import asyncio, json
 from pathlib import Path
-from advisor.io.catalog_store import effective_catalog
-from advisor.io.documents import load_report
-from advisor.tui.app import AdvisorApp
-from advisor.tui.export import state_from_report
-from advisor.tui.runner import PackageProbeRunner
+from advisor.tui.app import wizard_app
 from advisor.tui.screens.verdict import VerdictScreen
 
 async def main():
-    report = load_report(Path(sys.argv[1]))
-    app = AdvisorApp(effective_catalog(), None, PackageProbeRunner(),
-                     state=state_from_report(report), start=8, report=report)
+    app = wizard_app(Path(sys.argv[1]))  # as `advisor --resume` runs it
+    report = app._loaded  # the saved report, shown as is
     frames = frames_of(app, VerdictScreen)
     async with app.run_test(size=(120, 40)) as pilot:
         while not app.screen.query(".verdict-card"):

@@ -627,6 +627,14 @@ def run_app(resume: Path | None = None) -> int:
     prints it as one line; a broken catalog overlay ends the wizard with the same line and
     exit code 2.
     """
+    app = wizard_app(resume)
+    app.run()
+    return app.return_code or 0
+
+
+def wizard_app(resume: Path | None = None) -> AdvisorApp:
+    """The app `advisor` runs (and benchmarks/bench_tui.py times): the real probe runner,
+    the catalog loaded after the first paint, or at once with a resumed report."""
     from advisor.tui.runner import PackageProbeRunner
 
     catalog: Catalog | Callable[[], Catalog] = load_catalog  # after the first paint
@@ -641,8 +649,7 @@ def run_app(resume: Path | None = None) -> int:
     app = AdvisorApp(catalog, None, PackageProbeRunner(), state=state, start=start,
                      report=report)
     keep_for_the_session()  # Textual's modules, and a resumed report with its catalog
-    app.run()
-    return app.return_code or 0
+    return app
 
 
-__all__ = ["STEP_IDS", "AdvisorApp", "run_app", "screen_class"]
+__all__ = ["STEP_IDS", "AdvisorApp", "run_app", "screen_class", "wizard_app"]

@@ -38,7 +38,7 @@ from advisor.core.model.workload import Workload
 from advisor.core.projection.anchor import apply, fit, from_probe
 from advisor.core.projection.calibration import CAL, SOURCE_SIGMA, Z90, Calibration
 from advisor.core.projection.engine import BUCKETS, RESOURCES, Projection
-from advisor.core.projection.layout import RECOMPUTE, Grid, as_run, grid_of
+from advisor.core.projection.layout import Grid, as_run, grid_of, row_of
 from advisor.core.projection.rates import GpuRates
 from advisor.core.projection.retune import Fitted
 from advisor.core.projection.uncertainty import band, log_sigma
@@ -78,11 +78,8 @@ def _measurement(answers: Answers, cur: ResolvedSide,
     run = cur.projection.as_run
     told = cur.workload.training or "tp" in cur.stated
     mine = run.layouts[0] if run.fits[0] and told else cur.projection.retuned.layouts[0]
-    return m, cur.workload, grid_of([
-        (mine.gpus, cur.workload.gpus_per_node, mine.tp, mine.pp, mine.cp, mine.ep, mine.vp,
-         m.concurrency or mine.micro_batch, mine.accumulation, mine.zero_stage,
-         RECOMPUTE.index(mine.recompute), int(mine.offload_optimizer),
-         int(mine.fused_kernels))])
+    return m, cur.workload, grid_of([row_of(mine, cur.workload.gpus_per_node,
+                                            mb=m.concurrency or mine.micro_batch)])
 
 
 def _prepare(answers: Answers, catalog: Catalog, probes: Mapping[str, ProbeRecord],

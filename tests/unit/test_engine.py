@@ -22,6 +22,8 @@ from advisor.core.projection.engine import (
 )
 from advisor.core.projection.layout import (
     as_run,
+    grid_of,
+    row_of,
     serving_batches,
     serving_candidates,
     serving_layouts,
@@ -173,6 +175,18 @@ def test_the_search_is_bounded_whatever_the_input() -> None:
     s = Workload(mode="serve", model=m, seq_lens=[1000], osl=1000, gpus=8, tp=8)
     layouts = serving_layouts(s, 8, 8)
     assert len(serving_candidates(s, 8, 8, layouts, serving_batches(s, False))) <= 20_000
+
+
+def test_a_reported_layout_goes_back_into_a_grid_unchanged() -> None:
+    w = Workload(model="llama-3.1-70b", seq_lens=[8192], gpus=64, nodes=8, global_batch=256)
+    g = training_candidates(w, 64, 8, 8)
+    assert len(g) > 100
+    again = grid_of([row_of(g.choice(i), 8) for i in range(len(g))])
+    for name in ("gpus", "tp", "pp", "cp", "ep", "vp", "mb", "acc", "zero", "recompute",
+                 "offload", "fused"):
+        assert np.array_equal(getattr(again, name), getattr(g, name)), name
+    changed = grid_of([row_of(g.choice(0), 8, gpus=128, mb=3, acc=5)])
+    assert (changed.gpus[0, 0], changed.mb[0, 0], changed.acc[0, 0]) == (128, 3, 5)
 
 
 def test_deepspeed_retunes_no_tp_but_megatron_does(catalog) -> None:

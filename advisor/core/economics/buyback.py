@@ -16,7 +16,7 @@ from advisor.core.model.layout import LayoutChoice
 from advisor.core.model.workload import Workload
 from advisor.core.projection.calibration import CAL, Calibration
 from advisor.core.projection.engine import project
-from advisor.core.projection.layout import RECOMPUTE, Grid
+from advisor.core.projection.layout import grid_of, row_of
 from advisor.core.projection.rates import GpuRates
 from advisor.core.sides import nodes_for
 
@@ -52,17 +52,12 @@ def buy_back(w: Workload, rates: GpuRates, layout: LayoutChoice, seq_len: int,
     for f in factors:
         n = dp0 * f * group
         acc = layout.accumulation // f if fixed else layout.accumulation
-        rows.append((n, per_node, layout.tp, layout.pp, layout.cp, layout.ep, layout.vp,
-                     layout.micro_batch, max(acc, 1), layout.zero_stage,
-                     RECOMPUTE.index(layout.recompute), int(layout.offload_optimizer),
-                     int(layout.fused_kernels)))
-    a = np.asarray(rows, dtype=np.int64)
-    names = list(Grid.__dataclass_fields__)
-    grid = Grid(**{name: a[:, i].reshape(-1, 1) for i, name in enumerate(names)})
+        rows.append(row_of(layout, per_node, gpus=n, acc=max(acc, 1)))
+    grid = grid_of(rows)
     p = project(w, rates, grid, [seq_len], cal)
     per_gpu = p.tokens_per_s[:, 0]
     base = float(per_gpu[0])
-    cluster = per_gpu * a[:, 0]
+    cluster = per_gpu * grid.gpus[:, 0]
     hit = np.nonzero(cluster >= target_cluster_tokens_per_s)[0]
     if not len(hit):
         why = (f": a global batch of {w.sequences_per_step} sequences caps data parallelism"
@@ -72,7 +67,7 @@ def buy_back(w: Workload, rates: GpuRates, layout: LayoutChoice, seq_len: int,
                        note=f"more of the current GPU cannot match it{why} (searched up to "
                             f"{MAX_FACTOR}x the data-parallel size)")
     i = int(hit[0])
-    n, rate = int(a[i, 0]), float(per_gpu[i])
+    n, rate = int(grid.gpus[i, 0]), float(per_gpu[i])
     nodes = nodes_for(n, per_node)
     return BuyBack(
         gpus=n, nodes=nodes, tokens_per_s_per_gpu=rate,

@@ -89,6 +89,16 @@ class Grid:
         return Grid(**{f.name: getattr(self, f.name)[idx] for f in fields(self)})
 
 
+def row_of(c: LayoutChoice, per_node: int, *, gpus: int | None = None, mb: int | None = None,
+           acc: int | None = None) -> tuple[int, ...]:
+    """A reported layout as a Grid row (the inverse of `Grid.choice`), with the GPU count,
+    sequences per micro-step or micro-steps changed where given."""
+    return (c.gpus if gpus is None else gpus, per_node, c.tp, c.pp, c.cp, c.ep, c.vp,
+            c.micro_batch if mb is None else mb, c.accumulation if acc is None else acc,
+            c.zero_stage, RECOMPUTE.index(c.recompute), int(c.offload_optimizer),
+            int(c.fused_kernels))
+
+
 def grid_of(rows: list[tuple[int, ...]]) -> Grid:
     a = np.asarray(rows, dtype=np.int64).reshape(-1, len(fields(Grid)))
     names = [f.name for f in fields(Grid)]

@@ -83,21 +83,19 @@ def usable_gib(capacity_gib: float, cal: Calibration = CAL) -> float:
 
 
 def _memory(w: Workload, g: Grid, s: np.ndarray, cal: Calibration) -> np.ndarray:
+    """GiB per GPU of each layout at the lengths `s`: a (1, S) row puts every layout at
+    every length, an (L, 1) column each layout at its own (serving holds half the output)."""
     if w.training:
-        return memory_training(w, g, s.reshape(1, -1), cal)
+        return memory_training(w, g, s, cal)
     ctx = s if w.mode != "serve" else s + float(w.osl or 0) / 2
-    return memory_serving(w, g, ctx.reshape(1, -1), cal)
+    return memory_serving(w, g, ctx, cal)
 
 
 def _max_seq(w: Workload, g: Grid, usable: float, cal: Calibration) -> np.ndarray:
     """Longest sequence each layout holds. Memory grows with the length (piecewise affine: the
     larger of two phases), so a bisection on the granule finds it for every layout at once."""
-    def fits(seq: np.ndarray) -> np.ndarray:  # each layout at its own length: a (L, 1) column
-        col = seq.astype(float).reshape(-1, 1)
-        if w.training:
-            return (memory_training(w, g, col, cal) <= usable)[:, 0]
-        ctx = col if w.mode != "serve" else col + float(w.osl or 0) / 2
-        return (memory_serving(w, g, ctx, cal) <= usable)[:, 0]
+    def fits(seq: np.ndarray) -> np.ndarray:  # each layout at its own length
+        return (_memory(w, g, seq.astype(float).reshape(-1, 1), cal) <= usable)[:, 0]
 
     lo = np.zeros(len(g))  # in granules: lo fits (or is 0), hi does not
     hi = np.full(len(g), float(MAX_SEQ // SEQ_GRANULE))
@@ -167,7 +165,7 @@ def project_side(w: Workload, rates: GpuRates, seqs: list[int], cal: Calibration
     tuned = _keep_as_run(run, ok_run, p_run, tuned)
     # the smallest change: keep the user's fused-kernel setting where that still fits
     as_theirs = replace(grid, fused=np.full_like(grid.fused, int(w.fused_kernels)))
-    ok_theirs = _memory(w, as_theirs, s, cal) <= usable
+    ok_theirs = _memory(w, as_theirs, s.reshape(1, -1), cal) <= usable
     change: list[str | None] = []
     for c in range(len(seqs)):
         if ok_run[0, c]:
@@ -222,7 +220,7 @@ def _kv_batch(w: Workload, layouts: list[tuple[int, int, int]], gpus: int, per_n
     zero = serving_candidates(w, gpus, per_node, layouts, [0])
     one = serving_candidates(w, gpus, per_node, layouts, [1])
     s = np.asarray([seq])
-    a, b = _memory(w, zero, s, cal)[:, 0], _memory(w, one, s, cal)[:, 0]
+    a, b = (_memory(w, g, s.reshape(1, -1), cal)[:, 0] for g in (zero, one))
     per_request = np.maximum(b - a, 1e-12)
     return np.floor(np.maximum(usable - a, 0.0) / per_request).astype(int), b
 

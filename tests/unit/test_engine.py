@@ -189,6 +189,21 @@ def test_a_reported_layout_goes_back_into_a_grid_unchanged() -> None:
     assert (changed.gpus[0, 0], changed.mb[0, 0], changed.acc[0, 0]) == (128, 3, 5)
 
 
+def test_a_framework_left_to_auto_is_projected_as_the_one_it_resolves_to(catalog) -> None:
+    """Every charge reads the framework by the one rule: "auto" with no ZeRO and no stack is
+    Megatron, so its projection is Megatron's to the last figure (fused traffic included)."""
+    auto = Workload(model="llama-3.1-8b", seq_lens=[4096, 8192], gpus=8)
+    said = Workload(model="llama-3.1-8b", seq_lens=[4096, 8192], gpus=8, framework="megatron")
+    assert auto.framework == "auto"
+    r = rates(catalog, "h100-sxm", said)
+    grid = as_run(said)
+    assert grid.fused[0, 0] == 0, "unfused kernels: the framework decides the traffic"
+    a = project(auto, r, grid, auto.seq_lens, CAL)
+    b = project(said, r, grid, said.seq_lens, CAL)
+    for bucket, t in b.times.items():
+        assert np.array_equal(a.times[bucket], t), bucket
+
+
 def test_deepspeed_retunes_no_tp_but_megatron_does(catalog) -> None:
     for framework, parallel in (("deepspeed", False), ("megatron", True)):
         w = Workload(model="llama-3.1-70b", seq_lens=[8192], gpus=8, framework=framework)

@@ -359,7 +359,7 @@ def train(w: Workload, r: GpuRates, g: Grid, seq: Array, cal: Calibration = CAL)
     fused = g.fused == 1
     per_token_layer = (cal.elementwise_h_tensors * sh.h + 2 * (m.heads + m.kv_heads) * m.qk_dim
                        + (3 if m.gated_mlp else 2) * sh.ffn_act) * 2.0 / tp
-    fusion = np.where(fused | (w.framework == "megatron"), cal.fused_traffic, 1.0)
+    fusion = np.where(fused | (_framework_name(w) == "megatron"), cal.fused_traffic, 1.0)
     elem_passes = 3.0 + np.where(full, 1.0, 0.0) + np.where(sel, 0.5, 0.0)
     elem = tok * per_token_layer * layers * elem_passes * fusion
     logits = np.where(fused, cal.logit_traffic_bytes_fused, cal.logit_traffic_bytes)

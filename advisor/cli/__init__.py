@@ -142,6 +142,10 @@ def _dispatch(argv: Sequence[str] | None) -> int:
                 _no_cycle_collection(short):
             if handler is None:
                 return run_wizard(args)
+            if getattr(args, "json", False):
+                from advisor.cli.output import chosen
+
+                chosen(args)  # --json beside another --format: refused before any work
             return int(handler(args) or 0)
     except InputError as exc:
         _say(f"advisor: error: {exc.one_line()}")

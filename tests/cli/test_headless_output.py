@@ -106,6 +106,21 @@ def test_json_and_another_format_at_once_is_refused() -> None:
     assert r.returncode == 2 and "--json is --format json" in r.stderr
 
 
+@pytest.mark.parametrize("command", [COMPARE, ["decide", "--answers", str(ANSWERS)],
+                                     ["configs", "sweep", "--answers", str(ANSWERS)]])
+def test_the_refusal_comes_before_any_work(command: list[str], monkeypatch, capsys) -> None:
+    import advisor.core
+    from advisor.cli import main
+
+    def no_work(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the engine ran before the flags were checked")
+
+    monkeypatch.setattr(advisor.core, "run", no_work)
+    monkeypatch.setattr(advisor.core, "run_pipeline", no_work)
+    assert main([*command, "--json", "--format", "md"]) == 2
+    assert "--json is --format json" in capsys.readouterr().err
+
+
 def test_decide_reads_stdin_and_writes_the_report_to_stdout() -> None:
     r = advisor("decide", "--answers", "-", "--out", "-", stdin=ANSWERS.read_text())
     assert r.returncode == 0, r.stderr

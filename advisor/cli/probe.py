@@ -13,7 +13,7 @@ import copy
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -40,10 +40,20 @@ GEMM and the rest (the same probe as `python -m probes workload` on a rented box
 _KERNELS = {"auto": "auto", "sdpa": "sdpa", "fa2": "flash-attn-2", "fa3": "flash-attn-3",
             "fa4": "flash-attn-4", "cudnn": "sdpa-cudnn", "ck": "flash-attn-2-ck",
             "vendor": "auto"}
-# Suite flags that mean nothing to the workload probe, and their defaults.
-_SUITE_ONLY = {"preset": "default", "exhaustive": False, "dtype": None, "only": None,
-               "health": None, "budget": None, "seq_lens": None, "head_dims": None,
-               "gqa_ratio": 1}
+
+
+def _suite_only() -> dict[str, Any]:
+    """The suite's flags that mean nothing to the workload probe, with their defaults, read
+    off the probes' own parsers (the suite's flags less those every probe takes)."""
+    from advisor.probes.cli import add_common_arguments, add_suite_arguments
+
+    def defaults(add: Callable[[argparse.ArgumentParser], None]) -> dict[str, Any]:
+        parser = argparse.ArgumentParser(add_help=False)
+        add(parser)
+        return vars(parser.parse_args([]))
+
+    common = defaults(add_common_arguments)
+    return {k: v for k, v in defaults(add_suite_arguments).items() if k not in common}
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -129,7 +139,7 @@ def workload_config(args: argparse.Namespace) -> Any:
     from advisor.io.documents import load_answers
     from advisor.probes.workload_shape import ShapeError, WorkloadConfig, shape_from_mapping
 
-    for flag, default in _SUITE_ONLY.items():
+    for flag, default in _suite_only().items():
         if getattr(args, flag, default) != default:
             name = "--quick/--full" if flag == "preset" else "--" + flag.replace("_", "-")
             raise InputError(f"{name} applies to the probe suite, not to --workload")

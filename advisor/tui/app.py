@@ -337,14 +337,17 @@ class AdvisorApp(App[None]):
         except Exception as exc:
             self._deliver_error(kind, error_text(exc))
             return
+        self._serve(kind, inputs)
+
+    def _serve(self, kind: Kind, inputs: Inputs) -> None:
+        """The result made from `inputs` if it is held, else a run of them."""
         held = self.results.get(kind)
         if held is not None and held[0] == inputs:
             self._deliver(kind, held[1])
-            return
-        if kind in self._computing:  # one run of a kind at a time: the newest waits
+        elif kind in self._computing:  # one run of a kind at a time: the newest waits
             self._pending[kind] = inputs
-            return
-        self._start(kind, inputs)
+        else:
+            self._start(kind, inputs)
 
     def _start(self, kind: Kind, inputs: Inputs) -> None:
         """One engine run in a thread. Runs of the same kind never overlap: a thread cannot
@@ -361,11 +364,7 @@ class AdvisorApp(App[None]):
         pending = self._pending.pop(kind, None)
         if pending is None or pending == done:
             return False
-        held = self.results.get(kind)
-        if held is not None and held[0] == pending:
-            self._deliver(kind, held[1])
-            return True
-        self._start(kind, pending)
+        self._serve(kind, pending)
         return True
 
     def _compute(self, kind: Kind, inputs: Inputs) -> None:

@@ -69,11 +69,23 @@ def _answers(tmp_path: Path, model: str) -> Path:
                       "--workload"),
         (["--seq-lens", "1k"], "advisor: error: --seq-lens applies to the probe suite, not to "
                                "--workload"),
+        (["--gqa-ratio", "4"], "advisor: error: --gqa-ratio applies to the probe suite, not to "
+                               "--workload"),
     ],
 )
 def test_suite_flags_with_workload_are_refused(extra, message, capsys):
     assert main(["probe", "--workload", str(EXAMPLE), *extra]) == 2
     assert capsys.readouterr().err.strip().splitlines() == [message]
+
+
+def test_the_suite_only_flags_are_read_off_the_probes_parsers():
+    from advisor.cli.probe import _suite_only
+
+    flags = _suite_only()
+    assert {"preset", "exhaustive", "dtype", "only", "health", "budget", "seq_lens",
+            "head_dims", "gqa_ratio"} <= set(flags)
+    assert not {"device", "json", "out", "catalog_id"} & set(flags), "every probe takes those"
+    assert flags["preset"] == "default" and flags["gqa_ratio"] == 1
 
 
 def test_models_the_probe_does_not_build_are_refused_in_one_line(tmp_path, capsys):

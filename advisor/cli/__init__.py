@@ -133,13 +133,13 @@ def _ctrl_c_as_exception(wanted: bool) -> typing.Iterator[None]:
 def _dispatch(argv: Sequence[str] | None) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
-    short = args.command not in (None, "probe")  # the wizard and the probes stay and use torch
-    if short:
+    if args.command in (None, "probe"):  # the wizard and the probes stay, and use torch
+        collect_cycles_from_here()
+    else:
         single_threaded_blas()
     handler = getattr(args, "handler", None)
     try:
-        with _ctrl_c_as_exception(handler is None or getattr(args, "keeps_partial", False)), \
-                _no_cycle_collection(short):
+        with _ctrl_c_as_exception(handler is None or getattr(args, "keeps_partial", False)):
             if handler is None:
                 return run_wizard(args)
             if getattr(args, "json", False):
@@ -168,21 +168,13 @@ def single_threaded_blas() -> None:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
-@contextlib.contextmanager
-def _no_cycle_collection(wanted: bool) -> typing.Iterator[None]:
-    """A short command runs without the cycle collector: what it allocates is imported
-    modules, classes and the engine's arrays, kept until exit or freed by reference count.
-    With it on, a `compare` ran some 130 collections (~40 ms of its ~450 ms CPU) that found
-    about 1,600 objects in cycles, and `advisor validate` peaked at the same memory either
-    way. Put back on the way out, for a caller that runs `main` in its process (tests)."""
-    was = gc.isenabled()
-    if wanted:
-        gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
+def collect_cycles_from_here() -> None:
+    """A command that stays (the wizard, the probes) turns the cycle collector back on if
+    the program's entry turned it off (`advisor.__main__`): what was imported until now is
+    frozen first, so the first collection does not walk all of it."""
+    if not gc.isenabled():
+        gc.freeze()
+        gc.enable()
 
 
 EXIT_INTERRUPTED = 130

@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from advisor.core.text import clean
+
+if TYPE_CHECKING:
+    from advisor.core import Gpu
 
 NA = "—"
 """Does not apply or not supported: the GPU has no such number format, nothing fits."""
@@ -38,6 +42,15 @@ def number(value: float | None, digits: int = 0) -> str:
     if value and abs(value) < 10 ** -digits:
         return f"{value:.2g}"
     return f"{value:,.{digits}f}"
+
+
+def peak(g: Gpu, formats: Sequence[str], dtype: str) -> str:
+    """A dense peak in TFLOPS: NA where the GPU's matrix units have no such format (`formats`,
+    its architecture's), UNKNOWN where they do but no figure is published."""
+    value = getattr(g.peak_tflops, dtype, None)
+    if value is not None:
+        return number(value)
+    return UNKNOWN if any(f.startswith(dtype) for f in formats) else NA
 
 
 def count(value: float | None, unit: str = "") -> str:

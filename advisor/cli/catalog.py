@@ -4,7 +4,6 @@ team's own catalog over it."""
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from advisor.cli import COMMANDS
@@ -12,7 +11,7 @@ from advisor.cli.output import add_output_options, show
 from advisor.cli.prices import PULL_HELP, add_pull_options, run_pull
 from advisor.cli.render.blocks import Block, Bullets, Col, Heading, Para, Table
 from advisor.core import InputError
-from advisor.humanize import NA, UNKNOWN, fmt_num, number
+from advisor.humanize import NA, UNKNOWN, fmt_num, number, peak
 
 if TYPE_CHECKING:  # pydantic models: loaded when a command runs, not for `advisor --help`
     from advisor.core import Catalog, Gpu, Sourced
@@ -82,15 +81,6 @@ def _source_count(g: Gpu) -> int:
     return len({c for s in _sources(g) for c in s.source})
 
 
-def _peak(g: Gpu, formats: Sequence[str], dtype: str) -> str:
-    """A dense peak, NA where the GPU's matrix units have no such format, UNKNOWN where they
-    do but no figure is published."""
-    value = getattr(g.peak_tflops, dtype, None)
-    if value is not None:
-        return number(value)
-    return UNKNOWN if any(f.startswith(dtype) for f in formats) else NA
-
-
 def list_table(gpus: list[Gpu], catalog: Catalog) -> Table:
     rows = []
     for g in gpus:
@@ -101,7 +91,7 @@ def list_table(gpus: list[Gpu], catalog: Catalog) -> Table:
             g.id, g.vendor, g.arch,
             number(mem.gib) if mem else UNKNOWN,
             number(mem.bandwidth_tbps, 2) if mem else UNKNOWN,
-            *(_peak(g, formats, d) for d in ("fp16", "bf16", "fp8")),
+            *(peak(g, formats, d) for d in ("fp16", "bf16", "fp8")),
             number(mamf.tflops) if mamf else (UNKNOWN if "bf16" in formats else NA),
             number(g.power.tdp_w) if g.power and g.power.tdp_w else UNKNOWN,
             f"{_source_count(g)} ({_newest(g)})",

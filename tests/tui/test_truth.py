@@ -117,3 +117,22 @@ async def test_the_ranking_detail_says_price_once(make_app, ready_state):
             assert "price price" not in line and "1 GPUs" not in line
             await pilot.press("down")
         await settle(pilot)
+
+
+async def test_the_catalog_table_tells_not_supported_from_not_published(make_app, shipped):
+    """A GPU without bf16 matrix units shows "—"; one that has them but no published peak
+    shows "?" (a dash for both read as "no bf16" on a card that has it)."""
+    from advisor.humanize import NA, UNKNOWN
+
+    lacking = [g for g in shipped.gpus if g.peak_tflops.bf16 is None]
+    absent = next(g for g in lacking if "bf16" not in shipped.arch_of(g).formats)
+    unpublished = next(g for g in lacking if "bf16" in shipped.arch_of(g).formats)
+    app = make_app(with_catalog=shipped)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot)
+        table = app.screen.query_one("#gpus", DataTable)
+        assert str(table.get_cell(absent.id, "bf16")) == NA
+        assert str(table.get_cell(unpublished.id, "bf16")) == UNKNOWN
+        h100 = table.get_cell("h100-sxm", "bf16")
+        assert str(h100) == "989" and h100.justify == "right"
+        assert str(table.columns["mem"].label) == "GiB"

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
@@ -16,6 +17,7 @@ from textual.events import Key
 from textual.widgets import DataTable, Input, Select
 
 from advisor.core import bounds
+from advisor.humanize import UNKNOWN, number, peak
 from advisor.tui.numbers import NumberSpec, parse_optional
 from advisor.tui.widgets.field import Parsed
 
@@ -26,13 +28,13 @@ MIN_MEM = NumberSpec("minimum memory", low=0, high=bounds.MAX_GPU_MEMORY_GIB, su
                      example="80")
 
 
-def fmt(value: float | None, digits: int = 0) -> str:
-    return "-" if value is None else f"{value:,.{digits}f}"
+def _right(text: str) -> Text:
+    return Text(text, justify="right")
 
 
-def price_cell(catalog: Catalog, gpu_id: str) -> str:
+def price_cell(catalog: Catalog, gpu_id: str) -> Text:
     price = catalog.default_price(gpu_id)
-    return f"{price.usd_per_hour:.2f} default" if price else "none: quote"
+    return _right(f"{price.usd_per_hour:.2f} default" if price else "none: quote")
 
 
 def _clip(text: str, width: int) -> str:
@@ -87,7 +89,7 @@ class CatalogTable(Vertical):
             yield Select([(v, v) for v in vendors], prompt="any vendor", id="vendor",
                          compact=True)
             yield Select([(a, a) for a in archs], prompt="any arch", id="arch", compact=True)
-            yield Input(placeholder="min GB", id="min-mem", compact=True,
+            yield Input(placeholder="min GiB", id="min-mem", compact=True,
                         validators=[Parsed(lambda t: parse_optional(t, MIN_MEM))])
         yield DataTable(cursor_type="row", zebra_stripes=True, id="gpus")
 
@@ -95,7 +97,7 @@ class CatalogTable(Vertical):
         """Columns sized once for the terminal: the name shrinks first, then goes."""
         table = self.query_one("#gpus", DataTable)
         id_width = max(len(g.id) for g in self.catalog.gpus)
-        fixed = [("arch", "arch", 7), ("GB", "mem", 4), ("TB/s", "bw", 5), ("bf16", "bf16", 6),
+        fixed = [("arch", "arch", 7), ("GiB", "mem", 4), ("TB/s", "bw", 5), ("bf16", "bf16", 6),
                  ("$/GPU-h", "price", 12)]
         width, fixed_width = self.app.size.width, sum(w for *_, w in fixed)
         spare = width - 8 - 2 * (len(fixed) + 3) - 3 - id_width - fixed_width
@@ -107,8 +109,8 @@ class CatalogTable(Vertical):
         table.add_column("id", key="id", width=id_width)
         if self.name_width >= 12:
             table.add_column("name", key="name", width=self.name_width)
-        for label, key, width in fixed:
-            table.add_column(label, key=key, width=width)
+        for label, key, width in fixed:  # the figures read right-aligned, as numbers do
+            table.add_column(label if key == "arch" else _right(label), key=key, width=width)
         self.refill()
 
     def shown_gpus(self) -> list[Gpu]:
@@ -134,8 +136,9 @@ class CatalogTable(Vertical):
             mem = g.memory
             name = [_clip(g.name, self.name_width)] if self.name_width >= 12 else []
             table.add_row(self.mark(g.id), _clip(g.id, self.id_width), *name, g.arch,
-                          fmt(mem.gib if mem else None),
-                          fmt(mem.bandwidth_tbps if mem else None, 2), fmt(g.peak_tflops.bf16),
+                          _right(number(mem.gib) if mem else UNKNOWN),
+                          _right(number(mem.bandwidth_tbps, 2) if mem else UNKNOWN),
+                          _right(peak(g, self.catalog.arch_of(g).formats, "bf16")),
                           price_cell(self.catalog, g.id), key=g.id)
         if keep is not None and keep in table.rows:
             table.move_cursor(row=table.get_row_index(keep))

@@ -42,7 +42,7 @@ def main() -> int:
     # count. With it on, a `compare` ran some 130 collections (~40 ms of its ~450 ms CPU)
     # that found about 1,600 objects in cycles, and `advisor validate` peaked at the same
     # memory either way. The wizard and the probes, which stay, turn it back on
-    # (`advisor.cli.collect_cycles_from_here`); nothing turns it on only to exit.
+    # (`advisor.heap.collect_cycles_from_here`); nothing turns it on only to exit.
     gc.disable()
     from advisor.cli import EXIT_INTERRUPTED
     from advisor.cli import main as command_line

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import gc
 import importlib
 import os
 import signal
@@ -134,6 +133,8 @@ def _dispatch(argv: Sequence[str] | None) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     if args.command in (None, "probe"):  # the wizard and the probes stay, and use torch
+        from advisor.heap import collect_cycles_from_here
+
         collect_cycles_from_here()
     else:
         single_threaded_blas()
@@ -166,15 +167,6 @@ def single_threaded_blas() -> None:
     arrays (a few hundred numbers, elementwise) ever repay; on a loaded box they also spin
     against other work. Set before numpy is first imported, which is inside the handler."""
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-
-
-def collect_cycles_from_here() -> None:
-    """A command that stays (the wizard, the probes) turns the cycle collector back on if
-    the program's entry turned it off (`advisor.__main__`): what was imported until now is
-    frozen first, so the first collection does not walk all of it."""
-    if not gc.isenabled():
-        gc.freeze()
-        gc.enable()
 
 
 EXIT_INTERRUPTED = 130

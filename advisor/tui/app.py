@@ -28,8 +28,8 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
+from advisor.heap import keep_for_the_session
 from advisor.tui.hardware import Hardware, detect_hardware
-from advisor.tui.heap import keep_for_the_session
 from advisor.tui.runner import ProbeRunner
 from advisor.tui.screens.base import ComputedScreen, StepScreen
 from advisor.tui.state import STEP_IDS, STEPS, Context, WizardState

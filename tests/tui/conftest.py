@@ -91,7 +91,7 @@ def ready_state() -> Callable[..., WizardState]:
 
 @pytest.fixture(autouse=True)
 def _each_app_collected() -> Iterator[None]:
-    """The wizard freezes what it keeps for its session (advisor.tui.heap); a test's app
+    """The wizard freezes what it keeps for its session (advisor.heap); a test's app
     ends with the test, so its objects go back to the collector rather than pile up."""
     yield
     gc.unfreeze()

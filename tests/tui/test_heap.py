@@ -1,5 +1,5 @@
 """The wizard keeps what stays for its session out of the cycle collector's sight
-(advisor.tui.heap): a full collection of ~250,000 objects fell inside step changes."""
+(advisor.heap): a full collection of ~250,000 objects fell inside step changes."""
 
 from __future__ import annotations
 

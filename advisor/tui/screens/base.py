@@ -16,7 +16,7 @@ from textual.events import Resize
 from textual.screen import Screen
 from textual.widgets import LoadingIndicator, Static
 
-from advisor.tui.heap import keep_for_the_session
+from advisor.heap import keep_for_the_session
 from advisor.tui.state import STEPS, Context
 from advisor.tui.widgets.stepper import NavBar, StepFooter, StepHeader
 

@@ -174,11 +174,35 @@ class Mamf(Sourced):
     torch: str | None = None
 
 
+class GemmShapes(Sourced):
+    """How the rate moves with a GEMM's output width n and reduction depth k, at m rows, as a
+    share of the large-shape rate: a tensor-parallel slice of a layer, or a narrow expert, fills
+    fewer tiles and runs a shorter K loop than the median's shapes."""
+
+    m: int = Field(ge=1, le=1 << 20)
+    n: list[int] = Field(min_length=2, max_length=16)
+    k: list[int] = Field(min_length=2, max_length=16)
+    of_large: list[list[float]] = Field(description="rows by n, columns by k")
+
+    @model_validator(mode="after")
+    def _grid(self) -> GemmShapes:
+        for name, axis in (("n", self.n), ("k", self.k)):
+            if any(a < 1 or b <= a for a, b in itertools.pairwise(axis)) or axis[0] < 1:
+                raise ValueError(f"shapes.{name} must increase from 1 up")
+        if len(self.of_large) != len(self.n) or any(len(r) != len(self.k)
+                                                    for r in self.of_large):
+            raise ValueError(f"shapes.of_large must be {len(self.n)} rows of {len(self.k)}")
+        if any(not 0 < v <= 4 for r in self.of_large for v in r):
+            raise ValueError("shapes.of_large values must be above 0 and at most 4")
+        return self
+
+
 class GemmRate(Sourced):
     """Matmul throughput at realistic large shapes (a median over shapes with m, n, k >= 4096,
     or a tuned best shape where no median is published): what a layer's GEMMs sustain."""
 
     tflops: float = Field(gt=0.1, le=100000)
+    shapes: GemmShapes | None = None
 
 
 class Gpu(_Strict):

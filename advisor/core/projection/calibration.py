@@ -162,6 +162,7 @@ class Calibration:
     pcie_efficiency: float = 0.88
     comm_overlap: float = 0.80
     tp_overlap: float = 0.5
+    serve_tp_overlap: float = 0.0
     ep_overlap: float = 0.3
     fleet_mamf_efficiency: float = 0.78
     fused_traffic: float = 0.6
@@ -325,6 +326,12 @@ NOTES: dict[str, Note] = {
     "tp_overlap": Note(
         "assumption", "fraction of TP traffic hidden behind GEMMs", 0.5,
         "Transformer Engine userbuffer overlap hides most of it; eager stacks hide little",
+    ),
+    "serve_tp_overlap": Note(
+        "derived", "fraction of a prefill's TP all-reduce hidden behind its GEMMs", 0.3,
+        "serving engines run each TP all-reduce between the layer's GEMMs on the compute stream "
+        "(TensorRT-LLM's fused all-reduce + norm kernels, vLLM's custom all-reduce, SGLang): "
+        "none overlaps it with a GEMM by default, so the prefill waits for it",
     ),
     "ep_overlap": Note(
         "assumption", "fraction of EP all-to-all hidden", 0.5,

@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from advisor.core.model.catalog import GemmShapes
 from advisor.core.model.frameworks import framework_of
 from advisor.core.model.workload import LOW_PRECISION, WEIGHT_BYTES, Workload
 from advisor.core.projection.calibration import CAL, OPT_STATE_BYTES, OPT_TRAFFIC_BYTES, Calibration
@@ -129,6 +130,74 @@ def _fill(rows: Array | float, rate: float, cal: Calibration) -> Array:
     """Share of a GEMM's rate reached with `rows` rows (AIConfigurator's skinny-GEMM curves)."""
     rows = np.maximum(rows, 1e-9)
     return rows / (rows + rate * cal.gemm_m_half_s)
+
+
+def _shape_factor(profile: GemmShapes | None, n: Array | float, k: Array | float) -> Array:
+    """Share of the large-shape rate a GEMM `n` wide and `k` deep reaches: bilinear in log n and
+    log k over the profile's grid, held at its edges (no profile: the large-shape rate)."""
+    n, k = np.maximum(n, 1.0), np.maximum(k, 1.0)
+    if profile is None:
+        return np.ones(np.broadcast_shapes(n.shape, k.shape))
+    ln, lk = np.log(np.asarray(profile.n, float)), np.log(np.asarray(profile.k, float))
+    table = np.log(np.asarray(profile.of_large, float))
+    x, y = np.clip(np.log(n), ln[0], ln[-1]), np.clip(np.log(k), lk[0], lk[-1])
+    i = np.clip(np.searchsorted(ln, x, side="right") - 1, 0, len(ln) - 2)
+    j = np.clip(np.searchsorted(lk, y, side="right") - 1, 0, len(lk) - 2)
+    fx, fy = (x - ln[i]) / (ln[i + 1] - ln[i]), (y - lk[j]) / (lk[j + 1] - lk[j])
+    return np.exp((1 - fx) * (1 - fy) * table[i, j] + fx * (1 - fy) * table[i + 1, j]
+                  + (1 - fx) * fy * table[i, j + 1] + fx * fy * table[i + 1, j + 1])
+
+
+def _layer_gemms(w: Workload, tp: Array, ep: Array) -> list[tuple[Array, Array, Array, bool]]:
+    """A serving layer's GEMMs, averaged over dense and MoE layers: (FLOPs per token on one GPU,
+    output width, depth, whether a routed expert). TP slices every weight; an EP of `ep` keeps
+    min(ep, tp) experts whole on each slice."""
+    m, sh = w.model, shape_of(w)
+    h, mats, up = sh.h, sh.mlp_mats, (sh.mlp_mats - 1) / sh.mlp_mats
+    attn = 2.0 * sh.n_attn / tp
+    q = sh.qkv / max(sh.qkv + sh.attn_out, 1.0)
+    out = [(attn * q, sh.qkv / tp, h + 0 * tp, False),
+           (attn * (1 - q), h + 0 * tp, sh.attn_out / tp, False)]
+
+    def mlp(flops: float, width: float, routed: bool, ways: Array) -> None:
+        out.extend([(flops * up / tp, (mats - 1) * width / ways, h + 0 * tp, routed),
+                    (flops * (1 - up) / tp, h + 0 * tp, width / ways, routed)])
+
+    if sh.moe_share < 1:
+        mlp(2.0 * (1 - sh.moe_share) * mats * h * m.ffn, float(m.ffn), False, tp)
+    if sh.moe_share > 0:
+        fe = float(m.expert_ffn)
+        if m.shared_experts:
+            mlp(2.0 * sh.moe_share * m.shared_experts * mats * h * fe,
+                m.shared_experts * fe, False, tp)
+        mlp(2.0 * sh.n_routed_active, fe, True, tp / np.minimum(ep, tp))
+        out.append((2.0 * sh.moe_share * h * m.experts / tp, sh.experts + 0 * tp,
+                    h + 0 * tp, False))
+    return out
+
+
+def _gemm_seconds(w: Workload, r: GpuRates, g: Grid, tokens: Array, rows: Array | float,
+                  expert_rows: Array, cal: Calibration) -> Array:
+    """Seconds of one layer's GEMMs for `tokens` tokens on one GPU of a serving replica, each
+    at the recipe format's rate for its shape, filling `rows` rows (routed experts:
+    `expert_rows`)."""
+    rate = r.gemm_flops * cal.serve_gemm_efficiency
+    tp, ep = g.tp.astype(float), g.ep.astype(float)
+    t = 0.0 * tokens
+    for flops, n, k, routed in _layer_gemms(w, tp, ep):
+        fill = _fill(expert_rows if routed else rows, rate, cal)
+        t = t + flops * tokens / (rate * fill * _shape_factor(r.gemm_shapes, n, k))
+    return t
+
+
+def _head_seconds(w: Workload, r: GpuRates, tp: Array, tokens: Array | float,
+                  rows: Array | float, cal: Calibration) -> Array:
+    """The LM head for `tokens` tokens: a 16-bit GEMM in every recipe (quantized checkpoints
+    keep it unquantized, as the memory model reads it)."""
+    sh = shape_of(w)
+    rate = r.gemm16_flops * cal.serve_gemm_efficiency
+    shape = _shape_factor(r.gemm16_shapes, w.model.vocab / tp, sh.h)
+    return 2.0 * sh.head / tp * tokens / (rate * _fill(rows, rate, cal) * shape)
 
 
 def _roofline(flops_time: Array, bytes_time: Array) -> tuple[Array, Array]:
@@ -477,12 +546,10 @@ def _decode_step(w: Workload, r: GpuRates, g: Grid, ctx: Array, batch: Array,
                + sh.n_expert_layer * sh.moe_share * experts_touched / tp * layers) * wb
     weights = weights + sh.head / tp * 2.0
     io = 2.0 * batch * (4 * sh.h + (sh.qkv + sh.attn_out + sh.mlp_mats * sh.ffn_act) / tp) * layers
-    rate = r.gemm_flops * cal.serve_gemm_efficiency
-    routed = 2.0 * sh.n_routed_active * batch / tp * layers
     touched = np.maximum(experts_touched * sh.experts, 1.0)
     rows_e = batch * sh.top_k / touched
-    dense_c = (flops - routed) / (rate * _fill(batch, rate, cal)) + routed / (
-        rate * _fill(rows_e, rate, cal))
+    dense_c = (layers * _gemm_seconds(w, r, g, batch, batch, rows_e, cal)
+               + _head_seconds(w, r, tp, batch, batch, cal))
     dense_m = (weights + io) / r.hbm_bps
     t_dense = np.maximum(dense_c, dense_m) + layers * 4.0 * cal.kernel_s
     kv_local = _kv_per_token_gpu(w, g)
@@ -513,12 +580,10 @@ def _prefill(w: Workload, r: GpuRates, g: Grid, isl: Array, cal: Calibration
     m, sh = w.model, shape_of(w)
     tp = g.tp.astype(float)
     flops = 2.0 * (sh.n_attn + sh.n_mlp_active) * isl / tp * m.layers + 2.0 * sh.head / tp
-    rate = r.gemm_flops * cal.serve_gemm_efficiency
     rows = cal.serve_max_tokens  # chunked prefill batches prompts up to the token budget
-    routed = 2.0 * sh.n_routed_active * isl / tp * m.layers
     rows_e = rows * sh.top_k / sh.experts
-    t_dense = (flops - routed) / (rate * _fill(rows, rate, cal)) + routed / (
-        rate * _fill(rows_e, rate, cal))
+    t_dense = (m.layers * _gemm_seconds(w, r, g, isl + 0 * tp, rows, rows_e + 0 * tp, cal)
+               + _head_seconds(w, r, tp, 1.0, rows, cal))
     keys = isl / 2
     attn_fwd = 2.0 * keys * m.heads / tp * (m.qk_dim + m.v_dim) * isl * m.layers
     t_attn = attn_fwd / _attn_rate(r.attn_f_flops, r.attn_s_half, isl) + m.layers * cal.kernel_s
@@ -529,7 +594,7 @@ def _prefill(w: Workload, r: GpuRates, g: Grid, isl: Array, cal: Calibration
     per_node = g.per_node.astype(float)
     g_tp, k_tp = _placement(tp, np.ones_like(tp), per_node)
     t_comm = 2.0 * m.layers * _all_reduce(act, tp, g_tp, k_tp, r, cal)
-    t_comm = np.maximum(0.0, t_comm - cal.tp_overlap * t_dense)
+    t_comm = np.maximum(0.0, t_comm - cal.serve_tp_overlap * t_dense)
     return {"dense": t_dense, "attention": t_attn, "elementwise": t_elem,
             "communication": t_comm, "_flops": flops, "_attn_flops": attn_fwd}
 

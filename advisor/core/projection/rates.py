@@ -20,10 +20,11 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+import numpy as np
 from pydantic import BaseModel, ConfigDict
 
 from advisor.core.errors import InputError
-from advisor.core.model.catalog import Gpu
+from advisor.core.model.catalog import GemmShapes, Gpu
 from advisor.core.model.frameworks import framework_of
 from advisor.core.model.probe_record import ProbeRecord
 from advisor.core.model.stack import Stack
@@ -82,6 +83,8 @@ class GpuRates(BaseModel):
     peak_tflops: float  # the recipe precision's dense peak (MFU denominator)
     gemm_tflops: float  # MAMF-level matmul rate at the recipe precision
     gemm_bf16_tflops: float  # for the bf16 LM head of low-precision recipes
+    gemm_shapes: GemmShapes | None = None  # the recipe format's rate by GEMM width and depth
+    gemm16_shapes: GemmShapes | None = None  # ... and the 16-bit one's
     attention_kernel: str
     attention_why: str
     attn_fb_tflops: float  # saturated fwd+bwd rate, FlashAttention convention
@@ -371,6 +374,46 @@ def _power_scale(gpu: Gpu, cap_w: float | None, cal: Calibration) -> tuple[float
                     f"(assumed throughput ~ power^{cal.power_exponent:g})")
 
 
+def _own_shapes(gpu: Gpu, dtype: str) -> GemmShapes | None:
+    for key in PEAK_KEYS.get(dtype, (dtype,)):
+        g = gpu.gemm.get(key)  # type: ignore[call-overload]
+        if g is not None and g.shapes is not None:
+            return g.shapes
+    return None
+
+
+def _fleet_shapes(dtype: str, gpus: list[Gpu]) -> GemmShapes | None:
+    """The median profile over every GPU that publishes one for this format (same grid)."""
+    profiles = [(g.id, p) for g in gpus if (p := _own_shapes(g, dtype)) is not None]
+    if not profiles:
+        return None
+    first = profiles[0][1]
+    same = [(i, p) for i, p in profiles if (p.m, p.n, p.k) == (first.m, first.n, first.k)]
+    table = np.median(np.asarray([p.of_large for _, p in same]), axis=0)
+    names = ", ".join(sorted(i for i, _ in same))
+    return first.model_copy(update={"of_large": table.round(3).tolist(),
+                                    "source": [f"median of the profiles of {names}"]})
+
+
+def gemm_shapes(gpu: Gpu, dtype: str, by_id: dict[str, Gpu]) -> tuple[GemmShapes | None, str]:
+    """A GEMM rate's shape profile and whose it is: this GPU's, its die twin's, a part of the same
+    architecture's, else the fleet median (shape effects come from tiling, shared by all)."""
+    own = _own_shapes(gpu, dtype)
+    if own is not None:
+        return own, "published for this GPU"
+    twin = by_id.get(gpu.same_die_as or "")
+    if twin is not None and (theirs := _own_shapes(twin, dtype)) is not None:
+        return theirs, f"assumed: {twin.id}'s (same die)"
+    sibling = next((p for g in by_id.values() if g.arch == gpu.arch
+                    and (p := _own_shapes(g, dtype)) is not None), None)
+    if sibling is not None:
+        return sibling, "assumed: a same-architecture part's"
+    fleet = _fleet_shapes(dtype, list(by_id.values()))
+    if fleet is not None:
+        return fleet, "assumed: the fleet median profile"
+    return None, "no shape profile: the large-shape rate for every shape"
+
+
 def _peak_or_twin(gpu: Gpu, precision: str, by_id: dict[str, Gpu],
                   cal: Calibration) -> tuple[str, float, str | None] | None:
     """(key, dense peak, how it was derived when the catalog has none for this part)."""
@@ -435,6 +478,12 @@ def resolve_rates(
                    detail=f"{workload.nic_gbit:g} Gbit/s per GPU (workload) x "
                           f"{cal.nic_efficiency:.0%}",
                    sigma=SOURCE_SIGMA["nic-spec"])
+    shapes, shapes_how = gemm_shapes(gpu, key, by_id)
+    shapes16, _ = gemm_shapes(gpu, half, by_id)
+    if shapes is not None:
+        shared = gemm is bf16
+        gemm = gemm.model_copy(update={"detail": f"{gemm.detail}; by GEMM shape: {shapes_how}"})
+        bf16 = gemm if shared else bf16
     power = gpu.power
     domain = gpu.interconnect.domain_gpus if gpu.interconnect else 1
     derived_peak = [Evidence(quantity=f"peak {key}", value=peak_value, unit="TFLOPS",
@@ -442,7 +491,8 @@ def resolve_rates(
                              sigma=SOURCE_SIGMA["transferred-efficiency"])] if peak_note else []
     return GpuRates(
         gpu=gpu.id, arch=gpu.arch, peak_tflops=peak_value, gemm_tflops=gemm.value,
-        gemm_bf16_tflops=bf16.value, attention_kernel=choice.kernel,
+        gemm_bf16_tflops=bf16.value, gemm_shapes=shapes, gemm16_shapes=shapes16,
+        attention_kernel=choice.kernel,
         attention_why=f"{choice.name}: {choice.why}", attn_fb_tflops=fb, attn_f_tflops=fwd,
         attn_s_half=s_half, hbm_gbps=hbm.value, link_gbps=link.value, nic_gbps=nic.value,
         host_gbps=host.value, domain=domain, tdp_w=power.tdp_w if power else None,

@@ -125,8 +125,6 @@ def _decoder(k: _Keys) -> dict[str, Any]:
         "tie_embeddings": k.flag("tie_word_embeddings", False),
         "max_context": k.optional("max_position_embeddings", "max_context"),
     }
-    if out["head_dim"] == hidden // heads:
-        out["head_dim"] = None  # the default, as the presets write it
     return out
 
 

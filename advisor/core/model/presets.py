@@ -49,7 +49,7 @@ def _llama4(name: str, repo: str, experts: int, every: int, context: int) -> Mod
     `every`-th layer, dense layers 16384 wide (intermediate_size_mlp)."""
     return ModelSpec(
         name=name, source=_HF.format(repo), layers=48, hidden=5120, heads=40, kv_heads=8,
-        head_dim=128, ffn=16384, vocab=202048, experts=experts, active_experts=1,
+        ffn=16384, vocab=202048, experts=experts, active_experts=1,
         shared_experts=1, moe_ffn=8192, moe_every=every, max_context=context)
 
 

@@ -66,3 +66,39 @@ def test_a_hub_id_without_huggingface_hub_says_how_to_pass_the_file(advisor_cli)
                     "openai/gpt-oss-120b", "--seq-len", "4096")
     assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
     assert "huggingface_hub" in r.stderr and "--model PATH/config.json" in r.stderr
+
+
+REPRO = ("compare", "--current", "h200-sxm", "--target", "b200-sxm", "--params", "400e9",
+         "--layers", "48", "--hidden", "5120", "--experts", "128", "--active-experts", "1",
+         "--seq-len", "4096", "--gpus", "64")
+
+
+def test_the_issues_custom_moe_says_its_shape_was_given_and_disagrees(advisor_cli) -> None:
+    """Issue 28's reproduction: the shape given (not "inferred"), and the count it gives
+    said to be far from the 400B stated, with which one is used."""
+    r = advisor_cli(*REPRO, "--ffn", "8192")
+    assert r.returncode == 0, r.stderr
+    text = " ".join(r.stdout.split())
+    assert "Model shape: layers, hidden, ffn as given" in text
+    assert "off the 400B you gave: the dimensions are used, not the count" in text
+
+
+def test_the_moe_flags_give_llama4_maverick(advisor_cli) -> None:
+    """With --moe-ffn, --moe-every and --shared-experts the same flags say Maverick's shape,
+    which its card's 400B confirms: nothing to note."""
+    r = advisor_cli(*REPRO, "--heads", "40", "--kv-heads", "8", "--vocab", "202048", "--ffn",
+                    "16384", "--moe-ffn", "8192", "--moe-every", "2", "--shared-experts", "1",
+                    "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    model = ModelSpec.model_validate(out["workload"]["model"])
+    assert (model.moe_every, model.moe_ffn, model.shared_experts) == (2, 8192, 1)
+    assert model.source == "the shape given (the parameter count only checks it)"
+    assert model.params_total == pytest.approx(STATED["llama-4-maverick"][0], rel=0.02)
+    assert not any("you gave" in n for n in out["notes"])
+
+
+def test_model_flags_do_not_go_with_a_config(advisor_cli) -> None:
+    r = advisor_cli("compare", "--current", "h100-sxm", "--target", "b200-sxm", "--model",
+                    str(DATA / "qwen3-8b"), "--layers", "4", "--seq-len", "4096")
+    assert r.returncode == 2 and "not with --model" in r.stderr

@@ -125,7 +125,7 @@ class WorkloadScreen(StepScreen):
         given = self.state.given
         models = [(f"{name} ({spec.params_total / 1e9:.1f}B)", name)
                   for name, spec in PRESETS.items()] + [("custom dimensions", CUSTOM),
-                                                        ("a Hugging Face config.json", CONFIG)]
+                                                        ("from a config.json", CONFIG)]
         with VerticalScroll(id="form", can_focus=False):
             yield Static("Blank or untouched fields use the engine's defaults (dim); "
                          "each row says which value and where it comes from.",
@@ -398,7 +398,7 @@ class WorkloadScreen(StepScreen):
             if not dims.children:
                 path = Input(self._config_ref(read) if read else "",
                              id="model-config", compact=True, classes="-wide",
-                             placeholder="PATH/config.json or org/name")
+                             placeholder="PATH/config.json")
                 dims.mount(FormField("config.json", path, note=self._config_note(),
                                      id="f-model-config"))
             info.update(self._describe(read) if read else
@@ -427,8 +427,10 @@ class WorkloadScreen(StepScreen):
     def _describe(m: Any) -> str:
         moe = f", MoE {m.active_experts}/{m.experts} experts" if m.experts else ""
         mlp = "gated MLP" if m.gated_mlp else "plain MLP"
+        window = (f", a {m.sliding_window:,}-token window on {m.sliding_layers} layers"
+                  if m.sliding_window else "")
         return (f"[dim]{m.params_total / 1e9:.1f}B params, {m.layers} layers, hidden "
-                f"{m.hidden}, {m.heads} heads / {m.kv_heads} KV, {mlp}{moe}[/]")
+                f"{m.hidden}, {m.heads} heads / {m.kv_heads} KV, {mlp}{moe}{window}[/]")
 
     def _custom_info(self) -> str:
         """The custom model's size as the engine counts it, or what it still needs."""

@@ -178,3 +178,31 @@ def test_the_layer_count_is_solved_with_the_experts_in_it(kw: dict[str, int]) ->
     m = ModelSpec.from_params(30e9, **kw)
     assert m.params_total == pytest.approx(30e9, rel=0.05), m.layers
     assert m.params_note() is None
+
+
+def test_answers_name_the_moe_dimensions_as_the_flags_do() -> None:
+    """`--shared-experts`, `--moe-ffn`, `--dense-layers` and `--moe-every` are the answers'
+    `shared_experts`, `moe_ffn`, `dense_layers` and `moe_every`."""
+    from advisor.core.model.presets import PRESETS
+    from advisor.core.report.answers_toml import parse_answers_toml
+
+    text = """current = "h100-sxm"
+targets = ["b200-sxm"]
+[workload]
+seq_lens = [4096]
+[workload.model]
+layers = 48
+hidden = 5120
+heads = 40
+kv_heads = 8
+ffn = 16384
+vocab = 202048
+experts = 128
+active_experts = 1
+shared_experts = 1
+moe_ffn = 8192
+moe_every = 2
+dense_layers = 0
+"""
+    model = parse_answers_toml(text, "a.toml").workload.model
+    assert model.params_total == PRESETS["llama-4-maverick"].params_total

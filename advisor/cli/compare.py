@@ -19,7 +19,16 @@ from advisor.core import InputError
 if TYPE_CHECKING:
     from advisor.core import Answers, Catalog, GpuResult, Report, SweepPoint
 
-DIMENSIONS = ("layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "experts", "active_experts")
+DIMENSIONS = {
+    "layers": "layers", "hidden": "hidden size", "heads": "attention heads",
+    "kv_heads": "KV heads", "ffn": "MLP intermediate size (of the dense layers)",
+    "vocab": "vocabulary", "experts": "routed experts", "active_experts": "experts per token",
+    "shared_experts": "always-on shared experts per MoE layer (DeepSeek, Llama 4)",
+    "moe_ffn": "expert FFN width: each expert's intermediate size (default --ffn)",
+    "dense_layers": "leading layers with a dense MLP, before the first MoE layer",
+    "moe_every": "after the dense layers, an MoE layer every N layers (Llama-4 Maverick: 2)",
+}
+"""The custom model's flags (`--moe-ffn`), keyed as the answers' `model` table keys them."""
 MODES = ["pretrain", "finetune", "lora", "prefill", "decode", "serve"]
 PRECISIONS = ["bf16", "fp16", "fp8", "fp4", "nvfp4"]
 KV_DTYPES = ["auto", "bf16", "fp8", "fp4"]
@@ -49,10 +58,12 @@ def add_workload_args(p: argparse.ArgumentParser, *, required: bool, counts: boo
     p.add_argument("--target", action="append", required=required,
                    help="catalog id to compare against; repeatable; id@N for N of them")
     model = p.add_mutually_exclusive_group(required=required)
-    model.add_argument("--model", help="a preset, e.g. llama-3.1-8b, qwen3-32b, deepseek-v3")
+    model.add_argument("--model", help="a preset (llama-3.1-8b, gpt-oss-120b; `advisor models` "
+                       "lists them), a Hugging Face config.json or its folder, or a hub id "
+                       "(org/name, fetched with huggingface_hub installed)")
     model.add_argument("--params", type=amount, help="parameter count of a custom model (8e9, 8B)")
-    for dim in DIMENSIONS:
-        p.add_argument(f"--{dim.replace('_', '-')}", type=whole, help=f"custom model: {dim}")
+    for dim, what in DIMENSIONS.items():
+        p.add_argument(f"--{dim.replace('_', '-')}", type=whole, help=f"custom model: {what}")
     p.add_argument("--mlp", choices=["gated", "plain"],
                    help="custom model: gated (SwiGLU, Llama) or plain (GELU, GPT/MPT/Falcon) MLP")
     p.add_argument("--seq-len", type=tokens, action="append",
@@ -138,13 +149,14 @@ def add_workload_args(p: argparse.ArgumentParser, *, required: bool, counts: boo
 def _workload(args: argparse.Namespace) -> dict[str, Any]:
     """The workload fields given on the command line; the rest stay core's defaults."""
     from advisor.core import ModelSpec
+    from advisor.io.model_config import read_model
 
     dims = {d: getattr(args, d) for d in DIMENSIONS if getattr(args, d) is not None}
     if args.mlp is not None:
         dims["gated_mlp"] = args.mlp == "gated"
     if args.model and dims:
-        raise InputError("model dimensions go with --params, not with a preset", field="--model",
-                         value=args.model)
+        raise InputError("model dimensions go with --params, not with --model (a preset or "
+                         "a config names them all)", field="--model", value=args.model)
     seqs = list(args.seq_len or [])
     if args.isl is not None:
         seqs = [args.isl, *(s for s in seqs if s != args.isl)]
@@ -164,7 +176,8 @@ def _workload(args: argparse.Namespace) -> dict[str, Any]:
     }
     data = {k: v for k, v in given.items() if v is not None}
     if args.model or args.params:
-        data["model"] = args.model or ModelSpec.from_params(args.params, **dims)
+        data["model"] = (read_model(args.model) if args.model
+                         else ModelSpec.from_params(args.params, **dims))
     return data
 
 

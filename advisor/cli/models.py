@@ -1,7 +1,7 @@
 """`advisor models`: the model presets `--model` and answers files name, with their sizes.
 
-The presets copy each model's published `config.json` (the source column); a custom model
-is `--params N` with its dimensions instead.
+The presets copy each model's published `config.json` (the source column); any other model
+is `--model PATH/config.json` (its Hugging Face config), or `--params N` with its dimensions.
 """
 
 from __future__ import annotations
@@ -43,7 +43,9 @@ def cmd_models(args: argparse.Namespace) -> int:
          Col("source", drop=7)],
         rows, notes=[f"{len(specs)} presets. Context: the longest the model supports (with "
                      "YaRN where its model card says so); a serving input is capped there, a "
-                     "training length is not (context extension trains past it)."])
+                     "training length is not (context extension trains past it).",
+                     "Another model: --model PATH/config.json (or its folder, or a hub id "
+                     "org/name) reads its Hugging Face config."])
     show(args, lambda: [table], "advisor models",
          lambda: [m.model_dump(mode="json") | {"params_total": m.params_total,
                                                "params_active": m.params_active}

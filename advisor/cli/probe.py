@@ -146,10 +146,14 @@ def workload_config(args: argparse.Namespace) -> Any:
     file = args.workload
     w = load_answers(file).workload
     m = w.model
-    if m.mla is not None or m.dense_layers:
-        what = "multi-head latent attention" if m.mla else "leading dense layers in an MoE"
-        raise InputError(f"the workload probe does not build {what} ({m.name})", file=file,
-                         field="workload.model", value=m.name)
+    unbuilt = [what for what, has in (
+        ("multi-head latent attention", m.mla is not None),
+        ("leading dense layers in an MoE", m.dense_layers > 0),
+        ("MoE layers interleaved with dense ones", m.moe_every > 1),
+        ("sliding-window attention", m.sliding_window is not None)) if has]
+    if unbuilt:
+        raise InputError(f"the workload probe does not build {unbuilt[0]} ({m.name})",
+                         file=file, field="workload.model", value=m.name)
     shape = {"name": m.name, "hidden": m.hidden, "layers": m.layers, "heads": m.heads,
              "kv_heads": m.kv_heads, "head_dim": m.d_head, "ffn": m.ffn, "vocab": m.vocab,
              "mlp": "swiglu" if m.gated_mlp else "gelu", "tie_embeddings": m.tie_embeddings,

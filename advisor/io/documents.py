@@ -50,9 +50,13 @@ def load_answers(path: str | Path, catalog: Catalog | None = None) -> Answers:
     """An answers file; with a catalog, every GPU it names and every power limit is checked
     against it too, and a price may be a ratio to the current GPU's default price. A decision
     report given instead is named as such, not as a list of wrong fields."""
+    from advisor.io.model_config import read_config
+
     text, file = read_input(path)
+    folder = None if str(path) == STDIN else Path(path).parent
     try:
-        answers = parse_answers_toml(text, file, catalog)
+        answers = parse_answers_toml(text, file, catalog,
+                                     lambda ref: read_config(ref, folder))
     except InputError:
         if _is_report(text, file):
             raise InputError("this is a decision report, not an answers file: "

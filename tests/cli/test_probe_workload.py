@@ -96,6 +96,16 @@ def test_models_the_probe_does_not_build_are_refused_in_one_line(tmp_path, capsy
         "probe does not build multi-head latent attention (deepseek-v3)"]
 
 
+@pytest.mark.parametrize(("preset", "what"), [
+    ("llama-4-maverick", "MoE layers interleaved with dense ones"),
+    ("gpt-oss-20b", "sliding-window attention"),
+])
+def test_shapes_the_probe_would_build_otherwise_are_refused(tmp_path, capsys, preset, what):
+    """Built all-MoE or with full attention, the probe would time another model."""
+    assert main(["probe", "--workload", str(_answers(tmp_path, preset))]) == 2
+    assert capsys.readouterr().err.strip().endswith(f"does not build {what} ({preset})")
+
+
 def test_a_bad_answers_file_is_one_line(tmp_path, capsys):
     answers = _answers(tmp_path, "llama-9")
     assert main(["probe", "--workload", str(answers)]) == 2

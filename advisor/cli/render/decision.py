@@ -320,6 +320,8 @@ def inputs(d: Decision) -> list[Block]:
     defaults = [f"{x.field.removeprefix('workload.')} = {x.value} ({x.source})"
                 for x in d.defaults]
     out: list[Block] = [Heading("Inputs"), Para(f"{m.name} ({size}), {how}", lead="Workload:")]
+    if m.source:
+        out.append(Para(m.source, lead="Model shape:"))
     if defaults:
         out.append(Bullets(defaults, title="Defaults (values you did not give):"))
     else:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
 
 from advisor.core.model import bounds as B
 from advisor.core.model.frameworks import SERVING_ENGINES, TRAINING_FRAMEWORKS, Framework
@@ -104,10 +104,12 @@ class Workload(_Frozen):
 
     @model_validator(mode="before")
     @classmethod
-    def _resolve_model(cls, data: Any) -> Any:
+    def _resolve_model(cls, data: Any, info: ValidationInfo) -> Any:
         if isinstance(data, dict):
             if isinstance(data.get("model"), str):
                 data = {**data, "model": resolve_preset(data["model"])}
+            elif isinstance(data.get("model"), dict) and "config" in data["model"]:
+                data = {**data, "model": _from_config(data["model"], info)}
             if "checkpointing" in data:  # the older boolean form
                 data = dict(data)
                 ckpt = data.pop("checkpointing")
@@ -206,3 +208,18 @@ class Workload(_Frozen):
         if self.kv_dtype != "auto":
             return KV_BYTES[self.kv_dtype]
         return 1.0 if self.precision in LOW_PRECISION else 2.0
+
+
+def _from_config(model: dict[str, Any], info: ValidationInfo) -> ModelSpec:
+    """`model = { config = "PATH" }`: the config.json is read by whoever read the answers
+    (a reader in the validation context, `read_config`: core touches no disk)."""
+    ref = model["config"]
+    if set(model) != {"config"} or not isinstance(ref, str):
+        raise ValueError('model = { config = "PATH/config.json" } names a Hugging Face config '
+                         "and nothing else")
+    read = (info.context or {}).get("read_config")
+    if read is None:
+        raise ValueError("a model config is read from an answers file; here give the model's "
+                         "dimensions")
+    spec: ModelSpec = read(ref)
+    return spec

@@ -14,7 +14,10 @@ from advisor.core.formats import load_model, model_data, parse_toml, toml_docume
 from advisor.core.model.answers import Answers
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from advisor.core.model.catalog import Catalog
+    from advisor.core.model.transformer import ModelSpec
 
 ANSWERS_HEADER = (
     "advisor answers: the inputs of `advisor decide --answers FILE --out report.toml`.",
@@ -26,18 +29,22 @@ FIELD_COMMENTS = {
     "electricity_usd_per_kwh": "$/kWh (default 0.12)",
     "power_cap_kw": "rack power budget, kW",
     "time_premium": "extra $/token still worth paying to finish sooner (0.10 = 10%)",
-    "workload": "the model and how it is run; `model` is a preset name or a table of dimensions",
+    "workload": "the model and how it is run; `model` is a preset name, a table of dimensions "
+                "or { config = \"PATH/config.json\" } (a Hugging Face config)",
     "prices": "your quoted $/GPU-hour by catalog id; the others use catalog defaults",
     "stack": "the software the workload needs, for the software gate",
 }
 
 
-def parse_answers_toml(text: str, file: str, catalog: Catalog | None = None) -> Answers:
+def parse_answers_toml(text: str, file: str, catalog: Catalog | None = None,
+                       read_config: Callable[[str], ModelSpec] | None = None) -> Answers:
     """answers.toml text to Answers, or one InputError line naming file, field and value.
-    With the catalog, a target's price may be a ratio to the current GPU's default price."""
+    With the catalog, a target's price may be a ratio to the current GPU's default price;
+    with `read_config`, `model = { config = "..." }` reads that Hugging Face config."""
     data = parse_toml(text, file)
     try:
-        return load_model(Answers, data, file, context={"catalog": catalog})
+        return load_model(Answers, data, file,
+                          context={"catalog": catalog, "read_config": read_config})
     except InputError as exc:
         if exc.field == "model":  # an unknown preset, raised from inside [workload]
             exc.field = "workload.model"

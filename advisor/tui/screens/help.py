@@ -28,6 +28,8 @@ HELP = """\
   TPOT / TTFT limit     workload.tpot_ms / ttft_ms   --tpot-ms / --ttft-ms
   requests in flight    workload.micro_batch         --micro-batch
   MLP                   model gated_mlp (true/false) --mlp gated / plain
+  expert FFN width      model moe_ffn                --moe-ffn
+  a model's config.json model = { config = "..." }   --model PATH/config.json
   a target's GPUs       targets = ["id@N"]           --target id@N, --target-gpus
   a GPU's own format    layouts.<id>.precision       --current/--target-precision
   its KV-cache format   layouts.<id>.kv_dtype        --current/--target-kv-dtype

@@ -13,6 +13,7 @@ current GPU. Cross-field rules are the engine's own (`Workload`), shown beside N
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from textual import on
@@ -48,6 +49,8 @@ if TYPE_CHECKING:
     from advisor.tui.app import Kind
 
 CUSTOM = "custom"
+CONFIG = "config"
+"""The model field's third way: a Hugging Face config.json (or a hub id), read on Enter."""
 KEYS = tuple(dict.fromkeys(f.key for f in FIELDS))
 """One row per workload field; a field with a label per mode (micro-batch / requests in
 flight) relabels as the mode changes."""
@@ -107,6 +110,8 @@ class WorkloadScreen(StepScreen):
         switch of mode they say nothing until the engine has the new answers."""
         self._choice_defs: dict[str, FieldDef] = {}
         """The field definition each choice row's options come from (they follow the mode)."""
+        self._from_config = False
+        """The config.json way is chosen: the model is what its path reads as, once read."""
 
     @property
     def mode(self) -> str:
@@ -119,7 +124,8 @@ class WorkloadScreen(StepScreen):
 
         given = self.state.given
         models = [(f"{name} ({spec.params_total / 1e9:.1f}B)", name)
-                  for name, spec in PRESETS.items()] + [("custom dimensions", CUSTOM)]
+                  for name, spec in PRESETS.items()] + [("custom dimensions", CUSTOM),
+                                                        ("from a config.json", CONFIG)]
         with VerticalScroll(id="form", can_focus=False):
             yield Static("Blank or untouched fields use the engine's defaults (dim); "
                          "each row says which value and where it comes from.",
@@ -143,6 +149,8 @@ class WorkloadScreen(StepScreen):
 
     def _preset(self) -> str:
         model = self.state.given.get("model")
+        if self._from_config or not isinstance(model, str | dict):  # a ModelSpec, read
+            return CONFIG
         return model if isinstance(model, str) else CUSTOM
 
     def _row(self, key: str, given: dict[str, Any]) -> FormField:
@@ -355,14 +363,18 @@ class WorkloadScreen(StepScreen):
             self.state.give(f.key, None)
 
     def _show_model(self) -> None:
-        """Custom dimensions are mounted only when chosen; their parameter count follows
-        what is typed."""
+        """Custom dimensions, or the config's path, are mounted only when chosen; the
+        custom model's parameter count follows what is typed."""
         from advisor.core import PRESETS
 
         preset = self._preset()
         dims = self.query_one("#dims", Vertical)
         info = self.query_one("#model-info", Static)
         info.display = True
+        shown = dims.children[0].id if dims.children else None
+        if shown is not None and shown != {CUSTOM: "f-dim-layers", CONFIG: "f-model-config"
+                                           }.get(preset):
+            dims.remove_children()
         if preset == CUSTOM:
             if not dims.children:
                 model = self.state.given.get("model")
@@ -380,15 +392,45 @@ class WorkloadScreen(StepScreen):
                 dims.mount_all(rows)
             info.update(self._custom_info())
             return
-        if dims.children:
-            dims.remove_children()
-        m = PRESETS[preset]
-        moe = f", MoE {m.active_experts}/{m.experts} experts" if m.experts else ""
+        if preset == CONFIG:
+            model = self.state.given.get("model")
+            read = None if isinstance(model, str | dict | None) else model
+            if not dims.children:
+                path = Input(self._config_ref(read) if read else "",
+                             id="model-config", compact=True, classes="-wide",
+                             placeholder="PATH/config.json")
+                dims.mount(FormField("config.json", path, note=self._config_note(),
+                                     id="f-model-config"))
+            info.update(self._describe(read) if read else
+                        "[$warning]give the path of a Hugging Face config.json (or its "
+                        "folder, or a hub id) and press Enter[/]")
+            return
+        self._describe_preset(PRESETS[preset], info)
+
+    @staticmethod
+    def _config_ref(spec: Any) -> str:
+        """What reads `spec` again: its hub id (its name), else its file (its source's)."""
+        source = str(spec.source)
+        return spec.name if source.startswith("https://") else source.rsplit(" (", 1)[0]
+
+    @staticmethod
+    def _config_note() -> str:
+        return ("[dim]Enter reads it: the families `advisor compare --model` reads; a hub id "
+                "needs huggingface_hub[/]")
+
+    def _describe_preset(self, m: Any, info: Static) -> None:
         note = "  [$warning]example model: choose yours[/]" \
             if "model" in self.state.examples else ""
+        info.update(self._describe(m) + note)
+
+    @staticmethod
+    def _describe(m: Any) -> str:
+        moe = f", MoE {m.active_experts}/{m.experts} experts" if m.experts else ""
         mlp = "gated MLP" if m.gated_mlp else "plain MLP"
-        info.update(f"[dim]{m.params_total / 1e9:.1f}B params, {m.layers} layers, hidden "
-                    f"{m.hidden}, {m.heads} heads / {m.kv_heads} KV, {mlp}{moe}[/]{note}")
+        window = (f", a {m.sliding_window:,}-token window on {m.sliding_layers} layers"
+                  if m.sliding_window else "")
+        return (f"[dim]{m.params_total / 1e9:.1f}B params, {m.layers} layers, hidden "
+                f"{m.hidden}, {m.heads} heads / {m.kv_heads} KV, {mlp}{moe}{window}[/]")
 
     def _custom_info(self) -> str:
         """The custom model's size as the engine counts it, or what it still needs."""
@@ -452,15 +494,43 @@ class WorkloadScreen(StepScreen):
     def _model_chosen(self, value: Any) -> None:
         from advisor.core import PRESETS
 
+        self._from_config = value == CONFIG
+        current = self.state.given.get("model")
         if value == CUSTOM:
-            if not isinstance(self.state.given.get("model"), dict):
-                current = self.state.given.get("model")
-                spec = PRESETS.get(current) if isinstance(current, str) else None
+            if not isinstance(current, dict):
+                spec = PRESETS.get(current) if isinstance(current, str) else current
                 dims = {f.key: getattr(spec, f.key) for f in (*DIMS, MLP_KIND)} if spec else {}
                 self.state.give("model", {"name": "custom", **dims})
-        elif value is not Select.NULL and self.state.given.get("model") != value:
+        elif value not in (Select.NULL, CONFIG) and current != value:
             self.state.give("model", value)
         self._show_model()
+
+    @on(Input.Submitted, "#model-config")
+    def _config_submitted(self, event: Input.Submitted) -> None:
+        """A config is read off the event loop: a hub id goes over the network."""
+        self.query_one("#f-model-config", FormField).set_note("[dim]reading...[/]")
+        self.run_worker(partial(self._read_config, event.value.strip()), thread=True,
+                        exclusive=True, group="model-config")
+
+    def _read_config(self, ref: str) -> None:
+        from advisor.core import InputError
+        from advisor.io.model_config import read_config
+
+        try:
+            spec: Any = read_config(ref)
+        except InputError as exc:
+            self.app.call_from_thread(self._config_read, None, exc.one_line())
+        else:
+            self.app.call_from_thread(self._config_read, spec, None)
+
+    def _config_read(self, spec: Any, error: str | None) -> None:
+        row = self.query_one("#f-model-config", FormField)
+        row.set_note(self._config_note())
+        row.show_error(error)
+        if spec is not None:
+            self.state.give("model", spec)
+            self.query_one("#model-info", Static).update(self._describe(spec))
+        self._changed()
 
     @on(MeasuredForm.Changed)
     def _measured(self) -> None:
@@ -530,6 +600,8 @@ class WorkloadScreen(StepScreen):
         measured = measured_error(self.state.measured)
         if measured is not None:
             return False, f"what you measured: {humanize(measured)}"
+        if self._from_config and isinstance(self.state.given.get("model"), str | dict):
+            return False, "read a config.json first: its path, then Enter"
         from advisor.core import Workload
 
         wl = Workload.model_validate(self.state.workload_data())

@@ -85,3 +85,38 @@ def test_the_guides_long_context_sweep_fits_both_gpus_as_run(catalog) -> None:
     for c, t in zip(d.current.sweep, d.targets[0].sweep, strict=True):
         assert c.fits and t.fits
         assert t.speedup == pytest.approx(guide[t.seq_len], rel=0.10)
+
+
+def test_a_sliding_window_caps_the_kv_cache_and_decode_attention(catalog) -> None:
+    """GPT-OSS slides 128 tokens on half its layers: at 32k of context those layers cache and
+    read 128 tokens, so a request holds about half the KV the same shape without a window
+    would, and more requests fit."""
+    from advisor.core.model.presets import resolve_preset
+
+    oss = resolve_preset("gpt-oss-120b")
+    full = oss.model_copy(update={"sliding_window": None, "global_every": None})
+
+    def batch(model: Any) -> int:
+        d = decide(parse_answers({"current": "h200-sxm@8", "targets": ["b200-sxm@8"],
+                                  "workload": {"model": model.model_dump(), "mode": "serve",
+                                               "seq_lens": [32768], "osl": 1024,
+                                               "precision": "fp8", "max_batch": 4096}}),
+                   catalog)
+        point = d.current.sweep[0]
+        assert point.kv_batch is not None
+        return point.kv_batch
+
+    assert batch(oss) > 1.7 * batch(full)
+
+
+def test_a_prefill_counts_the_lm_head_once_per_request(catalog) -> None:
+    """A huge vocabulary on a small model: counted for every prompt token, the head made MFU
+    17 (issue 32); it runs on each request's last token only."""
+    d = decide(parse_answers({
+        "current": "h100-sxm@1", "targets": ["h200-sxm@1"],
+        "workload": {"model": {"layers": 2, "hidden": 512, "heads": 8, "kv_heads": 8,
+                               "ffn": 1024, "vocab": 1_000_000}, "mode": "prefill",
+                     "seq_lens": [8192], "micro_batch": 8}}), catalog)
+    for side in (d.current, d.targets[0]):
+        mfu = side.sweep[0].mfu
+        assert mfu is not None and 0 < mfu < 1

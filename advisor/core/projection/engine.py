@@ -299,9 +299,10 @@ def attention_flops_per_token(w: Workload, keys: Array) -> Array:
 
 
 def _keys(w: Workload, s: Array) -> Array:
-    """Mean keys a query attends to: half the sequence when causal, its document when packed."""
+    """Mean keys a query attends to: half the sequence when causal (a sliding layer at most its
+    window), its document when packed."""
     span = s if w.packed_doc_len is None else np.full_like(s, float(w.packed_doc_len))
-    return span / 2
+    return np.asarray(w.model.mean_keys(span))
 
 
 def _attn_rate(peak: float, s_half: float, span: Array) -> Array:
@@ -458,7 +459,7 @@ def train(w: Workload, r: GpuRates, g: Grid, seq: Array, cal: Calibration = CAL)
     t_ep = np.maximum(0.0, t_ep - cal.ep_overlap * t_dense)
     cp_inside = tp * cp <= per_node
     cp_bw = np.where(cp_inside, r.link_bps, r.nic_bps)
-    kv_chunk = tok * (m.kv_elems_per_token / m.layers) * 2.0
+    kv_chunk = tok * (m.kv_elems_per_token_at(s) / m.layers) * 2.0
     t_cp = (cp - 1) * kv_chunk * (3.0 + np.where(full, 1.0, 0.0)) * layers / cp_bw
     t_cp = np.maximum(0.0, t_cp - cal.comm_overlap * t_attn)
     t_pp = np.where(pp > 1, 2.0 * vp * act / tp / np.where(tp * pp <= per_node, r.link_bps,
@@ -553,8 +554,9 @@ def _decode_step(w: Workload, r: GpuRates, g: Grid, ctx: Array, batch: Array,
     dense_m = (weights + io) / r.hbm_bps
     t_dense = np.maximum(dense_c, dense_m) + layers * 4.0 * cal.kernel_s
     kv_local = _kv_per_token_gpu(w, g)
-    kv = batch * ctx * kv_local
-    attn_flops = 2.0 * ctx * m.heads / tp * (m.qk_dim + m.v_dim) * batch * layers
+    cached = m.cached_tokens(ctx)  # a sliding layer keeps, and attends to, its window only
+    kv = batch * cached * kv_local
+    attn_flops = 2.0 * cached * m.heads / tp * (m.qk_dim + m.v_dim) * batch * layers
     attn_c = attn_flops / (r.attn_f_flops * cal.decode_attn_compute)
     attn_m = kv / (r.hbm_bps * cal.decode_attn_bw)
     t_attn = np.maximum(attn_c, attn_m) + layers * cal.kernel_s
@@ -584,7 +586,7 @@ def _prefill(w: Workload, r: GpuRates, g: Grid, isl: Array, cal: Calibration
     rows_e = rows * sh.top_k / sh.experts
     t_dense = (m.layers * _gemm_seconds(w, r, g, isl + 0 * tp, rows, rows_e + 0 * tp, cal)
                + _head_seconds(w, r, tp, 1.0, rows, cal))
-    keys = isl / 2
+    keys = np.asarray(m.mean_keys(isl))  # half the prompt; a sliding layer at most its window
     attn_fwd = 2.0 * keys * m.heads / tp * (m.qk_dim + m.v_dim) * isl * m.layers
     t_attn = attn_fwd / _attn_rate(r.attn_f_flops, r.attn_s_half, isl) + m.layers * cal.kernel_s
     elem = isl * (cal.elementwise_h_tensors * sh.h + (3 if m.gated_mlp else 2) * sh.ffn_act) * (
@@ -617,7 +619,7 @@ def memory_serving(w: Workload, g: Grid, ctx: Array, cal: Calibration = CAL) -> 
     m = w.model
     local = local_params(w, g)
     weights = local * WEIGHT_BYTES[w.precision]
-    kv = g.mb * ctx * _kv_per_token_gpu(w, g) * cal.kv_overhead
+    kv = g.mb * w.model.cached_tokens(ctx) * _kv_per_token_gpu(w, g) * cal.kv_overhead
     ws = cal.serve_workspace_bytes
     workspace = cal.serve_max_tokens * (m.hidden * ws["hidden"] + m.active_ffn * ws["ffn"] / g.tp)
     return (weights + kv + workspace) / GIB + cal.inference_floor_gib
@@ -639,7 +641,10 @@ def serve(w: Workload, r: GpuRates, g: Grid, seq: Array, cal: Calibration = CAL)
         t["optimizer"], t["overhead"] = zeros, zeros + cal.serve_step_s
         step = sum(t.values(), zeros)
         tokens = batch * s / replica + zeros
-        model_flops = tokens * (2 * n_act + attention_flops_per_token(w, s / 2))
+        # the LM head runs once per request, on its last token
+        head = 2.0 * float(m.vocab * m.hidden)
+        model_flops = tokens * (2 * n_act - head + attention_flops_per_token(w, _keys(w, s))) \
+            + tokens / s * head
         mem = memory_serving(w, g, s, cal) + zeros
         return _serving_projection(s, t, step, tokens, model_flops, r.peak_flops, mem,
                                    step + zeros, step / np.maximum(tokens, 1e-9) + zeros,
@@ -664,7 +669,7 @@ def serve(w: Workload, r: GpuRates, g: Grid, seq: Array, cal: Calibration = CAL)
     t["overhead"] = pp * dec["overhead"] + zeros
     step = sum(t.values(), zeros)
     tokens = batch / replica + zeros
-    model_flops = tokens * (2 * n_act + attention_flops_per_token(w, ctx))
+    model_flops = tokens * (2 * n_act + attention_flops_per_token(w, m.cached_tokens(ctx)))
     mem_ctx = s if decode_only else s + osl / 2  # paged KV: requests hold their tokens so far
     mem = memory_serving(w, g, mem_ctx, cal) + zeros
     dispatch = cal.prefill_dispatch_s_per_layer.get(_framework_name(w), 0.0) * m.layers

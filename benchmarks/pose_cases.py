@@ -49,10 +49,15 @@ MODELS: tuple[tuple[str, str], ...] = (
     (r"llama-3\.1-8b", "llama-3.1-8b"), (r"llama-2-70b", "llama-2-70b"),
     (r"mixtral-8x7b", "mixtral-8x7b"), (r"qwen3-235b", "qwen3-235b-a22b"),
     (r"qwen3-30b-a3b", "qwen3-30b-a3b"), (r"deepseek-v3", "deepseek-v3"),
+    (r"deepseek-r1", "deepseek-r1"), (r"gpt-oss-120b", "gpt-oss-120b"),
 )
 # MLPerf Inference datasets' mean lengths (input, output), as a user would look them up:
 # llama2-70b (OpenOrca subset) and llama3.1-405b (the long-context mix).
-MLPERF_LENGTHS = {"llama-2-70b": (294, 294), "llama-3.1-405b": (9400, 650)}
+# deepseek-r1 and gpt-oss-120b: the output means are the submissions' logs (the case text
+# states them); their input means are not in the files read, so ~800 (the reasoning prompts)
+# and ~1,500 (the performance set's summarisation prompts) are assumed.
+MLPERF_LENGTHS = {"llama-2-70b": (294, 294), "llama-3.1-405b": (9400, 650),
+                  "deepseek-r1": (800, 3756), "gpt-oss-120b": (1500, 1308)}
 PRECISIONS = {"fp8": "fp8", "fp8_e4m3": "fp8", "fp16": "fp16", "bf16": "bf16", "nvfp4": "nvfp4",
               "fp4": "nvfp4", "mxfp8": "fp8"}
 
@@ -99,6 +104,8 @@ def pose(case: dict[str, Any]) -> tuple[list[str] | None, str]:
             isl, osl = int(m[1]), int(m[2])
         elif model in MLPERF_LENGTHS:
             isl, osl = MLPERF_LENGTHS[model]
+            logged = re.search(r"mean OSL (\d+)", text)
+            osl = int(logged[1]) if logged else osl
         else:
             return None, "no ISL/OSL"
         args += ["--mode", "serve", "--isl", str(isl), "--osl", str(osl)]

@@ -120,3 +120,21 @@ def test_a_prefill_counts_the_lm_head_once_per_request(catalog) -> None:
     for side in (d.current, d.targets[0]):
         mfu = side.sweep[0].mfu
         assert mfu is not None and 0 < mfu < 1
+
+
+def test_deepseek_is_served_with_data_parallel_attention(catalog) -> None:
+    """MLA's latent is replicated on every TP rank, so TP 8 holds each request's KV eight times;
+    serving engines run DeepSeek with each GPU an attention replica and the experts over EP 8,
+    and so does the re-tune: the cache then holds several times the requests."""
+    a = parse_answers({"current": "b200-sxm@8", "targets": ["b300-sxm@8"],
+                       "workload": {"model": "deepseek-r1", "mode": "serve", "seq_lens": [800],
+                                    "osl": 3756, "precision": "nvfp4", "max_batch": 8192}})
+    d = decide(a, catalog)
+    c = d.current.sweep[0]
+    assert c.layout is not None and (c.layout.tp, c.layout.ep) == (1, 8)
+    tp8 = decide(a.model_copy(update={"workload": a.workload.model_copy(
+        update={"tp": 8, "ep": 8})}), catalog).current.sweep[0]
+    assert c.kv_batch is not None and tp8.kv_batch is not None
+    assert c.kv_batch > 4 * tp8.kv_batch / 8  # per GPU: a replica of 1 GPU against one of 8
+    s = d.targets[0].sweep[0].speedup  # MLPerf v6.0 Offline, Nebius: 1.18x
+    assert s is not None and 1.0 < s < 1.35

@@ -282,13 +282,20 @@ def local_params(w: Workload, g: Grid) -> Array:
 
     Routed experts: training shards them over EP groups across data-parallel ranks, so a
     GPU holds 1/(TP x EP) of a stage's experts; a serving replica splits them over its own
-    TP x PP GPUs, EP only choosing whole experts over slices of each."""
+    TP x PP GPUs, EP only choosing whole experts over slices of each, or, with data-parallel
+    attention (EP wider than TP), over the EP GPUs its attention replicas share."""
     m = w.model
     experts = float(m.expert_params)
     embed = float(m.vocab * m.hidden)
     body = float(m.params_total) - experts - embed * (1 if m.tie_embeddings else 2)
-    expert_ways = g.pp * g.tp * (g.ep if w.training else 1)
+    expert_ways = g.pp * g.tp * g.ep if w.training else g.pp * np.maximum(g.tp, g.ep)
     return ((body / g.pp + embed) / g.tp + experts / expert_ways).astype(float)
+
+
+def attention_replicas(g: Grid) -> Array:
+    """Serving replicas whose attention runs apart while their MoE layers share one EP group
+    (data-parallel attention, as SGLang and TensorRT-LLM serve DeepSeek): 1 unless EP > TP x PP."""
+    return np.maximum(1.0, g.ep / (g.tp * g.pp))
 
 
 def attention_flops_per_token(w: Workload, keys: Array) -> Array:
@@ -541,14 +548,18 @@ def _decode_step(w: Workload, r: GpuRates, g: Grid, ctx: Array, batch: Array,
     layers = np.ceil(m.layers / pp)
     wb = WEIGHT_BYTES[w.precision]
     flops = 2.0 * (sh.n_attn + sh.n_mlp_active) * batch / tp * layers + 2.0 * sh.head * batch / tp
+    # the MoE layers see every attention replica's tokens of their EP group
+    moe_tokens = batch * attention_replicas(g)
     experts_touched = np.where(m.experts > 0,
-                               1.0 - (1.0 - m.active_experts / max(m.experts, 1)) ** batch, 0.0)
+                               1.0 - (1.0 - m.active_experts / max(m.experts, 1)) ** moe_tokens,
+                               0.0)
     weights = ((sh.n_attn + (1 - sh.moe_share) * sh.n_mlp_active) / tp * layers
-               + sh.n_expert_layer * sh.moe_share * experts_touched / tp * layers) * wb
+               + sh.n_expert_layer * sh.moe_share * experts_touched / np.maximum(tp, g.ep)
+               * layers) * wb
     weights = weights + sh.head / tp * 2.0
     io = 2.0 * batch * (4 * sh.h + (sh.qkv + sh.attn_out + sh.mlp_mats * sh.ffn_act) / tp) * layers
     touched = np.maximum(experts_touched * sh.experts, 1.0)
-    rows_e = batch * sh.top_k / touched
+    rows_e = moe_tokens * sh.top_k / touched
     dense_c = (layers * _gemm_seconds(w, r, g, batch, batch, rows_e, cal)
                + _head_seconds(w, r, tp, batch, batch, cal))
     dense_m = (weights + io) / r.hbm_bps
@@ -567,6 +578,7 @@ def _decode_step(w: Workload, r: GpuRates, g: Grid, ctx: Array, batch: Array,
     per_node = g.per_node.astype(float)
     g_tp, k_tp = _placement(tp, np.ones_like(tp), per_node)
     t_comm = 2.0 * layers * _all_reduce(act, tp, g_tp, k_tp, r, cal)
+    t_comm = t_comm + _dispatch(w, g, act / tp, layers, r, cal)
     t_comm = t_comm + np.where(pp > 1, act / r.link_bps + cal.link_latency_s, 0.0)
     return {"dense": t_dense, "attention": t_attn, "elementwise": t_elem,
             "communication": t_comm,
@@ -583,8 +595,8 @@ def _prefill(w: Workload, r: GpuRates, g: Grid, isl: Array, cal: Calibration
     tp = g.tp.astype(float)
     flops = 2.0 * (sh.n_attn + sh.n_mlp_active) * isl / tp * m.layers + 2.0 * sh.head / tp
     rows = cal.serve_max_tokens  # chunked prefill batches prompts up to the token budget
-    rows_e = rows * sh.top_k / sh.experts
-    t_dense = (m.layers * _gemm_seconds(w, r, g, isl + 0 * tp, rows, rows_e + 0 * tp, cal)
+    rows_e = rows * attention_replicas(g) * sh.top_k / sh.experts
+    t_dense = (m.layers * _gemm_seconds(w, r, g, isl + 0 * tp, rows, rows_e, cal)
                + _head_seconds(w, r, tp, 1.0, rows, cal))
     keys = np.asarray(m.mean_keys(isl))  # half the prompt; a sliding layer at most its window
     attn_fwd = 2.0 * keys * m.heads / tp * (m.qk_dim + m.v_dim) * isl * m.layers
@@ -596,9 +608,24 @@ def _prefill(w: Workload, r: GpuRates, g: Grid, isl: Array, cal: Calibration
     per_node = g.per_node.astype(float)
     g_tp, k_tp = _placement(tp, np.ones_like(tp), per_node)
     t_comm = 2.0 * m.layers * _all_reduce(act, tp, g_tp, k_tp, r, cal)
+    t_comm = t_comm + _dispatch(w, g, act / tp, m.layers + 0.0 * tp, r, cal)
     t_comm = np.maximum(0.0, t_comm - cal.serve_tp_overlap * t_dense)
     return {"dense": t_dense, "attention": t_attn, "elementwise": t_elem,
             "communication": t_comm, "_flops": flops, "_attn_flops": attn_fwd}
+
+
+def _dispatch(w: Workload, g: Grid, act: Array, layers: Array, r: GpuRates,
+              cal: Calibration) -> Array:
+    """Data-parallel attention: each MoE layer sends a GPU's tokens to their experts on the EP
+    group and back (two all-to-alls of top-k copies), where TP alone would all-reduce."""
+    ep = g.ep.astype(float)
+    wide = ep > g.tp * g.pp
+    if not w.model.experts or not np.any(wide):
+        return 0.0 * act
+    g_ep, _ = _placement(ep, np.ones_like(ep), g.per_node.astype(float))
+    moe_layers = w.model.moe_layers * layers / w.model.layers
+    a2a = 2.0 * moe_layers * _all_to_all(act * w.model.active_experts, ep, g_ep, r, cal)
+    return np.where(wide, a2a, 0.0)
 
 
 def _kv_per_token_gpu(w: Workload, g: Grid) -> Array:

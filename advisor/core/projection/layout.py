@@ -192,8 +192,9 @@ def serving_layouts(w: Workload, gpus: int, per_node: int,
                     keep: frozenset[str] = frozenset()) -> list[tuple[int, int, int]]:
     """(TP, PP, EP) a serving engineer would try on `gpus` GPUs: TP inside a node (a power of
     two dividing the heads), PP across nodes for a model one node cannot hold, EP within the
-    TP x PP group for mixture-of-experts; replicas fill the rest. A degree the user stated
-    (`keep`) stays as stated."""
+    TP x PP group for mixture-of-experts, or wider than TP inside the node with each TP group
+    an attention replica of its own (data-parallel attention); replicas fill the rest. A degree
+    the user stated (`keep`) stays as stated."""
     m = w.model
     # TP across a node's GPUs even without NVLink: serving engines run TP over PCIe (the
     # all-reduce then goes at the host link's rate, which the engine charges)
@@ -210,6 +211,9 @@ def serving_layouts(w: Workload, gpus: int, per_node: int,
                 continue
             eps = [w.ep] if "ep" in keep else (
                 _divisors(m.experts, tp * pp) if m.experts else [1])
+            if m.experts and pp == 1 and "ep" not in keep:  # data-parallel attention
+                eps += [e for e in _divisors(m.experts, domain)
+                        if e > tp and e % tp == 0 and gpus % e == 0]
             out += [(tp, pp, ep) for ep in eps if not m.experts or m.experts % ep == 0]
     return out or [(w.tp, w.pp, w.ep)]
 

@@ -7,6 +7,7 @@ credential-shaped values (hypothesis). The next shape found is one line of SECRE
 from __future__ import annotations
 
 import string
+
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
@@ -17,6 +18,8 @@ JWT = ("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
        "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U")
 GHP = "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
 STRIPE = "sk_live_4eC39HqLyjWDarjtT1zdp7dc"
+UUID = "550e8400-e29b-41d4-a716-446655440000"
+SHEET_ID = "1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms"
 H = "https://sheets.example"
 
 # (URL, the secret that must appear nowhere in what is shown, stored or cited)
@@ -65,8 +68,8 @@ SECRETS = [
     (f"{H}/p.csv?k=Zx81kQ9wLr72mPq4VbN3", "Zx81kQ9wLr72mPq4VbN3"),
     (f"{H}/p.csv?a=1;token=Zx81kQ9wLr72mPq4VbN3", "Zx81kQ9wLr72mPq4VbN3"),
     (f"{H}/{STRIPE}/p.csv", STRIPE),
-    (f"{H}/s/550e8400-e29b-41d4-a716-446655440000/p.csv", "550e8400-e29b-41d4-a716-446655440000"),
-    (f"{H}/d/1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms/export", "1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms"),
+    (f"{H}/s/{UUID}/p.csv", UUID),
+    (f"{H}/d/{SHEET_ID}/export", SHEET_ID),
     (f"{H}/x/aB3dE6gH9jK2/p.csv", "aB3dE6gH9jK2"),  # short, but three classes and no word
     ("https://bob:Pa55w0rd@sheets.example/p.csv", "Pa55w0rd"),
 ]

@@ -134,6 +134,9 @@ class PulledCache(BaseModel):
     version: Literal[1]
     kind: PullKind
     url: Annotated[str, AfterValidator(redact_url)]  # a cache from before shape redaction too
+    source: str | None = Field(
+        default=None, description="keyed hash of the URL as pulled (sync.source_key); a "
+                                  "cache without one is refreshed by an unconditional GET")
     etag: str | None = None
     last_modified: str | None = None
     fetched_at: datetime = Field(description="when these entries were downloaded")

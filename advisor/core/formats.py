@@ -181,7 +181,7 @@ def detect_format(name: str, content_type: str | None, text: str) -> Format:
 def validation_error(exc: ValidationError, file: str, entry: str | None = None) -> InputError:
     """The first pydantic error as one line: file, entry, dotted field path, offending value."""
     err = exc.errors()[0]
-    loc = ".".join(str(p) for p in err["loc"])
+    loc = ".".join(str(p) for p in err["loc"] if p != "[key]")  # a key: its path is its own
     value = err.get("input")
     if isinstance(value, dict | list) or err["type"] == "extra_forbidden":
         value = None  # a key that is not ours: its value may be anything, so it is not shown

@@ -13,7 +13,6 @@ import itertools
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import date
 from typing import Annotated, Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -21,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from advisor.core.errors import InputError
 from advisor.core.formats import parse_toml, validation_error
 from advisor.core.model import bounds as B
+from advisor.core.model.strict import Day, StrictInput
 from advisor.core.text import refuse_control
 
 PeakDtype = Literal["fp32", "tf32", "bf16", "fp16", "fp8", "fp6", "fp4", "nvfp4", "int8"]
@@ -59,7 +59,7 @@ Note = Annotated[str, Field(max_length=B.MAX_NOTE_CHARS)]
 Citations = Annotated[list[Note], Field(min_length=1, max_length=B.MAX_CITATIONS)]
 
 
-class _Strict(BaseModel):
+class _Strict(StrictInput):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     @field_validator("*", mode="after")
@@ -75,7 +75,7 @@ class Sourced(_Strict):
     """A group of figures that share one citation and one retrieval date."""
 
     source: Citations
-    retrieved: date
+    retrieved: Day
     note: Note = ""
 
     @field_validator("source")
@@ -105,7 +105,7 @@ class Interconnect(_Strict):
                     "1 when GPUs talk over PCIe only")
     host_link: str | None = None
     source: Citations
-    retrieved: date
+    retrieved: Day
     note: Note = ""
 
     @property
@@ -237,7 +237,7 @@ class Arch(_Strict):
     sparsity: str = "unknown"
     notes: Note = ""
     source: Citations
-    retrieved: date
+    retrieved: Day
 
 
 class Package(_Strict):
@@ -261,7 +261,7 @@ class Support(_Strict):
     error: Note = Field(default="", description="the message users hit when it is missing")
     notes: Note = ""
     source: Citations
-    retrieved: date
+    retrieved: Day
     confidence: Literal["verified", "secondary", "inferred"] = "verified"
 
 
@@ -273,7 +273,7 @@ class Price(_Strict):
     label: str = Field(min_length=3, description="what the figure is, e.g. public-cloud midpoint")
     default: bool = Field(description="the one figure used when the user quotes nothing")
     source: Citations
-    retrieved: date
+    retrieved: Day
 
 
 T = TypeVar("T", bound=BaseModel)

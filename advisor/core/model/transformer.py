@@ -9,15 +9,16 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import ConfigDict, Field, ValidationError, model_validator
 
 from advisor.core.formats import validation_error
 from advisor.core.model import bounds as B
 from advisor.core.model.numeric import Amount, Whole
 from advisor.core.model.printable import PrintableModel
+from advisor.core.model.strict import StrictInput
 
 
-class _Frozen(BaseModel):
+class _Frozen(StrictInput):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 

@@ -486,6 +486,31 @@ def test_format_detection(name: str, ctype: str | None, text: str, fmt: str) -> 
     assert detect_format(name, ctype, text) == fmt
 
 
+@pytest.mark.parametrize(("row", "field"), [
+    ('"gpu": "h100-sxm", "usd_per_hour": true', "usd_per_hour"),  # was $1.00/h
+    ('"gpu": ["h100-sxm"], "usd_per_hour": 2.5', "gpu"),  # was read as "['h100-sxm']"
+    ('"gpu": "h100-sxm", "usd_per_hour": 2.5, "retrieved": 20260101', "retrieved"),
+    ('"gpu": "h100-sxm", "usd_per_hour": 2.5, "label": ["a", "b"]', "label"),
+])
+def test_a_pulled_sheets_types_are_not_coerced(row: str, field: str) -> None:
+    cat = load_catalog()
+    with pytest.raises(InputError) as exc:
+        parse_price_sheet(f'{{"price": [{{{row}}}]}}', "sheet.json", "json", cat,
+                          cat.prices[0].retrieved)
+    assert f"field '{field}'" in exc.value.one_line() and "price 1" in exc.value.one_line()
+
+
+def test_a_pulled_catalogs_types_are_not_coerced() -> None:
+    doc = tomlkit.parse(_team_catalog())
+    doc["gpu"][0]["peak_tflops"]["bf16"] = True
+    with pytest.raises(InputError, match=r"peak_tflops\.bf16"):
+        parse_catalog_doc(tomlkit.dumps(doc), "team.toml", "toml")
+    doc = tomlkit.parse(_team_catalog())
+    doc["gpu"][0]["memory"]["gib"] = "80"
+    with pytest.raises(InputError, match=r"memory\.gib"):
+        parse_catalog_doc(tomlkit.dumps(doc), "team.toml", "toml")
+
+
 def test_sheet_formats_agree() -> None:
     cat = load_catalog()
     day = load_catalog().prices[0].retrieved

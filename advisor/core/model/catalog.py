@@ -471,9 +471,9 @@ def _check_names(gpus: list[Gpu], file: str) -> None:
     stem = {_norm(g.id.split("-")[0]): g for g in gpus}
     for g in gpus:
         for alias in g.aliases:
-            other = stem.get(_norm(alias))
-            if other is not None and other.family != g.family:
-                raise InputError(f"this alias names another catalog GPU ({other.id})",
+            twin = stem.get(_norm(alias))
+            if twin is not None and twin.family != g.family:
+                raise InputError(f"this alias names another catalog GPU ({twin.id})",
                                  file=file, entry=g.id, field="aliases", value=alias)
 
 

@@ -194,6 +194,7 @@ def test_report_round_trip_property(catalog, data: dict[str, Any]) -> None:
     (("primary_seq_len = 4096\n", ""), ["field 'primary_seq_len'", "Field required"]),
     (('role = "current"', 'role = "spare"'), ["field 'current.role'", "'spare'"]),
     (("band_level = 0.9", "band_level = [0.9"), ["not valid TOML", "line"]),
+    (("\nmfu = 0.", "\nmfu = 17."), ["field 'current.sweep.0.mfu'", "above"]),
 ])
 def test_bad_reports_are_one_line(report_text: str, edit: tuple[str, str],
                                   needles: list[str]) -> None:

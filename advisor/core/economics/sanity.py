@@ -170,7 +170,8 @@ def _driver(decision: Decision, side: GpuResult) -> tuple[str, str | None, Any]:
     if point is not None and point.binding == "network":
         return "workload.nic_gbit", "workload.nic_gbit", answers.workload.nic_gbit
     if side.assumptions is not None and side.assumptions.probe is not None:
-        return f"the probe record of {side.gpu} ({side.assumptions.probe})", None, None
+        return (f"the probe record of {side.gpu} ({side.assumptions.probe})",
+                f"probes.{side.gpu}", side.assumptions.probe)
     return "the workload's layout and sizes", "workload", None
 
 

@@ -1,27 +1,17 @@
-"""`advisor` and `python -m advisor`: the program's first lines.
+"""`advisor` and `python -m advisor`: the program's entry.
 
-Ctrl-C is one line and exit 130 from here on. The handler is installed before anything
-else is imported, because the command line's own imports take most of the start-up
-(pydantic, numpy, the engine): a Ctrl-C there would otherwise be a KeyboardInterrupt
-traceback. It stays for every command that has nothing to keep; the wizard and `advisor
-probe` take Ctrl-C as a KeyboardInterrupt while they run (see `advisor.cli.main`). Only
-the interpreter's own start-up, before this module runs, is left to Python's default (the
-process ends by SIGINT, which a shell reports as 130). A SIGINT that is ignored (a
-background job) stays ignored.
+Ctrl-C is one line and exit 130 from the package's first line (`advisor/__init__.py`
+installs the handler when the process is the advisor command, before any other import);
+it stays for every command that has nothing to keep; the wizard and `advisor probe` take
+Ctrl-C as a KeyboardInterrupt while they run (see `advisor.cli.main`). A SIGINT that is
+ignored (a background job) stays ignored.
 """
 
-import _signal  # the interpreter's own, loaded at start-up: `signal` takes ~10 ms to import
-import os  # already imported by `site`
+import os
 
+from advisor import take_ctrl_c
 
-def _interrupted(signum: int, frame: object) -> None:
-    """Ctrl-C: one line, exit 130, at once (nothing half written: writes are atomic)."""
-    os.write(2, b"advisor: interrupted\n")
-    os._exit(130)
-
-
-if _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:
-    _signal.signal(_signal.SIGINT, _interrupted)
+take_ctrl_c()  # started some other way (runpy from a test, a wrapper): the same from here
 
 
 def main() -> int:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from advisor.cli import COMMANDS
+from advisor.cli.flags import COMMAND_LINE, errors_name_flags
 from advisor.cli.numbers import amount, keyed, plain, tokens, whole
 from advisor.cli.output import add_output_options, show
 from advisor.core import InputError
@@ -197,8 +198,8 @@ def answers_from_args(args: argparse.Namespace, catalog: Catalog) -> Answers:
         "current": _counted(args.current, getattr(args, "current_gpus", None)),
         "targets": [_counted(t, getattr(args, "target_gpus", None)) for t in targets],
         "workload": workload,
-        "prices": {catalog.gpu(g).id: usd for g, usd in args.price},
-        "power_limits_w": {catalog.gpu(g).id: w for g, w in args.power_limit},
+        "prices": {_gpu_id(catalog, g, "--price"): usd for g, usd in args.price},
+        "power_limits_w": {_gpu_id(catalog, g, "--power-limit"): w for g, w in args.power_limit},
         "layouts": _formats(args, catalog, targets),
     }
     measured = {k: getattr(args, f"measured_{k}", None) for k in (
@@ -213,7 +214,7 @@ def answers_from_args(args: argparse.Namespace, catalog: Catalog) -> Answers:
         data["electricity_usd_per_kwh"] = args.electricity
     if args.as_run:
         data["basis"] = "as_run"
-    return parse_answers(data, "command line", catalog)
+    return parse_answers(data, COMMAND_LINE, catalog)
 
 
 def _formats(args: argparse.Namespace, catalog: Catalog, targets: list[str]
@@ -223,14 +224,25 @@ def _formats(args: argparse.Namespace, catalog: Catalog, targets: list[str]
     from advisor.core import split_count
 
     out: dict[str, dict[str, str]] = {}
-    sides = [(args.current, args.current_precision, args.current_kv_dtype)]
-    sides += [(t, args.target_precision, args.target_kv_dtype) for t in targets]
-    for gpu, precision, kv in sides:
+    sides = [("--current", args.current, args.current_precision, args.current_kv_dtype)]
+    sides += [("--target", t, args.target_precision, args.target_kv_dtype) for t in targets]
+    for flag, gpu, precision, kv in sides:
         given = {k: v for k, v in (("precision", precision), ("kv_dtype", kv)) if v}
         if given:
-            gid = catalog.gpu(split_count(gpu)[0]).id
-            out.setdefault(gid, {}).update(given)
+            try:
+                name = split_count(gpu)[0]
+            except ValueError as exc:
+                raise InputError(str(exc), field=flag, value=gpu) from None
+            out.setdefault(_gpu_id(catalog, name, flag), {}).update(given)
     return out
+
+
+def _gpu_id(catalog: Catalog, gpu: str, flag: str) -> str:
+    """The catalog id a flag names; else one line naming the flag."""
+    try:
+        return catalog.gpu(gpu).id
+    except InputError as exc:
+        raise InputError(exc.message, field=flag, value=gpu) from None
 
 
 def _expand_targets(targets: list[str], catalog: Catalog) -> list[str]:
@@ -252,10 +264,11 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from advisor.io.probe_store import probes_for, workloads_for
 
     catalog = effective_catalog()
-    answers = answers_from_args(args, catalog)
-    ids = [s.gpu for s in answers.compared(catalog)]
-    report = run(answers, catalog, probes_for(ids, catalog, args.probe), provenance(),
-                 workloads=workloads_for(ids, catalog, args.probe))
+    with errors_name_flags(args.current):
+        answers = answers_from_args(args, catalog)
+        ids = [s.gpu for s in answers.compared(catalog)]
+        report = run(answers, catalog, probes_for(ids, catalog, args.probe), provenance(),
+                     workloads=workloads_for(ids, catalog, args.probe))
     show_report(args, report, kept=False, answers_file=False)
     return 0
 

@@ -10,9 +10,11 @@ wizard reach through `run()`.
 from __future__ import annotations
 
 import argparse
+import contextlib
 from typing import TYPE_CHECKING, Any
 
 from advisor.cli import COMMANDS
+from advisor.cli.flags import COMMAND_LINE, errors_name_flags
 from advisor.cli.numbers import plain, whole
 from advisor.cli.output import add_output_options, show
 from advisor.core import MAX_GPUS, InputError, in_file
@@ -129,8 +131,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from advisor.io.probe_store import probes_for
 
     catalog = effective_catalog()
-    answers = _sweep_answers(args, catalog)
-    with in_file(args.answers or "command line"):
+    named = contextlib.nullcontext() if args.answers else errors_name_flags(args.current)
+    with named, in_file(args.answers or COMMAND_LINE):
+        answers = _sweep_answers(args, catalog)
         ids = [s.gpu for s in answers.compared(catalog, alone=True)]
         if answers.workload.token_budget is None:
             raise InputError("a configuration sweep needs a token budget (tokens to process)",

@@ -35,8 +35,9 @@ quotes in answers.toml still win.
 PULL_HELP = """\
 The document is fetched over https (plain http only with --allow-http), with
 timeouts, retries with capped backoff and a size cap. A URL with user:password in
-it is refused; query values whose keys look like secrets (token, key, sig, auth,
-...) are redacted from everything printed, cached or cited. It is merged over the shipped
+it is refused; every secret part (a value whose key names a credential, a token, a
+signed link's signature, a session id) is redacted from everything printed, cached or
+cited, and the sheet is known by a keyed hash of the full URL. It is merged over the shipped
 catalog and validated before the cache in the advisor data folder
 ($ADVISOR_HOME, else the platform's: ~/.local/share/advisor or $XDG_DATA_HOME/advisor
 on Linux, ~/Library/Application Support/advisor on macOS) is replaced; a failed or

@@ -32,7 +32,7 @@ _PUBLIC: dict[str, str] = {
     # inputs
     "Answers": "advisor.core.model.answers",
     "parse_answers": "advisor.core.model.answers",
-    "split_count": "advisor.core.model.answers",
+    "split_count": "advisor.core.model.gpu_name",
     "DEFAULT_ELECTRICITY_USD_PER_KWH": "advisor.core.model.answers",
     "Workload": "advisor.core.model.workload",
     "TRAINING_MODES": "advisor.core.model.workload",
@@ -139,11 +139,11 @@ if TYPE_CHECKING:  # the names above, for type checkers
         DEFAULT_ELECTRICITY_USD_PER_KWH,
         Answers,
         parse_answers,
-        split_count,
     )
     from advisor.core.model.bounds import MAX_GPUS, MAX_RETRIES, MAX_TIMEOUT_S
     from advisor.core.model.catalog import Catalog, Gpu, Sourced
     from advisor.core.model.drift import drift_warning, stack_drift
+    from advisor.core.model.gpu_name import split_count
     from advisor.core.model.layout import LayoutChoice, LayoutOverride
     from advisor.core.model.options import (
         ConfigOptions,

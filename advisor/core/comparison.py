@@ -27,6 +27,7 @@ from advisor.core.economics.cost import (
 )
 from advisor.core.economics.sensitivity import tornado
 from advisor.core.economics.verdict import Case, judge
+from advisor.core.errors import InputError
 from advisor.core.gates.dtype import format_switch
 from advisor.core.gates.software import SoftwareGate
 from advisor.core.model.answers import Answers, split_count
@@ -58,8 +59,8 @@ WEAK_SOURCES = ("transferred-efficiency", "generic-kernel-ratio")
 EFFICIENCY_GRID = np.geomspace(0.05, 20.0, 400)
 
 
-def _measurement(answers: Answers, cur: ResolvedSide,
-                 workload_probe: ProbeRecord | None) -> tuple[MeasuredRun, Workload, Grid] | str:
+def _measurement(answers: Answers, cur: ResolvedSide, workload_probe: ProbeRecord | None,
+                 cal: Calibration) -> tuple[MeasuredRun, Workload, Grid] | str:
     """What the current side is anchored on, the workload it was measured with and that
     layout: the user's figure (their layout), else a workload-probe record (one device)."""
     assert cur.projection is not None
@@ -76,6 +77,15 @@ def _measurement(answers: Answers, cur: ResolvedSide,
     # the layout measured: the user's own where it fits and, for serving, where they stated
     # it; else the engine's best guess at what they run (the re-tuned one)
     run = cur.projection.as_run
+    usable = cur.projection.usable_gib
+    if not any(_margin(f, 0, usable, cal)[1] or f.fits[0]
+               for f in (run, cur.projection.retuned)):
+        raise InputError(
+            f"{m.what} on {cur.gpu.id}, where no layout holds this workload at "
+            f"{cur.workload.seq_lens[0]:,} tokens ({run.memory_gib[0]:,.0f} GiB as run, "
+            f"{usable:,.0f} GiB usable): a run that cannot fit cannot anchor the decision; "
+            "check the model, the layout (tp, pp, zero_stage) and the sequence length",
+            field="measured", value=m.what)
     told = cur.workload.training or "tp" in cur.stated
     mine = run.layouts[0] if run.fits[0] and told else cur.projection.retuned.layouts[0]
     return m, cur.workload, grid_of([row_of(mine, cur.workload.gpus_per_node,
@@ -93,7 +103,7 @@ def _prepare(answers: Answers, catalog: Catalog, probes: Mapping[str, ProbeRecor
     cur = modelled[0]
     if cur.rates is None or cur.projection is None:
         return modelled, modelled, None, None
-    found = _measurement(answers, cur, workload_probe)
+    found = _measurement(answers, cur, workload_probe, cal)
     if isinstance(found, str):
         unused = None if workload_probe is None else f"workload probe not used: {found}"
         return modelled, modelled, None, unused
@@ -166,10 +176,7 @@ def _points(fitted: Fitted | None, side: ResolvedSide, seqs: list[int],
         fits = fitted.fits[c]
         mem = float(fitted.memory_gib[c])
         limit = fitted.limits[c] if fitted.limits else None
-        # serving fills the KV cache on purpose: whether it fits at all is one request's
-        need = limit.one_request_gib if limit is not None else mem
-        margin = usable - need
-        borderline = abs(margin) <= Z90 * cal.memory_sigma * need
+        margin, borderline = _margin(fitted, c, usable, cal)
         latency = bool(_latency_met(side.workload, p, c))
         run = runnable_base and (fits or (borderline and latency))
         tok = float(p.tokens_per_s[0, c])
@@ -195,6 +202,16 @@ def _points(fitted: Fitted | None, side: ResolvedSide, seqs: list[int],
             usd_per_mtok=usd_per_mtok(quote_.usd_per_hour, tok) if (quote_ and run) else None,
             speedup=None, speedup_low=None, speedup_high=None))
     return out
+
+
+def _margin(fitted: Fitted, c: int, usable: float, cal: Calibration) -> tuple[float, bool]:
+    """(usable memory less what the layout needs at length c, whether that is within the
+    memory model's band): serving fills the KV cache on purpose, so whether it fits at
+    all is one request's memory."""
+    limit = fitted.limits[c] if fitted.limits else None
+    need = limit.one_request_gib if limit is not None else float(fitted.memory_gib[c])
+    margin = usable - need
+    return margin, abs(margin) <= Z90 * cal.memory_sigma * need
 
 
 def _latency_met(w: Workload, p: Projection, c: int) -> bool:

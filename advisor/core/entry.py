@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 
 from advisor.core.comparison import decide
 from advisor.core.economics.configs import sweep_configs
-from advisor.core.economics.sanity import check_plausible
+from advisor.core.economics.sanity import check_configs, check_pipeline, check_plausible
 from advisor.core.economics.stages import PipelineReport, analyse_pipeline
 from advisor.core.model.answers import Answers, check_against_catalog
 from advisor.core.model.catalog import Catalog
@@ -47,8 +47,12 @@ def run(answers: Answers, catalog: Catalog, probes: Mapping[str, ProbeRecord] | 
     check_plausible(decision)  # a result no real pair of GPUs gives is an input problem
     configs = sweep_configs(answers, catalog, used, cal) \
         if answers.configs is not None and answers.workload.token_budget else None
+    if configs is not None:
+        check_configs(configs)
     pipeline = analyse_pipeline(answers.pipeline, catalog, probes=used, cal=cal,
                                 prices=answers.prices) if answers.pipeline is not None else None
+    if pipeline is not None and answers.pipeline is not None:
+        check_pipeline(pipeline, answers.pipeline, catalog)
     drift = stack_drift(used)
     warnings = [f"stack drift: {d.line()}" for d in drift] + ([DRIFT_NOTE] if drift else [])
     prov = provenance or Provenance(advisor_version="unknown", catalog_version="unknown",
@@ -63,4 +67,6 @@ def run_pipeline(spec: PipelineSpec, catalog: Catalog, gpus: int | None = None,
                  cal: Calibration = CAL) -> PipelineReport:
     """A staged workload on its own (a [pipeline] file with no decision around it): each
     stage resolved like a decision's side, gates included, then balanced."""
-    return analyse_pipeline(spec, catalog, gpus=gpus, probes=probes, cal=cal, prices=prices)
+    report = analyse_pipeline(spec, catalog, gpus=gpus, probes=probes, cal=cal, prices=prices)
+    check_pipeline(report, spec, catalog)  # the rules of every other path's results
+    return report

@@ -181,7 +181,7 @@ def detect_format(name: str, content_type: str | None, text: str) -> Format:
 def validation_error(exc: ValidationError, file: str, entry: str | None = None) -> InputError:
     """The first pydantic error as one line: file, entry, dotted field path, offending value."""
     err = exc.errors()[0]
-    loc = ".".join(str(p) for p in err["loc"])
+    loc = ".".join(str(p) for p in err["loc"] if p != "[key]")  # a key: its path is its own
     value = err.get("input")
     if isinstance(value, dict | list) or err["type"] == "extra_forbidden":
         value = None  # a key that is not ours: its value may be anything, so it is not shown
@@ -283,7 +283,6 @@ def toml_item(value: Any, inline: bool = True) -> Item:
     """Plain data as tomlkit items: scalars before sub-tables, small flat tables inline
     (where `inline`), lists of tables as [[arrays of tables]]."""
     import tomlkit  # here, not at the top: reading and deciding never write TOML
-    from tomlkit.items import Array
 
     if isinstance(value, Mapping):
         flat = not any(_is_table(v) or _is_prose(v) for v in value.values())
@@ -292,18 +291,42 @@ def toml_item(value: Any, inline: bool = True) -> Item:
             small.update({k: toml_item(v) for k, v in value.items()})
             return small
         table = tomlkit.table()
-        for k, v in sorted(value.items(), key=lambda kv: _is_table(kv[1])):
+        plain = [(k, v) for k, v in value.items() if not _is_table(v)]
+        # tomlkit looks for the last plain value before the first sub-table on every add
+        # (a scan of the whole table: 4,000 packages took 13 s); added first, they are all
+        # before it already, so the scan is switched off for them, as tomlkit's own parser
+        # does, and the table's writing stays linear in its keys
+        table.value.parsing(True)
+        for k, v in plain:
             table.add(k, toml_item(v))
+        table.value.parsing(False)
+        for k, v in value.items():
+            if _is_table(v):
+                table.add(k, toml_item(v))
         return table
     if _is_table(value):
         aot = tomlkit.aot()
         for v in value:
             aot.append(toml_item(v, inline=False))
         return aot
-    item = tomlkit.item(value)
-    if isinstance(item, Array) and len(item.as_string()) > LINE_WIDTH:
-        item.multiline(True)
-    return item
+    if isinstance(value, list | tuple) and not any(isinstance(v, Mapping) for v in value):
+        return _array([tomlkit.item(v) for v in value])
+    return tomlkit.item(value)
+
+
+def _array(items: list[Item]) -> Item:
+    """A TOML array of these items: on one line when short, else one element per line.
+    Built in one call (tomlkit re-indexes an array on every append: quadratic in a
+    4,000-package list)."""
+    import tomlkit
+    from tomlkit.items import Array, Trivia
+
+    if sum(len(i.as_string()) + 2 for i in items) <= LINE_WIDTH:
+        return tomlkit.item([i.unwrap() for i in items])
+    array = Array([], Trivia())
+    array.add_line(*items, indent="", newline=False)
+    array.multiline(True)
+    return array
 
 
 def toml_document(header: Sequence[str], sections: Sequence[tuple[str, Any, str]]) -> str:

@@ -15,7 +15,11 @@ Rules, all of them:
   as negative; `nan`, `inf` and other words are not numbers;
 - whole-number fields refuse fractions ("4.5 GPUs") instead of rounding them;
 - a price may start with `$` and end with `/h` or `/hr`; `3.4x` (or `x3.4`, `3.4×`) is a
-  ratio to the current GPU's price, accepted only where a ratio means something.
+  ratio to the current GPU's price, accepted only where a ratio means something;
+- digits are any script's decimal digits, as Python reads them: `١٢` is 12 and a CSV
+  price `٢.٥` is 2.5, each unambiguous (unlike a comma), so they are read, not refused;
+- in a file, a number is a number or text in this grammar: `true` is no count, and a
+  whole number written `8.0` is 8.
 
 Bounds belong to the field (`NumberSpec.low`/`high`, read from `model.bounds`); the
 answers models check the same bounds as pydantic constraints. The standard library and
@@ -179,13 +183,20 @@ def parse_price(text: str, usd: NumberSpec, ratio: NumberSpec | None) -> Price:
 
 def number_reader(spec: NumberSpec) -> Callable[[object], object]:
     """A pydantic BeforeValidator: text is read by the grammar (without the range, which
-    the field's constraints check); anything else goes to the field's own validation."""
+    the field's constraints check); true and false are refused (TOML's `gpus = true` is no
+    count); a whole number written as a float (`8.0`) is that number; anything else goes to
+    the field's own (strict) validation."""
     grammar = spec.unbounded()
 
     def read(value: object) -> object:
+        if isinstance(value, bool):
+            raise ValueError(f"{str(value).lower()}: expected {spec.what}, not true or "
+                             f"false{spec.eg()}")
         if isinstance(value, str):
             number = parse_number(value, grammar)
             return int(number) if spec.integer else number
+        if spec.integer and isinstance(value, float) and value.is_integer():
+            return int(value)
         return value
 
     return read

@@ -104,12 +104,13 @@ def check_output_path(path: str | os.PathLike[str], example: str = "report.toml"
 
 
 def write_output(path: str | os.PathLike[str], data: str | bytes, *,
-                 create_parents: bool = False) -> Path:
+                 create_parents: bool = False, private: bool = False) -> Path:
     """Write `data` (str is UTF-8) to `path` as the module docstring says; return `path`.
 
     `create_parents` is for advisor's own data folders (caches, imported records): a
-    user-named path's folder must already exist. Any failure is an InputError naming the
-    path and the reason, and a regular file is then left as it was.
+    user-named path's folder must already exist. `private` makes the file readable by its
+    owner alone, whatever the umask or the old file's mode (a key). Any failure is an
+    InputError naming the path and the reason, and a regular file is then left as it was.
     """
     given = os.fspath(path)
     if create_parents and given and _descriptor(given) is None:
@@ -126,7 +127,7 @@ def write_output(path: str | os.PathLike[str], data: str | bytes, *,
         elif not target.is_file() and target.exists():  # a device or FIFO: straight through
             _through(target, payload)
         else:
-            _replace(target, payload)
+            _replace(target, payload, private)
     except OSError as exc:
         raise InputError(f"cannot write ({exc.strerror or exc})", file=given) from None
     return Path(given)
@@ -202,14 +203,14 @@ def _through(target: Path, payload: bytes) -> None:
         os.close(fd)
 
 
-def _replace(target: Path, payload: bytes) -> None:
+def _replace(target: Path, payload: bytes, private: bool = False) -> None:
     folder = target.parent
     remove_stale_temporaries(folder)
     try:
-        old: os.stat_result | None = target.stat()
+        old: os.stat_result | None = None if private else target.stat()
     except FileNotFoundError:
         old = None
-    tmp, fd = _create_temporary(target, 0o600 if old else 0o666)  # 0o666: the umask applies
+    tmp, fd = _create_temporary(target, 0o600 if old or private else 0o666)  # umask applies
     try:
         if old is not None and hasattr(os, "fchmod"):  # POSIX (Windows has no modes to keep)
             with contextlib.suppress(OSError):  # only root, or the owner for its own groups

@@ -27,7 +27,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import AfterValidator, ConfigDict, Field, ValidationError, field_validator
 
 from advisor.core.errors import InputError
 from advisor.core.formats import parse_json, validation_error, without_nulls
@@ -38,6 +38,7 @@ from advisor.core.model.catalog import (
     catalog_from_docs,
     parse_toml,
 )
+from advisor.core.model.strict import Moment, StrictInput
 from advisor.core.redact import redact_url
 from advisor.io.atomic import write_output
 from advisor.io.files import read_text
@@ -121,7 +122,7 @@ TABLE_KEY: Mapping[str, tuple[str, ...]] = {
 Entries = dict[str, list[dict[str, Any]]]
 
 
-class PulledCache(BaseModel):
+class PulledCache(StrictInput):
     """One pulled document: its entries and the HTTP metadata for conditional requests.
 
     Metadata and entries share one file, so one atomic rename keeps them consistent:
@@ -134,10 +135,13 @@ class PulledCache(BaseModel):
     version: Literal[1]
     kind: PullKind
     url: Annotated[str, AfterValidator(redact_url)]  # a cache from before shape redaction too
+    source: str | None = Field(
+        default=None, description="keyed hash of the URL as pulled (sync.source_key); a "
+                                  "cache without one is refreshed by an unconditional GET")
     etag: str | None = None
     last_modified: str | None = None
-    fetched_at: datetime = Field(description="when these entries were downloaded")
-    checked_at: datetime = Field(description="last time the server confirmed them (200 or 304)")
+    fetched_at: Moment = Field(description="when these entries were downloaded")
+    checked_at: Moment = Field(description="last time the server confirmed them (200 or 304)")
     sha256: str
     entries: Entries
 

@@ -163,10 +163,12 @@ def fetch(
     etag: str | None = None,
     last_modified: str | None = None,
     sleep: Callable[[float], None] = time.sleep,
+    transport: httpx.BaseTransport | None = None,
 ) -> Fetched:
     """GET with conditional headers, retries on transient failures, and a size cap.
 
-    Errors name the redacted URL; the request itself is the only place the full one goes."""
+    Errors name the redacted URL; the request itself is the only place the full one goes.
+    `transport` replaces the network (the tests' fake web, which answers at once)."""
     check_url(url, policy.allow_http)
     shown = redact_url(url)
     start = time.monotonic()
@@ -190,6 +192,7 @@ def fetch(
         headers=headers,
         trust_env=False,
         limits=httpx.Limits(max_keepalive_connections=0),  # a fresh socket per attempt
+        transport=transport,
     ) as client:
         failure = ""
         attempts = 0

@@ -100,8 +100,11 @@ def parse_price_sheet(text: str, file: str, fmt: Format, catalog: Catalog, today
         for k in PRICE_COLUMNS_REQUIRED:
             if k not in row:
                 raise InputError("missing", file=file, entry=where, field=k)
+        if not isinstance(row["gpu"], str):
+            raise InputError("expected a GPU's catalog id or name, as text", file=file,
+                             entry=where, field="gpu", value=row["gpu"])
         try:
-            gpu = catalog.gpu(str(row["gpu"])).id
+            gpu = catalog.gpu(row["gpu"]).id
         except InputError as exc:
             raise InputError(exc.message, file=file, entry=where, field="gpu",
                              value=row["gpu"]) from None

@@ -11,13 +11,18 @@ the shipped catalog on its own first, so a cache kept from an earlier pull is on
 when it is the combination of the two that fails.
 
 A URL is someone's secret as often as not. User:password in it is refused (it would be
-printed, cached and cited in every report), and every secret-looking part of it is
-redacted from everything shown, stored or cited (`advisor.core.redact`).
+printed, cached and cited in every report), and every secret part of it is redacted from
+everything shown, stored or cited (`advisor.core.redact`). So the cache recognises the
+sheet it holds by a keyed hash of the URL as pulled (`source_key`), never by its redacted
+form: two sheets can redact alike, and a conditional request for one must never be
+answered "unchanged" for the other.
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
+import secrets
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -39,7 +44,11 @@ from advisor.io.catalog_store import (
 )
 from advisor.io.fetch import FetchError, FetchPolicy, check_url, fetch
 from advisor.io.lock import overlay_lock
+from advisor.io.paths import pulled_dir
 from advisor.io.sheets import parse_catalog_doc, parse_price_sheet
+
+KEY_NAME = ".source-key"
+KEY_BYTES = 32
 
 TABLE_NOUN: Mapping[str, str] = {
     "gpu": "GPU", "arch": "architecture", "package": "package", "support": "support row",
@@ -63,6 +72,26 @@ class PullOutcome:
         return f"{self.kind}: pulled {counts} from {self.cache.url}; cached in {where}"
 
 
+def source_key(url: str) -> str:
+    """HMAC-SHA256 of the URL as pulled, secrets and all, under a random key of this data
+    folder's (readable by its owner alone): equal for the same URL, and a cache file copied
+    elsewhere says nothing about the secrets of the URL it came from."""
+    return hmac.new(_folder_key(), url.encode("utf-8", "surrogatepass"), "sha256").hexdigest()
+
+
+def _folder_key() -> bytes:
+    """The key, made on first use; a lost or damaged one only costs one unconditional GET."""
+    path = pulled_dir() / KEY_NAME
+    try:
+        key = path.read_bytes()
+    except OSError:
+        key = b""
+    if len(key) != KEY_BYTES:
+        key = secrets.token_bytes(KEY_BYTES)
+        write_output(path, key, create_parents=True, private=True)
+    return key
+
+
 def _previous(kind: PullKind) -> PulledCache | None:
     """The cache to refresh; a damaged one is simply replaced, so a pull can repair it."""
     try:
@@ -72,23 +101,28 @@ def _previous(kind: PullKind) -> PulledCache | None:
 
 
 def pull(kind: PullKind, url: str, policy: FetchPolicy, fmt: Format | None = None,
-         *, sleep: Callable[[float], None] = time.sleep) -> PullOutcome:
+         *, sleep: Callable[[float], None] = time.sleep,
+         transport: httpx.BaseTransport | None = None) -> PullOutcome:
     """Fetch, parse, merge, validate, then atomically replace the cache of this kind, all
-    under the overlay lock, so the cache written is valid with the other one as it is."""
+    under the overlay lock, so the cache written is valid with the other one as it is.
+    `sleep` and `transport` stand in for the clock's waits and the network (tests)."""
     check_url(url, policy.allow_http)
     with overlay_lock(sleep=sleep):
-        return _pull_locked(kind, url, policy, fmt, sleep)
+        return _pull_locked(kind, url, policy, fmt, sleep, transport)
 
 
 def _pull_locked(kind: PullKind, url: str, policy: FetchPolicy, fmt: Format | None,
-                 sleep: Callable[[float], None]) -> PullOutcome:
+                 sleep: Callable[[float], None],
+                 transport: httpx.BaseTransport | None) -> PullOutcome:
     other: PullKind = "prices" if kind == "catalog" else "catalog"
     other_cache = read_pulled(other)  # must be sound: the merged whole is validated below
     prev = _previous(kind)
     shown = redact_url(url)  # what is printed, stored and cited
-    same = prev is not None and prev.url == shown
+    source = source_key(url)  # what recognises the sheet: two URLs may redact alike
+    same = prev is not None and prev.source == source
     got = fetch(url, policy, etag=prev.etag if prev and same else None,
-                last_modified=prev.last_modified if prev and same else None, sleep=sleep)
+                last_modified=prev.last_modified if prev and same else None, sleep=sleep,
+                transport=transport)
     now = datetime.now(UTC).replace(microsecond=0)
     if got.not_modified:
         if prev is None or not same:
@@ -115,9 +149,9 @@ def _pull_locked(kind: PullKind, url: str, policy: FetchPolicy, fmt: Format | No
     build_effective(overlays)  # raises before anything is written
 
     cache = PulledCache(
-        schema_="advisor.pulled", version=1, kind=kind, url=shown, etag=got.etag,
-        last_modified=got.last_modified, fetched_at=now, checked_at=now, sha256=digest,
-        entries=entries,
+        schema_="advisor.pulled", version=1, kind=kind, url=shown, source=source,
+        etag=got.etag, last_modified=got.last_modified, fetched_at=now, checked_at=now,
+        sha256=digest, entries=entries,
     )
     return _store(kind, cache, changed=True)
 

@@ -304,11 +304,11 @@ def test_a_count_of_zero_in_an_answers_file(advisor_cli, tmp_path) -> None:
 
 
 @pytest.mark.parametrize(("sides", "field"), [
-    (["--current", "h200-sxm", "--target", "b200-sxm@0"], "targets.0"),
-    (["--current", "h200-sxm@0", "--target", "b200-sxm"], "current"),
-    (["--current", "h200-sxm", "--current-gpus", "0", "--target", "b200-sxm"], "current"),
-    (["--current", "h200-sxm", "--target", "b200-sxm@-2"], "targets.0"),
-    (["--current", "h200-sxm", "--target", "b200-sxm@1,000"], "targets.0"),
+    (["--current", "h200-sxm", "--target", "b200-sxm@0"], "--target"),
+    (["--current", "h200-sxm@0", "--target", "b200-sxm"], "--current"),
+    (["--current", "h200-sxm", "--current-gpus", "0", "--target", "b200-sxm"], "--current"),
+    (["--current", "h200-sxm", "--target", "b200-sxm@-2"], "--target"),
+    (["--current", "h200-sxm", "--target", "b200-sxm@1,000"], "--target"),
 ])
 def test_a_count_of_zero_on_the_command_line(advisor_cli, sides, field) -> None:
     one_line_exit_2(advisor_cli(*COMPARE, *sides), "command line", field)

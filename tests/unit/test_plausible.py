@@ -140,6 +140,58 @@ def test_a_bandwidth_far_from_its_family_is_refused() -> None:
         _build(docs)
 
 
+def _team_gpu(docs: dict, **changes) -> dict:
+    """A new GPU (a copy of the B200's figures) added as a pulled catalog would add it."""
+    b200 = next(g for g in docs["gpus.toml"]["gpu"] if g["id"] == "b200-sxm")
+    team = copy.deepcopy(b200)
+    team.update({"id": "team-x1", "name": "Team X1", "aliases": [], **changes})
+    for key in ("mamf", "gemm", "same_die_as"):
+        team.pop(key, None)
+    docs["gpus.toml"]["gpu"].append(team)
+    return team
+
+
+@pytest.mark.parametrize("arch", ["sm_100", "new"])
+def test_a_peak_above_peak_is_refused_in_a_family_of_one(arch: str) -> None:
+    """A pulled GPU at 1e5 TFLOPS passed when its family had two or fewer members; now it
+    is judged against its architecture's GPUs, and for a new architecture against the
+    highest figure any GPU publishes ("116.97x faster" was the audit's result)."""
+    docs = _docs()
+    team = _team_gpu(docs, family="TeamX")
+    if arch == "new":
+        new = copy.deepcopy(docs["archs.toml"]["arch"][0])
+        new["id"] = "team_arch"
+        docs["archs.toml"]["arch"].append(new)
+        team["arch"] = "team_arch"
+    _build(docs)  # as a B200's figures, it is plausible
+    team["peak_tflops"] = {"source": ["x"], "retrieved": team["peak_tflops"]["retrieved"],
+                           "bf16": 1e5}
+    peers = "sm_100 architecture's" if arch == "sm_100" else "highest any other catalog GPU"
+    with pytest.raises(InputError, match=rf"team-x1.*peak_tflops.bf16.*{peers}"):
+        _build(docs)
+
+
+@pytest.mark.parametrize(("changes", "blamed"), [
+    ({"id": "h100", "family": "Hopper"},
+     r"entry 'h100-sxm', field 'aliases', value 'H100'.*\(h100\)"),
+    ({"name": "NVIDIA H100 SXM5 80GB"}, r"entry 'team-x1', field 'name'.*\(h100-sxm\)"),
+    ({"id": "h100sxm"}, r"entry 'h100sxm', field 'id'.*\(h100-sxm\)"),
+    ({"aliases": ["H100"]}, r"entry 'team-x1', field 'aliases'.*\(h100-sxm\)"),
+])
+def test_a_pulled_gpu_cannot_take_another_gpus_name(changes: dict, blamed: str) -> None:
+    """A pulled id `h100` (h100-sxm's alias) made `--current H100` resolve to it, and a
+    duplicate of another GPU's full name was accepted: both are refused, the less
+    specific of the two clashing names (an alias before a name before an id) blamed."""
+    docs = _docs()
+    names = {g["id"]: g["name"] for g in docs["gpus.toml"]["gpu"]}
+    if "name" in changes:
+        changes = {"name": names["h100-sxm"]}
+    _team_gpu(docs, **changes)
+    with pytest.raises(InputError, match=rf"{blamed}") as exc:
+        _build(docs)
+    assert "names another catalog GPU" in exc.value.one_line()
+
+
 @pytest.mark.parametrize("alias", ["H200", "h100", "h200-sxm", "NVIDIA H100 SXM5 80GB", "MI300X",
                                    "mi300x"])
 def test_an_alias_cannot_name_another_gpu(alias: str) -> None:
@@ -183,6 +235,72 @@ def test_real_decisions_pass_the_gate() -> None:
             check_plausible(run(parse_answers(data, str(path), CATALOG), CATALOG).decision)
     check_plausible(_decision())
     check_plausible(_decision(targets=["b200-sxm@64", "t4", "gb300"]))
+
+
+def test_no_point_is_above_its_gpus_peak() -> None:
+    """An MFU above 1 anywhere (the audit: a prefill with a huge vocabulary at MFU 17, the
+    LM head counted for every token; an anchor carried to a target at 117%) is refused."""
+    d = _decision()
+    point = d.targets[0].sweep[0].model_copy(update={"mfu": 1.17})
+    hot = d.model_copy(update={"targets": [d.targets[0].model_copy(update={"sweep": [point]})]})
+    with pytest.raises(InputError, match=r"b200-sxm at 117% of its peak.*above its peak"):
+        check_plausible(hot)
+    anchored = hot.model_copy(update={"answers": parse_answers(
+        {**BASE, "measured": {"mfu": 0.5}})})
+    with pytest.raises(InputError, match=r"check the measured run") as exc:
+        check_plausible(anchored)
+    assert exc.value.field == "measured"
+    at_peak = d.targets[0].sweep[0].model_copy(update={"mfu": 1.0})
+    check_plausible(d.model_copy(update={"targets": [
+        d.targets[0].model_copy(update={"sweep": [at_peak]})]}))
+
+
+def test_a_huge_vocabulary_prefill_is_within_peak_or_refused() -> None:
+    """The audit's case end to end: whatever the engine counts, no result above peak."""
+    model = {"name": "wide", "layers": 2, "hidden": 1024, "heads": 8, "kv_heads": 8,
+             "ffn": 2048, "vocab": 16_000_000}
+    answers = parse_answers({**BASE, "workload": {"mode": "prefill", "model": model,
+                                                  "seq_lens": [4096]}})
+    try:
+        decision = run(answers, CATALOG).decision
+    except InputError as exc:
+        assert "above its peak" in exc.one_line()
+    else:
+        assert all(p.mfu is None or p.mfu <= 1 for side in (decision.current, *decision.targets)
+                   for p in (*side.sweep, *side.as_run))
+
+
+def _pipeline(**stage) -> dict:
+    spec = tomllib.loads((ROOT / "examples" / "configs_pipeline.toml").read_text())["pipeline"]
+    spec["stages"][1] = {"name": "drafter", "gpu": "rtx-pro-6000-bw-server", "gpus": 1,
+                         **stage}
+    return spec
+
+
+def test_a_pipeline_stage_above_its_gpus_peak_is_refused() -> None:
+    from advisor.core import PipelineSpec, run_pipeline
+    from advisor.core.formats import load_model
+
+    ok = load_model(PipelineSpec, _pipeline(flops_per_token=6e9, mfu=0.4), "p.toml")
+    run_pipeline(ok, CATALOG)
+    hot = load_model(PipelineSpec, _pipeline(flops_per_token=6e9, mfu=0.4, peak_tflops=1e5),
+                     "p.toml")
+    with pytest.raises(InputError, match=r"above rtx-pro-6000-bw-server's highest published"
+                                         r" peak") as exc:
+        run_pipeline(hot, CATALOG)
+    assert exc.value.field == "pipeline.stages.1.peak_tflops"
+
+
+def test_a_pipeline_that_takes_aeons_is_refused() -> None:
+    from advisor.core import PipelineSpec, run_pipeline
+    from advisor.core.formats import load_model
+
+    slow = _pipeline(measured_tokens_per_s=1e-9)
+    slow["token_budget"] = 1e18
+    spec = load_model(PipelineSpec, slow, "p.toml")
+    with pytest.raises(InputError, match=r"years on the pipeline as split") as exc:
+        run_pipeline(spec, CATALOG)
+    assert exc.value.field == "pipeline.token_budget"
 
 
 def test_a_century_long_job_names_the_token_budget() -> None:

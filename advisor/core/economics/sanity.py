@@ -11,35 +11,110 @@ decision, at every projected point:
 - the target's price over the current GPU's within 1/MAX_PRICE_RATIO..MAX_PRICE_RATIO
   ($/token is price over tokens per GPU-hour, so with both checks its ratio is bounded by
   the product of the two, and needs no check of its own);
-- the job's wall-clock at most MAX_WALL_CLOCK_H (a century).
+- the job's wall-clock at most MAX_WALL_CLOCK_H (a century);
+- no figure above the GPU's peak: an MFU above 1 at any point (as run or re-tuned, in the
+  decision, the GPU-count sweep or a pipeline stage the engine projects), or a pipeline
+  stage's stated peak above the GPU's highest published one, is a rate no kernel reaches;
+- a pipeline's time for its token budget at most MAX_WALL_CLOCK_H too.
+
+The same rules hold on every path (`advisor decide`, `compare`, `configs sweep`, `configs
+pipeline`), so no command prints what another would refuse.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from advisor.core.economics.cost import PriceQuote
 from advisor.core.errors import InputError
 from advisor.core.model import bounds as B
-from advisor.core.result import Decision, GpuResult
+
+if TYPE_CHECKING:  # types only: the stages check their own rates here too
+    from advisor.core.economics.configs import ConfigSweep
+    from advisor.core.economics.cost import PriceQuote
+    from advisor.core.economics.stages import PipelineReport
+    from advisor.core.model.catalog import Catalog
+    from advisor.core.model.options import PipelineSpec
+    from advisor.core.result import Decision, GpuResult
+
+YEAR_H = 8766.0  # hours in a mean (Julian) year, for "the job would take N years"
 
 
 def check_plausible(decision: Decision) -> None:
     """Raise InputError (one line: the input to check, and why) when the decision holds a
     speedup, price ratio, $/token ratio or wall-clock outside what real GPUs produce."""
     current = decision.current
+    for side in (current, *decision.targets):
+        _within_peak(decision, side)
     for target in decision.targets:
         _speedups(decision, current, target)
         _prices(decision, current, target)
     for side in (current, *decision.targets):
         job = side.job
-        if job is not None and job.wall_clock_h > B.MAX_WALL_CLOCK_H:
-            budget = decision.answers.workload.token_budget
+        if job is not None:
+            _within_a_century(job.wall_clock_h, side.label, "workload.token_budget",
+                              decision.answers.workload.token_budget)
+
+
+def check_configs(sweep: ConfigSweep) -> None:
+    """The GPU-count sweep's points hold the same rule: none above its GPU's peak."""
+    for p in sweep.points:
+        if p.mfu > 1:
             raise InputError(
-                f"the job would take {job.wall_clock_h / 8766:,.0f} years on {side.label}, "
-                f"longer than any job is planned ({B.MAX_WALL_CLOCK_H / 8766:,.0f} years): "
-                "check the token budget against the GPU count",
-                field="workload.token_budget", value=budget)
+                f"the projection puts {p.gpus}x {p.gpu} at {p.mfu:.0%} of its peak: no kernel "
+                "runs above its peak, so an input is off: check the workload's model and "
+                "layout", field="workload", value=None)
+
+
+def check_pipeline(report: PipelineReport, spec: PipelineSpec, catalog: Catalog) -> None:
+    """A pipeline's stated peaks are at most its GPUs' own, and its token budget is done
+    within a century at the split as given."""
+    stated = [(f"stages.{i}", s.gpu, s.peak_tflops) for i, s in enumerate(spec.stages)]
+    stated += [(f"alternatives.{i}.stages.{name}", a.gpu, r.peak_tflops)
+               for i, a in enumerate(spec.alternatives) for name, r in a.stages.items()]
+    for where, gpu, tflops in stated:
+        if tflops is None:
+            continue
+        part = catalog.gpu(gpu.split("@")[0])
+        dtype, top = max(part.peak_tflops.items(), key=lambda kv: kv[1])
+        if tflops > top:
+            raise InputError(
+                f"{tflops:,g} TFLOPS is above {part.id}'s highest published peak ({top:,g} "
+                f"TFLOPS, {dtype}): no kernel runs above its GPU's peak",
+                field=f"pipeline.{where}.peak_tflops", value=tflops)
+    eta = report.current.eta_days
+    if eta is not None:
+        _within_a_century(eta * 24, "the pipeline as split", "pipeline.token_budget",
+                          spec.token_budget)
+
+
+def check_stage_mfu(mfu: float, stage: str, gpu: str) -> None:
+    """A stage the engine projects is within its GPU's peak, as a decision's sides are."""
+    if mfu > 1:
+        raise InputError(f"the projection puts {gpu} at {mfu:.0%} of its peak: no kernel runs "
+                         "above its peak, so an input is off: check the stage's workload",
+                         entry=stage, field="workload")
+
+
+def _within_a_century(hours: float, what: str, field: str, value: Any) -> None:
+    if hours > B.MAX_WALL_CLOCK_H:
+        raise InputError(
+            f"the job would take {hours / YEAR_H:,.0f} years on {what}, longer than any job "
+            f"is planned ({B.MAX_WALL_CLOCK_H / YEAR_H:,.0f} years): check the token budget "
+            "against the GPU count", field=field, value=value)
+
+
+def _within_peak(decision: Decision, side: GpuResult) -> None:
+    """No point of a side, as run or re-tuned, is above its GPU's peak (MFU above 1)."""
+    for p in (*side.sweep, *side.as_run):
+        if p.mfu is None or p.mfu <= 1:
+            continue
+        what, field, value = ("the measured run (measured)", "measured",
+                              decision.answers.measured.what) \
+            if decision.answers.measured is not None else _driver(decision, side)
+        raise InputError(
+            f"the projection puts {side.gpu} at {p.mfu:.0%} of its peak at {p.seq_len:,} "
+            f"tokens ({p.binding or 'nothing'} bound); no kernel runs above its peak, so an "
+            f"input is off: check {what}", field=field, value=value)
 
 
 def _speedups(decision: Decision, current: GpuResult, target: GpuResult) -> None:
@@ -95,7 +170,8 @@ def _driver(decision: Decision, side: GpuResult) -> tuple[str, str | None, Any]:
     if point is not None and point.binding == "network":
         return "workload.nic_gbit", "workload.nic_gbit", answers.workload.nic_gbit
     if side.assumptions is not None and side.assumptions.probe is not None:
-        return f"the probe record of {side.gpu} ({side.assumptions.probe})", None, None
+        return (f"the probe record of {side.gpu} ({side.assumptions.probe})",
+                f"probes.{side.gpu}", side.assumptions.probe)
     return "the workload's layout and sizes", "workload", None
 
 

@@ -29,6 +29,7 @@ from advisor.core.economics.pipeline import (
     kw_saved,
     neighbours,
 )
+from advisor.core.economics.sanity import check_stage_mfu
 from advisor.core.errors import InputError
 from advisor.core.formats import validation_error
 from advisor.core.model.options import (
@@ -137,6 +138,7 @@ def _engine_rate(stage: StageSpec, gpu: Gpu, catalog: Catalog,
     detail = (f"projected: {w.mode} of {w.model.name} at {w.seq_lens[0]:,} tokens, "
               f"{fitted.layouts[0].describe(not w.training)}, MFU {float(p.mfu[0, 0]):.0%} "
               f"(engine, {'probe' if probe else 'catalog'} rates)")
+    check_stage_mfu(float(p.mfu[0, 0]), stage.name, gpu.id)
     return (float(p.tokens_per_s[0, 0]), detail, side.power.draw_w(float(p.busy()[0, 0])))
 
 

@@ -8,12 +8,9 @@ the decision marks them as defaults.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import (
-    AfterValidator,
     BeforeValidator,
     ConfigDict,
     Field,
@@ -22,9 +19,10 @@ from pydantic import (
     model_validator,
 )
 
-from advisor.core.errors import InputError
+from advisor.core.errors import InputError, in_file
 from advisor.core.formats import validation_error
 from advisor.core.model import bounds as B
+from advisor.core.model.gpu_name import GpuName, GpuSpec, split_count
 from advisor.core.model.layout import LayoutOverride
 from advisor.core.model.measured import MeasuredRun
 from advisor.core.model.numeric import Plain
@@ -32,50 +30,19 @@ from advisor.core.model.options import ConfigOptions, PipelineSpec
 from advisor.core.model.printable import PrintableModel
 from advisor.core.model.stack import Stack
 from advisor.core.model.workload import Workload
-from advisor.core.numbers import RATIO, USD, NumberSpec, is_ratio, parse_number, parse_price
+from advisor.core.numbers import RATIO, USD, is_ratio, parse_price
 
 if TYPE_CHECKING:
     from advisor.core.model.catalog import Catalog, Gpu
 
 DEFAULT_ELECTRICITY_USD_PER_KWH = 0.12
-_COUNTED = re.compile(r"^(?P<id>[^@]+)@(?P<n>.*)$")
-COUNT_AFTER_AT = NumberSpec("the GPU count after @", integer=True, low=1, high=B.MAX_GPUS,
-                            example="b200-sxm@8")
-
-
-@dataclass(frozen=True)
-class GpuSpec:
-    """One compared side: a catalog GPU and, when it differs from the workload's, its count."""
-
-    gpu: str
-    count: int | None
-
-    @property
-    def label(self) -> str:
-        return f"{self.gpu}@{self.count}" if self.count else self.gpu
-
-
-def split_count(text: str) -> tuple[str, int | None]:
-    """'b200-sxm@64' -> ('b200-sxm', 64); a plain id has no count of its own. The count is
-    read by the number grammar and is at least 1 (`@0` names no GPUs): ValueError if not."""
-    m = _COUNTED.match(text.strip())
-    if m is None:
-        return text.strip(), None
-    return m["id"].strip(), int(parse_number(m["n"], COUNT_AFTER_AT))
-
-
+SERVING_MEASURES = ("tpot_ms", "ttft_ms", "concurrency")
 def _usd(value: object) -> object:
-    """A quoted $/GPU-hour as typed ("4.50", "$4.50/h"); a number passes as it is."""
+    """A quoted $/GPU-hour as typed ("4.50", "$4.50/h"); a number passes as it is (and a
+    true or false, which is none, is refused by the field)."""
     return parse_price(value, USD.unbounded(), None)[1] if isinstance(value, str) else value
 
 
-def _counted(text: str) -> str:
-    split_count(text)  # a count after @ is a whole number of GPUs, at least 1
-    return text
-
-
-GpuName = Annotated[str, AfterValidator(_counted)]
-"""A catalog id, or `id@N` for N GPUs of it."""
 Watts = Annotated[Plain, Field(gt=0, le=B.MAX_BOARD_W)]
 """A per-GPU power limit; the part's own range is checked against the catalog
 (`check_against_catalog`), so the message can name it."""
@@ -92,16 +59,16 @@ class Answers(PrintableModel):
         min_length=1, max_length=B.MAX_TARGETS,
         description="catalog ids to compare against; 'id@N' for N GPUs of it")
     workload: Workload
-    layouts: dict[str, LayoutOverride] = Field(
+    layouts: dict[GpuName, LayoutOverride] = Field(
         default_factory=dict, max_length=B.MAX_TARGETS + 1,
         description="per-GPU changes to the workload's layout, by catalog id (e.g. its count)")
-    power_limits_w: dict[str, Watts] = Field(
+    power_limits_w: dict[GpuName, Watts] = Field(
         default_factory=dict, max_length=B.MAX_TARGETS + 1,
         description="a per-GPU power cap below the part's limit, watts")
     basis: Literal["retuned", "as_run"] = Field(
         default="retuned", description="what the verdict compares: each GPU re-tuned, or the "
                                        "layouts as run")
-    prices: dict[str, UsdPerHour] = Field(
+    prices: dict[GpuName, UsdPerHour] = Field(
         default_factory=dict, max_length=B.MAX_TARGETS + 1,
         description="quoted $/GPU-hour by catalog id; others use defaults; a target's may be "
                     "a ratio to the current GPU's price (\"3.4x\")")
@@ -138,15 +105,28 @@ class Answers(PrintableModel):
             prices[gpu] = _resolve_ratio(gpu, text, data, catalog)
         return {**data, "prices": prices}
 
+    @model_validator(mode="after")
+    def _measured_fits_the_mode(self) -> Answers:
+        """A serving figure (TPOT, TTFT, concurrency) cannot anchor a training job."""
+        m = self.measured
+        if m is None or not self.workload.training:
+            return self
+        for name in SERVING_MEASURES:
+            if getattr(m, name) is not None:
+                raise InputError(f"measures serving, and this {self.workload.mode} workload "
+                                 "trains: give tokens_per_s_per_gpu, step_s or mfu",
+                                 field=f"measured.{name}", value=getattr(m, name))
+        return self
+
     def compared(self, catalog: Catalog, alone: bool = False) -> list[GpuSpec]:
         """The current GPU, then each distinct target, with catalog ids resolved; `alone`
         accepts no target besides the current GPU (a GPU-count sweep of one GPU)."""
         cid, ccount = split_count(self.current)
-        current = GpuSpec(catalog.gpu(cid).id, ccount)
+        current = GpuSpec(_named(catalog, cid, "current", self.current), ccount)
         out = [current]
-        for text in self.targets:
+        for i, text in enumerate(self.targets):
             tid, count = split_count(text)
-            spec = GpuSpec(catalog.gpu(tid).id, count)
+            spec = GpuSpec(_named(catalog, tid, f"targets.{i}", text), count)
             same_count = (spec.count or self.workload.gpus) == (current.count or
                                                                  self.workload.gpus)
             if (spec.gpu == current.gpu and same_count) or spec in out:
@@ -167,7 +147,7 @@ class Answers(PrintableModel):
             keyed: dict[str, Any] = {}
             first: dict[str, str] = {}
             for key, value in table.items():
-                gid = catalog.gpu(split_count(key)[0]).id
+                gid = _named(catalog, split_count(key)[0], f"{name}.{key}", key)
                 if gid in keyed:
                     raise InputError(f"names the same GPU ({gid}) as {first[gid]!r}",
                                      field=f"{name}.{key}", value=value)
@@ -181,8 +161,17 @@ class Answers(PrintableModel):
         return "electricity_usd_per_kwh" not in self.model_fields_set
 
 
+def _named(catalog: Catalog, gpu: str, field: str, written: str) -> str:
+    """The catalog id `gpu` names; else one line naming the field it was written in."""
+    try:
+        return catalog.gpu(gpu).id
+    except InputError as exc:
+        raise InputError(exc.message, field=field, value=written) from None
+
+
 def _resolve_ratio(gpu: str, text: str, data: dict[str, Any], catalog: Catalog | None) -> float:
-    """$/GPU-hour of a target's price given as a ratio to the current GPU's price."""
+    """$/GPU-hour of a target's price given as a ratio to the current GPU's price. A fault
+    in the current GPU's own price is blamed on its field, not on the ratio's."""
     field = f"prices.{gpu}"
 
     def same_id(name: str) -> str:  # an id the catalog does not know is refused later
@@ -191,18 +180,26 @@ def _resolve_ratio(gpu: str, text: str, data: dict[str, Any], catalog: Catalog |
         except InputError:
             return name
 
+    current = data.get("current")
     try:
-        cid = split_count(str(data.get("current", "")))[0]
-        key = same_id(cid)
-        quoted = {same_id(str(k)): v for k, v in data["prices"].items()}
+        cid = split_count(current)[0] if isinstance(current, str) else ""
+    except ValueError:  # refused, naming `current`, by the field itself
+        cid = str(current)
+    key = same_id(cid)
+    written = {same_id(str(k)): k for k in data["prices"]}
+    try:
         if same_id(gpu) == key:
             raise ValueError(f"{text}: this is the current GPU; give its $/GPU-hour")
         ratio = parse_price(text, USD, RATIO)[1]
-        base = quoted.get(key)
-        if isinstance(base, str):
-            base = parse_price(base, USD, None)[1]
     except ValueError as exc:
         raise InputError(str(exc), field=field, value=text) from None
+    base = data["prices"].get(written[key]) if key in written else None
+    base_field = f"prices.{written.get(key, cid)}"
+    if isinstance(base, str):
+        try:
+            base = parse_price(base, USD, None)[1]
+        except ValueError as exc:
+            raise InputError(str(exc), field=base_field, value=base) from None
     if base is None:
         default = catalog.default_price(key) if catalog is not None else None
         if default is None:
@@ -210,7 +207,7 @@ def _resolve_ratio(gpu: str, text: str, data: dict[str, Any], catalog: Catalog |
                              field=field, value=text)
         base = default.usd_per_hour
     if not isinstance(base, int | float) or isinstance(base, bool):
-        raise InputError("the current GPU's price is not a number", field=field, value=text)
+        raise InputError("expected a price in $/GPU-hour", field=base_field, value=base)
     return round(ratio * base, 6)
 
 
@@ -237,11 +234,9 @@ def check_against_catalog(answers: Answers, catalog: Catalog, file: str | None =
     named += [(f"layouts.{k}", k) for k in answers.layouts]
     named += [(f"prices.{k}", k) for k in answers.prices]
     named += [(f"power_limits_w.{k}", k) for k in answers.power_limits_w]
-    for field, gpu in named:
-        try:
-            catalog.gpu(split_count(gpu)[0])  # "id@N" names N GPUs of id
-        except InputError as exc:
-            raise InputError(exc.message, file=file, field=field, value=gpu) from None
+    with in_file(file or ""):
+        for field, gpu in named:
+            _named(catalog, split_count(gpu)[0], field, gpu)  # "id@N" names N GPUs of id
     for key, watts in answers.power_limits_w.items():
         part = catalog.gpu(split_count(key)[0])
         low, high = power_limit_range(part)

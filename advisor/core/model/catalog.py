@@ -11,9 +11,8 @@ from __future__ import annotations
 import difflib
 import itertools
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import date
 from typing import Annotated, Any, Literal, TypeVar, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -21,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from advisor.core.errors import InputError
 from advisor.core.formats import parse_toml, validation_error
 from advisor.core.model import bounds as B
+from advisor.core.model.strict import Day, StrictInput
 from advisor.core.text import refuse_control
 
 PeakDtype = Literal["fp32", "tf32", "bf16", "fp16", "fp8", "fp6", "fp4", "nvfp4", "int8"]
@@ -59,7 +59,7 @@ Note = Annotated[str, Field(max_length=B.MAX_NOTE_CHARS)]
 Citations = Annotated[list[Note], Field(min_length=1, max_length=B.MAX_CITATIONS)]
 
 
-class _Strict(BaseModel):
+class _Strict(StrictInput):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     @field_validator("*", mode="after")
@@ -75,7 +75,7 @@ class Sourced(_Strict):
     """A group of figures that share one citation and one retrieval date."""
 
     source: Citations
-    retrieved: date
+    retrieved: Day
     note: Note = ""
 
     @field_validator("source")
@@ -105,7 +105,7 @@ class Interconnect(_Strict):
                     "1 when GPUs talk over PCIe only")
     host_link: str | None = None
     source: Citations
-    retrieved: date
+    retrieved: Day
     note: Note = ""
 
     @property
@@ -261,7 +261,7 @@ class Arch(_Strict):
     sparsity: str = "unknown"
     notes: Note = ""
     source: Citations
-    retrieved: date
+    retrieved: Day
 
 
 class Package(_Strict):
@@ -285,7 +285,7 @@ class Support(_Strict):
     error: Note = Field(default="", description="the message users hit when it is missing")
     notes: Note = ""
     source: Citations
-    retrieved: date
+    retrieved: Day
     confidence: Literal["verified", "secondary", "inferred"] = "verified"
 
 
@@ -297,7 +297,7 @@ class Price(_Strict):
     label: str = Field(min_length=3, description="what the figure is, e.g. public-cloud midpoint")
     default: bool = Field(description="the one figure used when the user quotes nothing")
     source: Citations
-    retrieved: date
+    retrieved: Day
 
 
 T = TypeVar("T", bound=BaseModel)
@@ -416,57 +416,89 @@ FAMILY_FIGURES: tuple[tuple[str, Any], ...] = (
 
 
 def _check_families(gpus: list[Gpu], file: str) -> None:
-    """Each GPU's peaks and memory bandwidth lie within MAX_FAMILY_FACTOR of the median of
-    the other members of its family that state the figure (a typo, or a 1e5 TFLOPS entry
-    in a pulled catalog, is refused naming the family's figure). An outlier moves the
-    median of the others for every other member, so the farthest entry is the one named."""
-    families: dict[str, list[Gpu]] = {}
-    for g in gpus:
-        families.setdefault(g.family, []).append(g)
-    worst: tuple[float, Gpu, str, float, float, int] | None = None
-    for members in families.values():
-        for figure, get in FAMILY_FIGURES:
-            stated = [(g, v) for g in members if (v := get(g)) is not None]
-            if len(stated) <= B.MIN_FAMILY_MEMBERS:
+    """Each GPU's peaks and memory bandwidth lie within MAX_FAMILY_FACTOR of its peers'
+    median: the other members of its family that state the figure where there are more
+    than MIN_FAMILY_MEMBERS of them, else the other GPUs of its architecture (the same
+    matrix units), else, for an architecture of one, no more than MAX_FAMILY_FACTOR above
+    the highest figure any other catalog GPU publishes. So a typo, or a 1e5 TFLOPS entry in
+    a pulled catalog, is refused however small its family. An outlier moves the median of
+    the others for every other member, so the farthest entry is the one named."""
+    worst: tuple[float, Gpu, str, float, str] | None = None
+    for figure, get in FAMILY_FIGURES:
+        stated = [(g, v) for g in gpus if (v := get(g)) is not None]
+        family = _peer_medians(stated, lambda g: g.family, B.MIN_FAMILY_MEMBERS)
+        arch = _peer_medians(stated, lambda g: g.arch, 0)
+        top = sorted(v for _, v in stated)[-2:]
+        for g, v in stated:
+            if g.id in family:
+                median, n = family[g.id]
+                factor, peers = max(v / median, median / v), (
+                    f"the {g.family} family's {median:g} (the median of its other {n} members)")
+            elif g.id in arch:
+                median, n = arch[g.id]
+                factor, peers = max(v / median, median / v), (
+                    f"the {g.arch} architecture's {median:g} (the median of its other {n} "
+                    "GPUs: its family has too few to judge)")
+            elif len(top) == 2:
+                highest = top[0] if v == top[1] else top[1]  # the highest of the others
+                factor, peers = v / highest, (
+                    f"the highest any other catalog GPU publishes ({highest:g}; its family "
+                    "and architecture have too few to judge)")
+            else:
                 continue
-            medians = _leave_one_out_medians([v for _, v in stated])
-            for (g, v), median in zip(stated, medians, strict=True):
-                factor = max(v / median, median / v)
-                if factor > B.MAX_FAMILY_FACTOR and (worst is None or factor > worst[0]):
-                    worst = (factor, g, figure, v, median, len(stated) - 1)
+            if factor > B.MAX_FAMILY_FACTOR and (worst is None or factor > worst[0]):
+                worst = (factor, g, figure, v, peers)
     if worst is not None:
-        _, g, figure, v, median, others = worst
-        raise InputError(f"more than {B.MAX_FAMILY_FACTOR:g}x from the {g.family} family's "
-                         f"{median:g} (the median of its other {others} members)",
-                         file=file, entry=g.id, field=figure, value=v)
+        _, g, figure, v, peers = worst
+        raise InputError(f"more than {B.MAX_FAMILY_FACTOR:g}x from {peers}", file=file,
+                         entry=g.id, field=figure, value=v)
 
 
-def _norm_names(g: Gpu) -> set[str]:
-    return {_norm(n) for n in (g.id, g.name, *g.aliases)} - {""}
+def _peer_medians(stated: list[tuple[Gpu, float]], key: Callable[[Gpu], str], fewest: int
+                  ) -> dict[str, tuple[float, int]]:
+    """By GPU id: the median of the figure over the other members of its group (by `key`),
+    and how many they are, for groups with more than `fewest` other members' figures."""
+    groups: dict[str, list[tuple[Gpu, float]]] = {}
+    for g, v in stated:
+        groups.setdefault(key(g), []).append((g, v))
+    out: dict[str, tuple[float, int]] = {}
+    for members in groups.values():
+        if len(members) - 1 <= max(fewest - 1, 0):
+            continue
+        medians = _leave_one_out_medians([v for _, v in members])
+        for (g, _), median in zip(members, medians, strict=True):
+            out[g.id] = (median, len(members) - 1)
+    return out
 
 
-def _check_aliases(gpus: list[Gpu], file: str) -> None:
-    """No alias names another GPU: it is not another GPU's id, name or alias, nor the model
-    part of the id of a GPU of another family ("h200" of h200-sxm on a B200). Hashed, so
-    linear in the catalog."""
+def _check_names(gpus: list[Gpu], file: str) -> None:
+    """Every name a GPU answers to (its id, its name, each alias) is its alone: no other GPU
+    holds it, so a pulled entry cannot take `h100` (an alias of h100-sxm) or another GPU's
+    full name and have `--current H100` resolve to it. An alias is also not the model part
+    of the id of a GPU of another family ("h200" of h200-sxm on a B200). Ids are claimed
+    first, then names, then aliases: the blame goes to the less specific of two clashing
+    names, and between two of a kind to the later entry (a new pulled GPU comes after the
+    shipped ones). Hashed: linear in the catalog."""
     owner: dict[str, Gpu] = {}
-    for g in gpus:
-        for n in _norm_names(g):
-            owner.setdefault(n, g)
+    for field_ in ("id", "name", "aliases"):
+        for g in gpus:
+            for name in g.aliases if field_ == "aliases" else [getattr(g, field_)]:
+                n = _norm(name)
+                if not n:
+                    raise InputError("a name needs a letter or digit", file=file, entry=g.id,
+                                     field=field_, value=name)
+                other = owner.setdefault(n, g)
+                if other.id != g.id:
+                    raise InputError(f"this {'alias' if field_ == 'aliases' else field_} "
+                                     f"names another catalog GPU ({other.id})", file=file,
+                                     entry=g.id, field=field_, value=name)
     stem = {_norm(g.id.split("-")[0]): g for g in gpus}
     for g in gpus:
         for alias in g.aliases:
-            a = _norm(alias)
-            other = owner.get(a)
-            if other is None or other.id == g.id:
-                other = stem.get(a)
-                other = other if other is not None and other.family != g.family else None
-            if other is not None and other.id != g.id:
-                raise InputError(f"this alias names another catalog GPU ({other.id})",
+            twin = stem.get(_norm(alias))
+            if twin is not None and twin.family != g.family:
+                raise InputError(f"this alias names another catalog GPU ({twin.id})",
                                  file=file, entry=g.id, field="aliases", value=alias)
-            if not a:
-                raise InputError("an alias needs a letter or digit", file=file, entry=g.id,
-                                 field="aliases", value=alias)
 
 
 def build_catalog(texts: Mapping[str, str], origin: Mapping[str, str] | None = None) -> Catalog:
@@ -492,7 +524,7 @@ def catalog_from_docs(docs: Mapping[str, Mapping[str, Any]],
     gpus_raw = _table_list(docs["gpus.toml"], "gpu", label("gpus.toml"))
     gpus = [_validate(Gpu, r, label("gpus.toml"), _entry_id(r)) for r in gpus_raw]
     _unique(((g.id, g.id) for g in gpus), label("gpus.toml"), "GPU id")
-    _check_aliases(gpus, label("gpus.toml"))
+    _check_names(gpus, label("gpus.toml"))
     _check_families(gpus, label("gpus.toml"))
     by_id = {g.id: g for g in gpus}
     for g in gpus:

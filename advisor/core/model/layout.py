@@ -14,10 +14,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from advisor.core.model import bounds as B
 from advisor.core.model.numeric import Whole
+from advisor.core.model.strict import StrictInput
 from advisor.core.model.workload import KvDtype, Precision, Recompute
 
 
-class LayoutOverride(BaseModel):
+class LayoutOverride(StrictInput):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     gpus: Whole | None = Field(default=None, ge=1, le=B.MAX_GPUS,

@@ -8,17 +8,19 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from advisor.core.model import bounds as B
+from advisor.core.model.gpu_name import GpuName
 from advisor.core.model.numeric import Amount, Plain, Whole
 from advisor.core.model.printable import PrintableModel
+from advisor.core.model.strict import StrictInput
 from advisor.core.model.workload import Workload
 
 Objective = Literal["cost", "time"]
 
 
-class ConfigOptions(BaseModel):
+class ConfigOptions(StrictInput):
     """The [configs] section of answers.toml: which counts to sweep and what to optimise."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
@@ -93,7 +95,7 @@ class StageSpec(PrintableModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     name: str = Field(min_length=1, max_length=B.MAX_NAME_CHARS)
-    gpu: str = Field(min_length=1, max_length=B.MAX_NAME_CHARS, description="catalog id")
+    gpu: GpuName = Field(min_length=1, max_length=B.MAX_NAME_CHARS, description="catalog id")
     gpus: Whole = Field(ge=1, le=B.MAX_GPUS,
                         description="GPUs the stage has now (a measured rate's count)")
     measured_units_per_s: UnitsPerS | None = Field(
@@ -174,7 +176,7 @@ class PipelineAlternative(PrintableModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
-    gpu: str = Field(min_length=1, max_length=B.MAX_NAME_CHARS, description="catalog id")
+    gpu: GpuName = Field(min_length=1, max_length=B.MAX_NAME_CHARS, description="catalog id")
     splits: list[list[Annotated[Whole, Field(ge=1, le=B.MAX_GPUS)]]] = Field(
         default_factory=list, max_length=B.MAX_SWEEP_COUNTS,
         description="GPUs per stage to report; default the stages' own")

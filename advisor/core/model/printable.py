@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, field_validator
+from pydantic import field_validator
 
+from advisor.core.model.strict import StrictInput
 from advisor.core.text import refuse_control
 
 
-class PrintableModel(BaseModel):
+class PrintableModel(StrictInput):
     """A control character in any field is refused at load, so it is never printed."""
 
     @field_validator("*", mode="after")

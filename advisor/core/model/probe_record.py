@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import ConfigDict, Field, ValidationError, model_validator
 
 from advisor.core.errors import InputError, not_ours
 from advisor.core.formats import validation_error
 from advisor.core.model import bounds as B
+from advisor.core.model.strict import StrictInput
 
 SCHEMA = "advisor.probe-record"
 VERSION = 2  # what `python -m probes` writes now
@@ -39,7 +40,7 @@ Count = Annotated[int, Field(ge=0, le=B.MAX_COUNT)]
 Dim = Annotated[int, Field(ge=1, le=B.MAX_SEQ_LEN)]
 
 
-class _Model(BaseModel):
+class _Model(StrictInput):
     # Extra keys are ignored: a version-1 writer may add fields without breaking readers.
     model_config = ConfigDict(extra="ignore", frozen=True, allow_inf_nan=False)
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import ConfigDict, Field, ValidationError, model_validator
 
 from advisor.core.formats import validation_error
 from advisor.core.model import bounds as B
 from advisor.core.model.numeric import Amount, Whole
 from advisor.core.model.printable import PrintableModel
+from advisor.core.model.strict import StrictInput
 
 if TYPE_CHECKING:
     import numpy as np
@@ -30,7 +31,7 @@ decision says they disagree (issue 28: "more than 10%"): a model card's rounded 
 ("7B" for 6.74B) is within it, a shape that is missing its MoE layout is not."""
 
 
-class _Frozen(BaseModel):
+class _Frozen(StrictInput):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, model_validator
+from pydantic import ConfigDict, Field, ValidationInfo, model_validator
 
 from advisor.core.model import bounds as B
 from advisor.core.model.frameworks import SERVING_ENGINES, TRAINING_FRAMEWORKS, Framework
 from advisor.core.model.numeric import Amount, Plain, TokenLength, Whole
 from advisor.core.model.presets import resolve_preset
+from advisor.core.model.strict import StrictInput
 from advisor.core.model.transformer import ModelSpec
 
 Mode = Literal["pretrain", "finetune", "lora", "prefill", "decode", "serve"]
@@ -38,7 +39,7 @@ WEIGHT_BYTES: dict[str, float] = {
 KV_BYTES: dict[str, float] = {"bf16": 2.0, "fp8": 1.0, "fp4": 0.5625}
 
 
-class _Frozen(BaseModel):
+class _Frozen(StrictInput):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 

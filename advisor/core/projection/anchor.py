@@ -77,7 +77,10 @@ def _measured_rate(m: MeasuredRun, p: Projection) -> float:
     if m.mfu is not None:
         flops_per_token = float(p.model_flops[0, 0]) / tokens
         return m.mfu * p.peak / flops_per_token
-    assert m.tpot_ms is not None and p.tpot_s is not None  # serving: a decode step's tokens
+    if m.tpot_ms is None or p.tpot_s is None:
+        raise InputError("a time per output token measures serving, and this workload "
+                         "trains: give tokens_per_s_per_gpu, step_s or mfu",
+                         field="measured.tpot_ms", value=m.tpot_ms)
     return tokens / step * float(p.tpot_s[0, 0]) / (m.tpot_ms / 1000)
 
 
@@ -96,10 +99,11 @@ def fit(m: MeasuredRun, w: Workload, rates: GpuRates, grid: Grid, cal: Calibrati
     base = project(w, rates, grid, seq, cal)
     modelled = float(base.tokens_per_s[0, 0])
     target = _measured_rate(m, base)
-    implied_mfu = target * float(base.model_flops[0, 0]) / float(base.tokens[0, 0]) / base.peak
-    if implied_mfu > 1:
-        raise InputError(f"{m.what} is {implied_mfu:.0%} of this GPU's peak: above what any "
-                         "kernel reaches (per GPU? each token counted once?)",
+    implied_mfu = m.mfu if m.mfu is not None else (  # as given: no rounding on the way back
+        target * float(base.model_flops[0, 0]) / float(base.tokens[0, 0]) / base.peak)
+    if implied_mfu >= 1:
+        raise InputError(f"{m.what} is {implied_mfu:.0%} of this GPU's peak: no kernel reaches "
+                         "its peak (per GPU? each token counted once?)",
                          field="measured", value=m.what)
     a = 1.0
     if m.attention_share is not None:

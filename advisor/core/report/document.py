@@ -226,3 +226,9 @@ def check_consistent(report: Report, file: str) -> None:
             raise InputError(f"the sweep's sequence lengths {swept} are not those of "
                              f"answers.workload.seq_lens {seqs}", file=file,
                              field=f"{where}.sweep")
+        for part in ("sweep", "as_run"):  # no result above its GPU's peak, as when decided
+            for i, p in enumerate(getattr(r, part)):
+                if p.mfu is not None and p.mfu > 1:
+                    raise InputError("an MFU above 1 is above the GPU's peak: no run reaches "
+                                     "it", file=file, field=f"{where}.{part}.{i}.mfu",
+                                     value=p.mfu)

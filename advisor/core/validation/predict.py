@@ -12,6 +12,7 @@ from advisor.core.economics.cost import value_per_dollar
 from advisor.core.errors import InputError
 from advisor.core.model.answers import Answers, split_count
 from advisor.core.model.catalog import Catalog
+from advisor.core.model.presets import resolve_preset
 from advisor.core.model.workload import Workload
 from advisor.core.projection.calibration import CAL, Calibration
 from advisor.core.projection.engine import (
@@ -183,8 +184,8 @@ def predict(case: CaseSpec, catalog: Catalog, cal: Calibration = CAL
     if k == "busbw":
         n = need(case.ranks, case, "ranks")
         gpu = catalog.gpu(need(case.gpu, case, "gpu"))
-        w = Workload(model="llama-3.1-8b", seq_lens=[1], gpus=n, nodes=case.nodes,
-                     nic_gbit=case.nic_gbit)
+        w = Workload(model=resolve_preset("llama-3.1-8b"), seq_lens=[1], gpus=n,
+                     nodes=case.nodes, nic_gbit=case.nic_gbit)
         rates = resolve_gpu(gpu.id, w, catalog, cal).rates
         size = need(case.payload_gib, case, "payload_gib") * GIB
         assert rates is not None

@@ -1,0 +1,115 @@
+"""The reliability audit's reproductions (round four), each run through the command line in
+this process: every one ends in one line naming the file, the field (or the flag) and the
+value, and exit code 2, or in the right result. Never a traceback, never a coerced value."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from advisor.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+BASE = """current = "h100-sxm"
+targets = ["b200-sxm"]
+[workload]
+model = "llama-3.1-8b"
+seq_lens = [4096]
+gpus = 8
+"""
+COMPARE = ["compare", "--current", "h100-sxm", "--model", "llama-3.1-8b", "--seq-len", "4096"]
+
+
+def one_line_exit_2(capsys: pytest.CaptureFixture[str], args: list[str], *needles: str) -> str:
+    code = main(args)
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert code == 2 and len(lines) == 1, (code, err)
+    for needle in needles:
+        assert needle in lines[0], (needle, lines[0])
+    return lines[0]
+
+
+def decide(tmp_path: Path, text: str) -> list[str]:
+    answers = tmp_path / "answers.toml"
+    answers.write_text(text)
+    return ["decide", "--answers", str(answers), "--out", str(tmp_path / "report.toml")]
+
+
+@pytest.mark.parametrize(("extra", "field"), [
+    ('[prices]\n"b200-sxm@x" = 5.0\n', "prices.b200-sxm@x"),
+    ('[layouts."b200-sxm@x"]\ntp = 1\n', "layouts.b200-sxm@x"),
+    ('[power_limits_w]\n"b200-sxm@x" = 500\n', "power_limits_w.b200-sxm@x"),
+])
+def test_a_bad_count_inside_a_key(capsys, tmp_path, extra: str, field: str) -> None:
+    one_line_exit_2(capsys, decide(tmp_path, BASE + extra), "answers.toml", f"'{field}'",
+                    "not a number")
+
+
+def test_a_bad_count_in_a_pipeline_stage(capsys, tmp_path) -> None:
+    text = (ROOT / "examples" / "configs_pipeline.toml").read_text()
+    bad = tmp_path / "pipeline.toml"
+    bad.write_text(text.replace('gpu = "rtx-pro-6000-bw-server"',
+                                'gpu = "rtx-pro-6000-bw-server@x"', 1))
+    one_line_exit_2(capsys, ["configs", "pipeline", str(bad)], "pipeline.toml",
+                    "stages.0.gpu", "not a number")
+
+
+def test_a_bad_count_beside_a_targets_format(capsys) -> None:
+    one_line_exit_2(capsys, [*COMPARE, "--target", "b200-sxm@3.4x", "--target-precision", "fp8"],
+                    "'--target'", "b200-sxm@3.4x", "not a number")
+
+
+def test_a_serving_figure_cannot_anchor_training(capsys, tmp_path) -> None:
+    one_line_exit_2(capsys, decide(tmp_path, BASE + "[measured]\ntpot_ms = 50\n"),
+                    "answers.toml", "measured.tpot_ms", "serving")
+    one_line_exit_2(capsys, [*COMPARE, "--target", "b200-sxm", "--measured-tpot-ms", "50"],
+                    "command line", "'--measured-tpot-ms'", "serving")
+
+
+@pytest.mark.parametrize("seq", [4096, 8192])
+def test_an_mfu_of_one_is_refused_at_every_length(capsys, tmp_path, seq: int) -> None:
+    text = BASE.replace("[4096]", f"[{seq}]") + "[measured]\nmfu = 1.0\n"
+    one_line_exit_2(capsys, decide(tmp_path, text), "measured", "peak")
+
+
+def test_no_anchor_on_a_side_nothing_fits(capsys) -> None:
+    one_line_exit_2(capsys, ["compare", "--current", "h100-sxm", "--target", "b200-sxm",
+                             "--model", "llama-3.1-8b", "--seq-len", "131072", "--gpus", "1",
+                             "--micro-batch", "8", "--measured-mfu", "0.9"],
+                    "'--measured-*'", "cannot anchor")
+
+
+@pytest.mark.parametrize(("old", "new", "field"), [
+    ("gpus = 8", "gpus = true", "workload.gpus"),
+    ("gpus = 8", "fused_kernels = 1", "workload.fused_kernels"),
+    ('current = "h100-sxm"', 'current = ["h100-sxm"]', "current"),
+    ("gpus = 8", 'gpus = 8\nnic_gbit = "400"\ntoken_budget = true', "workload.token_budget"),
+])
+def test_types_are_not_coerced(capsys, tmp_path, old: str, new: str, field: str) -> None:
+    one_line_exit_2(capsys, decide(tmp_path, BASE.replace(old, new)), "answers.toml",
+                    f"'{field}'")
+
+
+def test_a_whole_number_written_as_a_float_is_that_number(capsys, tmp_path) -> None:
+    assert main(decide(tmp_path, BASE.replace("gpus = 8", "gpus = 8.0"))) == 0
+
+
+@pytest.mark.parametrize(("flags", "needles"), [
+    (["--target", "h1OO-sxm"], ["'--target'", "h1OO-sxm", "unknown GPU id"]),
+    (["--target", "b200-sxm", "--price", "h1OO=3"], ["'--price'", "h1OO"]),
+    (["--target", "b200-sxm", "--power-limit", "h1OO=300"], ["'--power-limit'", "h1OO"]),
+    (["--target", "b200-sxm", "--measured-mfu", "0.0001"], ["'--measured-mfu'"]),
+    (["--target", "b200-sxm", "--token-budget", "1e18", "--gpus", "1"], ["'--token-budget'"]),
+    (["--target", "b200-sxm", "--price", "h100-sxm=0.01", "--price", "b200-sxm=900"],
+     ["'--price b200-sxm'"]),
+])
+def test_a_flag_error_names_the_flag(capsys, flags: list[str], needles: list[str]) -> None:
+    one_line_exit_2(capsys, [*COMPARE, *flags], "command line", *needles)
+
+
+def test_the_blame_goes_to_the_price_that_is_wrong(capsys, tmp_path) -> None:
+    text = BASE + '[prices]\nh100-sxm = ""\nb200-sxm = "3.4x"\n'
+    line = one_line_exit_2(capsys, decide(tmp_path, text), "'prices.h100-sxm'", "blank")
+    assert "b200-sxm" not in line

@@ -568,6 +568,10 @@ def decide(answers: Answers, catalog: Catalog,
         notes.append(shape_note)
     if answers.electricity_is_default:
         notes.append(f"electricity at the default ${answers.electricity_usd_per_kwh}/kWh")
+    notes += [f"{s.gpu.id}: {s.gpus} GPU{'s' if s.gpus != 1 else ''} cannot hold the current "
+              f"side's {', '.join(s.dropped)}: as run it takes 1 for "
+              f"{'that' if len(s.dropped) == 1 else 'those'}; its re-tuned layout is its own"
+              for s in sides if s.dropped]
     if unused:
         notes.append(unused)
     if anchor is not None:

@@ -106,6 +106,7 @@ class ResolvedSide:
     probe: ProbeRecord | None
     slots_per_node: int  # physical GPU slots of one node (idle slots draw idle power)
     stated: frozenset[str] = frozenset()  # layout knobs the user gave for this side
+    dropped: tuple[str, ...] = ()  # the current side's degrees this side's count cannot hold
     tuned: Calibration | None = None  # this side's calibration once anchored on a measurement
     projection: SideProjection | None = None
 
@@ -173,13 +174,20 @@ def _workload_at(base: Workload, gpus: int, per_node: int, keep_nodes: bool,
 
 
 LAYOUT_KNOBS = frozenset({"tp", "pp", "cp", "ep", "vp", "micro_batch"})
+PARALLEL_KNOBS = ("tp", "pp", "cp", "ep", "vp")
 
 
 def side_workload(answers: Answers, spec: GpuSpec, catalog: Catalog,
-                  stack: Stack | None = None) -> tuple[Workload, str, frozenset[str]]:
-    """(the workload on one side, why its framework, the layout knobs the user stated): the
-    answers' workload with that GPU's count, layout and formats, nodes read off its scale-up
-    domain, framework resolved."""
+                  stack: Stack | None = None, role: Role = "target"
+                  ) -> tuple[Workload, str, frozenset[str], tuple[str, ...]]:
+    """(the workload on one side, why its framework, the layout knobs stated for it, the
+    current side's parallel degrees it could not take): the answers' workload with that
+    GPU's count, layout and formats, nodes read off its scale-up domain, framework resolved.
+
+    The workload's layout is the current side's: a target takes its own from its layout
+    override and is re-tuned, so none of the current side's knobs is stated for it. As run,
+    a target keeps the current side's layout where its count holds it; where it does not
+    (TP 2 on one GPU), those degrees fall back to 1 and are named."""
     base = answers.workload
     gpu = catalog.gpu(spec.gpu)
     layouts = {catalog.gpu(k).id: v for k, v in answers.layouts.items()}
@@ -188,10 +196,22 @@ def side_workload(answers: Answers, spec: GpuSpec, catalog: Catalog,
     gpus = spec.count if spec.count is not None else (override.gpus or base.gpus)
     keep = "nodes" in base.model_fields_set and gpus == base.gpus
     framework, why = framework_of(base.framework, base.training, base.zero_stage, stack)
-    w = _workload_at(base, gpus, node_gpus(gpu), keep, {**given, "framework": framework},
-                     field=f"layouts.{spec.gpu}")
-    stated = (base.model_fields_set | set(given)) & LAYOUT_KNOBS
-    return w, why, frozenset(stated)
+    field = f"layouts.{spec.gpu}"
+    own = {**given, "framework": framework}
+    dropped: tuple[str, ...] = ()
+    try:
+        w = _workload_at(base, gpus, node_gpus(gpu), keep, own, field=field)
+    except InputError:
+        mine = {k: getattr(base, k) for k in PARALLEL_KNOBS
+                if k not in given and getattr(base, k) != 1}
+        if role == "current" or not mine:
+            raise
+        w = _workload_at(base, gpus, node_gpus(gpu), keep, {**dict.fromkeys(mine, 1), **own},
+                         field=field)
+        dropped = tuple(f"{k.upper()} {v}" for k, v in mine.items())
+    mine_stated = base.model_fields_set if role == "current" else set()
+    stated = (mine_stated | set(given)) & LAYOUT_KNOBS
+    return w, why, frozenset(stated), dropped
 
 
 def _widen_for_beta(rates: GpuRates | None, gate: SoftwareGate | None) -> GpuRates | None:
@@ -242,11 +262,13 @@ def resolve_sides(answers: Answers, catalog: Catalog,
     caps = {catalog.gpu(k).id: v for k, v in answers.power_limits_w.items()}
     out = []
     for i, spec in enumerate(specs):
-        w, why, stated = side_workload(answers, spec, catalog, answers.stack)
+        role: Role = "current" if i == 0 else "target"
+        w, why, stated, dropped = side_workload(answers, spec, catalog, answers.stack, role)
         donor = None if i == 0 else _donor(current, by_id.get(current.id), w.precision)
-        out.append(resolve(spec, w, catalog, "current" if i == 0 else "target", why, cal,
-                           probe=by_id.get(spec.gpu), donor=donor, stack=answers.stack,
-                           power_cap_w=caps.get(spec.gpu), stated=stated))
+        side = resolve(spec, w, catalog, role, why, cal, probe=by_id.get(spec.gpu),
+                       donor=donor, stack=answers.stack, power_cap_w=caps.get(spec.gpu),
+                       stated=stated)
+        out.append(replace(side, dropped=dropped))
     if out[0].rates is None and out[0].dtype.passed:
         raise InputError(f"cannot project the current GPU: {out[0].problem}", entry=current.id)
     return out

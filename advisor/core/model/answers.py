@@ -32,7 +32,15 @@ from advisor.core.model.options import ConfigOptions, PipelineSpec
 from advisor.core.model.printable import PrintableModel
 from advisor.core.model.stack import Stack
 from advisor.core.model.workload import Workload
-from advisor.core.numbers import RATIO, USD, NumberSpec, is_ratio, parse_number, parse_price
+from advisor.core.numbers import (
+    RATIO,
+    USD,
+    WHOLE,
+    NumberSpec,
+    is_ratio,
+    parse_number,
+    parse_price,
+)
 
 if TYPE_CHECKING:
     from advisor.core.model.catalog import Catalog, Gpu
@@ -121,6 +129,29 @@ class Answers(PrintableModel):
     measured: MeasuredRun | None = Field(
         default=None, description="what your job does today on the current GPU, at the first "
                                   "sequence length: the decision is anchored on it")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _current_count(cls, data: Any) -> Any:
+        """The count after @ on the current GPU is the workload's count, the one its layout
+        (TP, PP, CP, EP) describes: `gb200@512` with TP 4 x PP 8 x CP 2 is checked on 512
+        GPUs, not on the default 8. A workload count that differs only fills in the targets
+        that have no count of their own."""
+        if not isinstance(data, dict) or not isinstance(data.get("workload"), dict):
+            return data
+        try:
+            count = split_count(str(data.get("current", "")))[1]
+            given = data["workload"].get("gpus")
+            given = int(parse_number(given, WHOLE)) if isinstance(given, str) else given
+        except ValueError:
+            return data  # the field's own validator says why
+        if count is None or given == count:
+            return data
+        out = {**data, "workload": {**data["workload"], "gpus": count}}
+        if given is not None and isinstance(data.get("targets"), list):
+            out["targets"] = [t if not isinstance(t, str) or "@" in t else f"{t}@{given}"
+                              for t in data["targets"]]
+        return out
 
     @model_validator(mode="before")
     @classmethod

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import replace
 
 import numpy as np
 
+from advisor.core.anchored import Resolution, resolve_anchored
 from advisor.core.economics.buyback import BuyBack, buy_back
 from advisor.core.economics.cost import (
     PriceQuote,
@@ -32,18 +32,14 @@ from advisor.core.gates.software import SoftwareGate
 from advisor.core.model.answers import Answers, split_count
 from advisor.core.model.catalog import Catalog
 from advisor.core.model.frameworks import name_of
-from advisor.core.model.measured import MeasuredRun
 from advisor.core.model.probe_record import ProbeRecord
 from advisor.core.model.workload import Workload
-from advisor.core.projection.anchor import apply, fit, from_probe
-from advisor.core.projection.calibration import CAL, SOURCE_SIGMA, Z90, Calibration
+from advisor.core.projection.calibration import CAL, Z90, Calibration
 from advisor.core.projection.engine import BUCKETS, RESOURCES, Projection
-from advisor.core.projection.layout import Grid, as_run, grid_of, row_of
 from advisor.core.projection.rates import GpuRates
 from advisor.core.projection.retune import Fitted
 from advisor.core.projection.uncertainty import band, log_sigma
 from advisor.core.result import (
-    AnchorReport,
     Assumptions,
     Basis,
     Decision,
@@ -52,89 +48,10 @@ from advisor.core.result import (
     MemoryFit,
     SweepPoint,
 )
-from advisor.core.sides import ResolvedSide, resolve_sides
+from advisor.core.sides import ResolvedSide
 
 WEAK_SOURCES = ("transferred-efficiency", "generic-kernel-ratio")
 EFFICIENCY_GRID = np.geomspace(0.05, 20.0, 400)
-
-
-def _measurement(answers: Answers, cur: ResolvedSide,
-                 workload_probe: ProbeRecord | None) -> tuple[MeasuredRun, Workload, Grid] | str:
-    """What the current side is anchored on, the workload it was measured with and that
-    layout: the user's figure (their layout), else a workload-probe record (one device)."""
-    assert cur.projection is not None
-    m = answers.measured
-    if m is None:
-        if workload_probe is None:
-            return "no measurement"
-        assert cur.rates is not None
-        found = from_probe(workload_probe, cur.workload, cur.rates.attention_kernel)
-        if isinstance(found, str):
-            return found
-        m, w = found
-        return m, w, as_run(w)
-    # the layout measured: the user's own where it fits and, for serving, where they stated
-    # it; else the engine's best guess at what they run (the re-tuned one)
-    run = cur.projection.as_run
-    told = cur.workload.training or "tp" in cur.stated
-    mine = run.layouts[0] if run.fits[0] and told else cur.projection.retuned.layouts[0]
-    return m, cur.workload, grid_of([row_of(mine, cur.workload.gpus_per_node,
-                                            mb=m.concurrency or mine.micro_batch)])
-
-
-def _prepare(answers: Answers, catalog: Catalog, probes: Mapping[str, ProbeRecord],
-             cal: Calibration, alone: bool, workload_probe: ProbeRecord | None
-             ) -> tuple[list[ResolvedSide], list[ResolvedSide], AnchorReport | None, str | None]:
-    """Every side resolved once and projected as run and re-tuned: (the sides the verdict
-    reads, the model's own sides, the anchor, why a workload probe was not used). Without a
-    measurement both lists are the same."""
-    modelled = [s.project(cal) for s in resolve_sides(answers, catalog, probes, cal,
-                                                       alone=alone)]
-    cur = modelled[0]
-    if cur.rates is None or cur.projection is None:
-        return modelled, modelled, None, None
-    found = _measurement(answers, cur, workload_probe)
-    if isinstance(found, str):
-        unused = None if workload_probe is None else f"workload probe not used: {found}"
-        return modelled, modelled, None, unused
-    m, measured_w, grid = found
-    anchor = fit(m, measured_w, cur.rates, grid, cal)
-    anchored, transfers = [], []
-    for i, s in enumerate(modelled):
-        if s.rates is None:
-            anchored.append(s)
-            continue
-        same = i == 0 or s.rates.attention_kernel == anchor.kernel
-        tuned, rates = apply(anchor.knobs, cal, s.rates, same_kernel=same)
-        rates = _anchored_spread(rates, current=i == 0, cal=cal)
-        anchored.append(replace(s, rates=rates, tuned=tuned).project(cal))
-        if i:
-            transfers.append(_transfer_words(s, anchor.kernel, same, anchor.knobs.attention))
-    report = AnchorReport(
-        measured=m.what, source=m.source + (f" ({m.note})" if m.note else ""),
-        measured_tokens_per_s_per_gpu=anchor.measured_tokens_per_s,
-        modelled_tokens_per_s_per_gpu=anchor.modelled_tokens_per_s, moved=anchor.moved,
-        transfers=transfers, efficiency=anchor.knobs.efficiency,
-        attention=anchor.knobs.attention)
-    return anchored, modelled, report, None
-
-
-def _anchored_spread(r: GpuRates, current: bool, cal: Calibration) -> GpuRates:
-    """A measured side's software is known to the measurement's spread; a target inherits it
-    with the transfer assumption's own spread on top."""
-    sigmas = dict(r.sigmas)
-    for key in ("gemm", "attention", "host"):
-        sigmas[key] = SOURCE_SIGMA["probe"] if current else math.hypot(
-            sigmas[key], cal.anchor_transfer_sigma)
-    return r.model_copy(update={"sigmas": sigmas})
-
-
-def _transfer_words(s: ResolvedSide, kernel: str, same: bool, attention: float) -> str:
-    what = f"{s.gpu.id}: your stack efficiency carries over"
-    if same or abs(attention - 1) < 1e-6:
-        return what + "; its hardware rates are its own"
-    return (what + f"; its attention runs {s.rates.attention_kernel if s.rates else '?'}, not "
-            f"your {kernel}, so the attention multiplier does not (its published curve is used)")
 
 
 def _binding(p: Projection, c: int, fitted: Fitted, cal: Calibration) -> str:
@@ -376,7 +293,7 @@ def _judge(res: GpuResult, cur: GpuResult, g: ResolvedSide, c: ResolvedSide,
         cur_cluster = cur.sweep[col].tokens_per_s_cluster or 0.0
         if target_cluster > cur_cluster:
             buy = buy_back(c.workload, c.rates, f_cur.layouts[col], seqs[col], target_cluster,
-                           pc, cur.power_w, cal)
+                           pc, cur.power_w, c.tuned or cal)
     power_warning = None
     if res.job and res.job.within_power_cap is False:
         power_warning = (f"{res.gpus} x {res.gpu} draw {res.job.power_kw:.1f} kW, over the "
@@ -517,13 +434,16 @@ def _defaults(answers: Answers, sides: list[ResolvedSide], quotes: list[PriceQuo
 
 def decide(answers: Answers, catalog: Catalog,
            probes: Mapping[str, ProbeRecord] | None = None, cal: Calibration = CAL,
-           alone: bool = False, workload_probe: ProbeRecord | None = None) -> Decision:
+           alone: bool = False, workload_probe: ProbeRecord | None = None,
+           resolved: Resolution | None = None) -> Decision:
     """Project the workload on the current GPU and every target, and judge each target
     (`alone`: the current GPU may stand without one, for a sweep or a pipeline). The
     current side is anchored on the answers' measurement, else on a workload-probe record
-    of the current GPU."""
-    sides, modelled, anchor, unused = _prepare(answers, catalog, probes or {}, cal, alone,
-                                               workload_probe)
+    of the current GPU; `resolved` is that resolution when the caller made it already."""
+    resolved = resolved or resolve_anchored(answers, catalog, probes, cal, alone,
+                                            workload_probe)
+    sides, modelled, anchor, unused = (resolved.sides, resolved.modelled, resolved.anchor,
+                                       resolved.unused)
     quotes = [quote(s.gpu.id, answers.prices, catalog) for s in sides]
     basis: Basis = answers.basis
     built = [_result(s, basis, q, answers, cal) for s, q in zip(sides, quotes, strict=True)]

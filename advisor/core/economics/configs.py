@@ -115,15 +115,18 @@ class ConfigSweep(BaseModel):
 
 def sweep_configs(answers: Answers, catalog: Catalog,
                   probes: Mapping[str, ProbeRecord] | None = None,
-                  cal: Calibration | None = None) -> ConfigSweep:
+                  cal: Calibration | None = None,
+                  sides: Sequence[ResolvedSide] | None = None) -> ConfigSweep:
     """Every compared GPU at every count: re-tuned by the engine, priced, powered, ranked.
 
-    Each GPU is the decision's own resolved side moved to each count (`ResolvedSide.at`),
-    so the row at the count the answers give is the verdict's figure, not a re-derivation.
+    Each GPU is the decision's own resolved side (`sides`, anchored on the user's measured
+    run where there is one; resolved here when not given) moved to each count
+    (`ResolvedSide.at`), so the row at the count the answers give is the verdict's figure,
+    not a re-derivation.
     """
+    from advisor.core.anchored import resolve_anchored
     from advisor.core.economics.cost import job_cost, quote
     from advisor.core.projection.calibration import CAL
-    from advisor.core.sides import resolve_sides
 
     cal = cal or CAL
     opts = answers.configs or ConfigOptions()
@@ -131,8 +134,10 @@ def sweep_configs(answers: Answers, catalog: Catalog,
     if w.token_budget is None:
         raise InputError("a configuration sweep needs a token budget (tokens to process)",
                          field="workload.token_budget")
-    sides: list[ResolvedSide] = []
-    for s in resolve_sides(answers, catalog, probes or {}, cal, alone=True):
+    given = sides if sides is not None else resolve_anchored(answers, catalog, probes, cal,
+                                                             alone=True).sides
+    sides = []
+    for s in given:
         if s.gpu.id not in [x.gpu.id for x in sides]:
             sides.append(s)
     quotes = [quote(s.gpu.id, answers.prices, catalog) for s in sides]

@@ -21,6 +21,7 @@ from advisor.core.economics.buyback import BuyBack, buy_back
 from advisor.core.economics.cost import (
     PriceQuote,
     break_even_price,
+    cap_words,
     job_cost,
     quote,
     usd_per_mtok,
@@ -206,7 +207,8 @@ def _result(g: ResolvedSide, basis: Basis, q: PriceQuote | None, answers: Answer
         first = sweep[0]
         if first.tokens_per_s_per_gpu:
             job = job_cost(w.gpus, w.token_budget, first.tokens_per_s_per_gpu, q, power,
-                           answers.electricity_usd_per_kwh, answers.power_cap_kw)
+                           answers.electricity_usd_per_kwh, answers.power_cap_kw,
+                           nodes=w.nodes, host_w_per_node=g.host_w, slots=g.slots_per_node)
         r = g.rates
         assumptions = Assumptions(
             rate_sources={e.quantity: e.source for e in r.evidence}, evidence=r.evidence,
@@ -296,9 +298,9 @@ def _judge(res: GpuResult, cur: GpuResult, g: ResolvedSide, c: ResolvedSide,
                            pc, cur.power_w, c.tuned or cal)
     power_warning = None
     if res.job and res.job.within_power_cap is False:
-        power_warning = (f"{res.gpus} x {res.gpu} draw {res.job.power_kw:.1f} kW, over the "
-                         f"{answers.power_cap_kw:g} kW cap: at most "
-                         f"{res.job.max_gpus_under_cap} fit")
+        power_warning = f"{cap_words(res.gpus, res.gpu, res.job)}, over the " \
+                        f"{answers.power_cap_kw:g} kW cap: at most " \
+                        f"{res.job.max_gpus_under_cap} fit"
     switch = format_switch(c.workload.precision, g.workload.precision, c.workload.training,
                            c.gpu.id, g.gpu.id)
     case = Case(

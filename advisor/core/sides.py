@@ -38,7 +38,8 @@ DEFAULT_NODE_GPUS = 8  # an HGX/DGX board, for a part the catalog gives no scale
 
 @dataclass(frozen=True)
 class PowerModel:
-    """One GPU's draw: idle, plus the busy share of the idle-to-limit range.
+    """One GPU's draw: idle, plus the busy share of the idle-to-limit range; and what its
+    node draws besides (hosts, NICs, switches, fans), which a rack's power budget counts.
 
     The limit is the part's TDP, or the user's per-GPU cap where it is lower. Every
     power and energy figure (verdict, sweep, ranking, pipeline stages) comes from here.
@@ -48,6 +49,11 @@ class PowerModel:
     idle_w: float | None
     idle_assumed: bool  # the catalog gives no idle figure: a stated fraction of TDP
     cap_w: float | None
+    host_fraction: float = 0.0  # a node's draw besides its GPUs, per GPU slot, over TDP
+
+    def host_w(self, slots: int) -> float | None:
+        """What a node of `slots` GPU slots draws besides its GPUs, at their TDP."""
+        return None if self.tdp_w is None else self.host_fraction * self.tdp_w * slots
 
     @property
     def limit_w(self) -> float | None:
@@ -69,7 +75,10 @@ def power_model(gpu: Gpu, cap_w: float | None, cal: Calibration = CAL) -> PowerM
     assumed = idle is None and tdp is not None
     if assumed and tdp is not None:
         idle = tdp * cal.idle_power_fraction
-    return PowerModel(tdp_w=tdp, idle_w=idle, idle_assumed=assumed, cap_w=cap_w)
+    rack = node_gpus(gpu) > DEFAULT_NODE_GPUS  # an NVL72 rack shares its hosts and shelves
+    host = cal.host_power_fraction_rack if rack else cal.host_power_fraction
+    return PowerModel(tdp_w=tdp, idle_w=idle, idle_assumed=assumed, cap_w=cap_w,
+                      host_fraction=host)
 
 
 def node_gpus(gpu: Gpu) -> int:
@@ -138,6 +147,11 @@ class ResolvedSide:
     @property
     def runnable(self) -> bool:
         return self.gate is None and self.rates is not None
+
+    @property
+    def host_w(self) -> float | None:
+        """What one of this side's nodes draws besides its GPUs (hosts, NICs, fans)."""
+        return self.power.host_w(self.slots_per_node)
 
     def at(self, gpus: int, per_node: int | None = None) -> ResolvedSide:
         """The same side on another GPU count: nodes by the one rule (on nodes of `per_node`

@@ -201,3 +201,35 @@ def test_a_target_on_fewer_gpus_runs_the_same_global_batch(catalog) -> None:
     serve = answers(targets=["b200-sxm@4"], workload={
         "model": "llama-3.1-8b", "mode": "serve", "seq_lens": [1024], "osl": 256, "gpus": 8})
     assert side_workload(serve, GpuSpec("b200-sxm", 4), catalog)[0].global_batch is None
+
+
+def test_a_rack_cap_counts_each_nodes_hosts(catalog) -> None:
+    """48 B200s against a 40 kW cap: their boards draw about 46 kW, their six DGX-class nodes
+    another 38.4 kW (0.8 x 8 x 1,000 W each, from DGX system power): the cap line says both,
+    and how many fit once the hosts are counted."""
+    a = answers(current="h100-sxm@48", targets=["b200-sxm@48"], power_cap_kw=40.0,
+                workload={"model": "llama-3.1-70b", "seq_lens": [8192], "token_budget": 1e12})
+    t = decide(a, catalog).targets[0]
+    job = t.job
+    assert job is not None and job.power_kw is not None and job.nodes == 6
+    assert job.host_kw == pytest.approx(6 * 0.8 * 8 * 1.0)
+    assert job.rack_kw == pytest.approx(job.power_kw + 38.4)
+    assert job.within_power_cap is False and job.max_gpus_under_cap is not None
+    per_gpu = job.power_kw / 48
+    assert job.max_gpus_under_cap < 40 / per_gpu  # fewer than the boards alone allow
+    assert t.verdict is not None
+    line = next(r.text for r in t.verdict.reasons if r.kind == "power")
+    assert line.startswith(f"48 x b200-sxm draw {job.rack_kw:,.1f} kW with their hosts")
+    assert "kW for the hosts of 6 nodes: CPUs, NICs, switches and fans" in line
+    assert f"at most {job.max_gpus_under_cap} fit" in line
+
+
+def test_the_most_gpus_a_cap_powers_fills_whole_nodes_first() -> None:
+    from advisor.core.economics.cost import max_gpus_under, rack_kw
+
+    # 40 kW, 8-slot nodes of 1 kW GPUs and 6.4 kW hosts: two full nodes (28.8 kW), then a
+    # third node's hosts leave 4.8 kW for four more GPUs
+    assert max_gpus_under(40.0, 8, 1000.0, 6400.0) == 20
+    assert rack_kw(20, 8, 1000.0, 6400.0) <= 40.0 < rack_kw(21, 8, 1000.0, 6400.0)
+    assert max_gpus_under(5.0, 8, 1000.0, 6400.0) == 0  # not even one node's hosts
+    assert max_gpus_under(40.0, 8, 1000.0, 0.0) == 40

@@ -40,6 +40,9 @@ def test_a_side_reads_its_domain_from_the_catalog(catalog) -> None:
     assert (gb200.gpus, gb200.nodes, gb200.slots_per_node) == (256, 4, 72)
     assert (b300.gpus, b300.nodes, b300.slots_per_node) == (192, 24, 8)
     assert gb200.at(64).nodes == 1  # 64 GPUs fit one rack
+    # what a node draws besides its GPUs: an NVL72 rack shares its hosts, an HGX board less so
+    assert gb200.host_w == pytest.approx(0.39 * 1200 * 72)
+    assert b300.host_w == pytest.approx(0.8 * 1100 * 8)
 
 
 def test_the_sweep_and_the_verdict_agree_at_the_count_the_answers_give(catalog) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from advisor.core.economics.cost import cap_words
 from advisor.core.model.answers import Answers, split_count
 
 if TYPE_CHECKING:
@@ -56,10 +57,9 @@ def why_out(r: GpuResult, seq: int, power_cap_kw: float | None,
     if power_cap_kw is not None and (j is None or j.power_kw is None):
         return f"the catalog has no power figure for it, so the {power_cap_kw:g} kW cap " \
                "cannot be checked"
-    if power_cap_kw is not None and j is not None and j.power_kw is not None \
-            and j.power_kw > power_cap_kw:
-        return (f"{r.gpus} GPUs draw {j.power_kw:,.1f} kW, over the {power_cap_kw:g} kW cap "
-                f"(at most {j.max_gpus_under_cap} fit)")
+    if power_cap_kw is not None and j is not None and j.within_power_cap is False:
+        return (f"{cap_words(r.gpus, r.gpu, j)}, over the {power_cap_kw:g} kW cap (at most "
+                f"{j.max_gpus_under_cap} fit)")
     if deadline_days is not None and j is not None and j.wall_clock_h / 24 > deadline_days:
         return f"takes {j.wall_clock_h / 24:,.1f} days, past the {deadline_days:g}-day deadline"
     return None

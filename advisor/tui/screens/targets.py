@@ -121,7 +121,8 @@ class TargetsScreen(StepScreen):
                 yield FormField("power cap kW", text_input(
                     show_number(self.state.power_cap_kw), "power-cap",
                     lambda t: parse_optional(t, CAP), placeholder="none"),
-                    note="[dim]optional site or rack limit[/]", id="f-cap")
+                    note="[dim]optional rack limit: counts the GPUs and their hosts[/]",
+                    id="f-cap")
                 yield FormField("time premium %", text_input(
                     show_number(None if self.state.time_premium is None
                                 else self.state.time_premium * 100), "premium",

@@ -159,9 +159,10 @@ def _unit(p: SweepPoint) -> SweepPoint:
 
 def _gate_text(gate: SoftwareGate) -> tuple[str | None, str | None, tuple[str, ...]]:
     """(blocking summary, fix, warnings) from a software gate."""
-    actions = "; ".join(f.action for f in gate.findings if f.action)
     if gate.status == "blocked":
-        return gate.summary, actions or None, ()
+        return gate.summary, "; ".join(gate.actions) or None, ()
+    if gate.status == "unverified":  # no support data is not a pass
+        return gate.summary, gate.remedy, ()
     warns = tuple(f.message for f in gate.findings if f.status not in ("ok",))
     return None, None, warns
 

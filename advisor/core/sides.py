@@ -274,13 +274,15 @@ def resolve_sides(answers: Answers, catalog: Catalog,
     current = catalog.gpu(specs[0].gpu)
     by_id = {catalog.gpu(k).id: v for k, v in (probes or {}).items()}
     caps = {catalog.gpu(k).id: v for k, v in answers.power_limits_w.items()}
+    stacks = {catalog.gpu(k).id: v for k, v in answers.stacks.items()}
     out = []
     for i, spec in enumerate(specs):
         role: Role = "current" if i == 0 else "target"
-        w, why, stated, dropped = side_workload(answers, spec, catalog, answers.stack, role)
+        stack = stacks.get(spec.gpu, answers.stack)  # what this side would run
+        w, why, stated, dropped = side_workload(answers, spec, catalog, stack, role)
         donor = None if i == 0 else _donor(current, by_id.get(current.id), w.precision)
         side = resolve(spec, w, catalog, role, why, cal, probe=by_id.get(spec.gpu),
-                       donor=donor, stack=answers.stack, power_cap_w=caps.get(spec.gpu),
+                       donor=donor, stack=stack, power_cap_w=caps.get(spec.gpu),
                        stated=stated)
         out.append(replace(side, dropped=dropped))
     if out[0].rates is None and out[0].dtype.passed:

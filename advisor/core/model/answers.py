@@ -118,6 +118,10 @@ class Answers(PrintableModel):
     power_cap_kw: Plain | None = Field(default=None, ge=B.MIN_POWER_CAP_KW,
                                        le=B.MAX_POWER_CAP_KW, description="rack power budget")
     stack: Stack | None = None
+    stacks: dict[str, Stack] = Field(
+        default_factory=dict, max_length=B.MAX_TARGETS + 1,
+        description="per-GPU stacks by catalog id: what a target would run (PyTorch/XLA on a "
+                    "TPU); a GPU without one is checked against `stack`")
     time_premium: Plain = Field(
         default=0.10, ge=0, le=B.MAX_TIME_PREMIUM,
         description="extra $/token still worth paying to finish sooner (0.10 = 10%)",
@@ -189,11 +193,11 @@ class Answers(PrintableModel):
         return out
 
     def by_catalog_id(self, catalog: Catalog) -> Answers:
-        """These answers with every per-GPU table (prices, power limits, layouts) keyed by
+        """These answers with every per-GPU table (prices, power limits, layouts, stacks) keyed by
         catalog id, as the engine looks them up: a price quoted as "H100 SXM" is the
         h100-sxm's, not ignored. Two keys naming one GPU are refused."""
         update: dict[str, Any] = {}
-        for name in ("prices", "power_limits_w", "layouts"):
+        for name in ("prices", "power_limits_w", "layouts", "stacks"):
             table: dict[str, Any] = getattr(self, name)
             keyed: dict[str, Any] = {}
             first: dict[str, str] = {}
@@ -268,6 +272,7 @@ def check_against_catalog(answers: Answers, catalog: Catalog, file: str | None =
     named += [(f"layouts.{k}", k) for k in answers.layouts]
     named += [(f"prices.{k}", k) for k in answers.prices]
     named += [(f"power_limits_w.{k}", k) for k in answers.power_limits_w]
+    named += [(f"stacks.{k}", k) for k in answers.stacks]
     for field, gpu in named:
         try:
             catalog.gpu(split_count(gpu)[0])  # "id@N" names N GPUs of id

@@ -321,7 +321,8 @@ def _judge(res: GpuResult, cur: GpuResult, g: ResolvedSide, c: ResolvedSide,
         basis=("re-tuned layouts on both GPUs" if answers.basis == "retuned"
                else "the layouts as you run them"),
         borderline=tuple(_borderline(cur, cal) + _borderline(res, cal))
-        + _capacity_binds(cur, res, seqs[0]),
+        + _capacity_binds(cur, res, seqs[0])
+        + tuple(w for w in (_over_pcie(x, s, seqs[0]) for x, s in ((cur, c), (res, g))) if w),
         format_switch=switch,
         layouts=_layout_words(cur, res, answers),
     )
@@ -371,6 +372,25 @@ def _layout_words(cur: GpuResult, res: GpuResult, answers: Answers) -> str | Non
     return f"{serving_words(cur, a)} vs {serving_words(res, b)}"
 
 
+def _over_pcie(r: GpuResult, side: ResolvedSide, seq: int) -> str | None:
+    """TP or EP spread over PCIe (no NVLink-class link): what its traffic costs, and whether
+    it is what binds the step."""
+    p = r.point(seq)
+    link = side.gpu.interconnect
+    if p is None or p.layout is None or not p.step_s or (link and "pcie" not in
+                                                         link.kind.lower()):
+        return None
+    spread = [f"{k.upper()} {v}" for k, v in (("tp", p.layout.tp), ("ep", p.layout.ep)) if v > 1]
+    if not spread:
+        return None
+    comm = p.bucket_seconds.get("communication", 0.0)
+    binds = comm >= max(p.bucket_seconds.values(), default=0.0)
+    kind = link.kind if link else "no scale-up link"
+    return (f"{r.gpu}: {' and '.join(spread)} run over PCIe ({kind}): their all-reduce and "
+            f"all-to-all take {comm / p.step_s:.0%} of its step"
+            + (", the largest part: the link binds" if binds else ""))
+
+
 def _capacity_binds(cur: GpuResult, res: GpuResult, seq: int) -> tuple[str, ...]:
     out = []
     for r in (cur, res):
@@ -404,14 +424,17 @@ def _defaults(answers: Answers, sides: list[ResolvedSide], quotes: list[PriceQuo
                 name == "gpus" and _counted(answers)):
             continue
         value: object = getattr(w, name)
+        source = "advisor's default"
+        if name == "zero_stage" and sides[0].workload.zero_stage != w.zero_stage:
+            value, source = sides[0].workload.zero_stage, \
+                "PyTorch FSDP's default sharding, FULL_SHARD"
         if name == "global_batch":
             value = f"one micro-batch per data-parallel rank ({w.sequences_per_step})"
         elif name == "token_budget":
             value = "none: jobs are priced per hour and per Mtok"
         elif name == "kv_dtype":
             value = f"auto: {w.kv_bytes:g}-byte KV for {w.precision} weights"
-        out.append(DefaultUsed(field=f"workload.{name}", value=str(value),
-                               source="advisor's default"))
+        out.append(DefaultUsed(field=f"workload.{name}", value=str(value), source=source))
     if not w.training:
         for layout in ("tp", "pp", "ep", "micro_batch"):
             if layout not in w.model_fields_set and layout not in per_side:
@@ -486,6 +509,12 @@ def decide(answers: Answers, catalog: Catalog,
         notes.append(f"your global batch of {w.global_batch} does not split into micro-batches "
                      f"of {w.micro_batch} over {w.dp} data-parallel ranks; the as-run figures "
                      "round the accumulation down, the re-tuned layouts keep the batch")
+    if w.packed_doc_len is not None:  # it changes the attention work: say by how much
+        seq = w.seq_lens[0]
+        notes.append(f"packed sequences: documents of {w.packed_doc_len:,} tokens in each "
+                     f"{seq:,}-token sequence, attention counted per document (the sum of "
+                     f"their squares: {seq / w.packed_doc_len:,.1f}x less attention work than "
+                     f"one causal {seq:,}-token sequence)")
     shape_note = w.model.params_note()
     if shape_note:
         notes.append(shape_note)

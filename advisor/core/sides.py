@@ -23,7 +23,7 @@ from advisor.core.gates.dtype import DtypeGate, check_dtype
 from advisor.core.gates.software import SoftwareGate, check_software
 from advisor.core.model.answers import Answers, GpuSpec
 from advisor.core.model.catalog import Catalog, Gpu
-from advisor.core.model.frameworks import framework_of
+from advisor.core.model.frameworks import FSDP_DEFAULT_STAGE, framework_of
 from advisor.core.model.layout import LayoutOverride
 from advisor.core.model.probe_record import ProbeRecord
 from advisor.core.model.stack import ATTENTION_KERNELS, Stack
@@ -212,6 +212,9 @@ def side_workload(answers: Answers, spec: GpuSpec, catalog: Catalog,
     framework, why = framework_of(base.framework, base.training, base.zero_stage, stack)
     field = f"layouts.{spec.gpu}"
     own = {**given, "framework": framework}
+    if base.training and base.framework == "fsdp" and "zero_stage" not in (
+            base.model_fields_set | set(given)):
+        own["zero_stage"] = FSDP_DEFAULT_STAGE  # FSDP named, no stage: its FULL_SHARD
     dropped: tuple[str, ...] = ()
     try:
         w = _workload_at(base, gpus, node_gpus(gpu), keep, own, field=field)

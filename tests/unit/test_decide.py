@@ -233,3 +233,42 @@ def test_the_most_gpus_a_cap_powers_fills_whole_nodes_first() -> None:
     assert rack_kw(20, 8, 1000.0, 6400.0) <= 40.0 < rack_kw(21, 8, 1000.0, 6400.0)
     assert max_gpus_under(5.0, 8, 1000.0, 6400.0) == 0  # not even one node's hosts
     assert max_gpus_under(40.0, 8, 1000.0, 0.0) == 40
+
+
+def test_each_target_is_gated_on_the_stack_it_would_run(catalog) -> None:
+    """With torch 2.5.1+cu124 and FlashAttention, TPUs and Trainium came out 'beta, no support
+    data' and a capability upgrade; they are blocked with what to install, and a TPU given
+    its own stack (stacks.<gpu>) is judged on that one and passes."""
+    cuda = {"source": "declared", "packages": {"torch": "2.5.1+cu124", "flash-attn": "2.7.4"}}
+    xla = {"source": "declared", "packages": {"torch": "2.8.0", "torch-xla": "2.8.0"}}
+    a = answers(current="h100-sxm", targets=["tpu-v5p", "tpu-v7x", "trainium2", "gaudi3"],
+                stack=cuda, stacks={"tpu-v5p": xla},
+                workload={"model": "llama-3.1-8b", "seq_lens": [8192]})
+    d = decide(a, catalog)
+    by = {t.gpu: t for t in d.targets}
+    own = by["tpu-v5p"]
+    assert own.software_gate is not None and own.software_gate.status == "ok"
+    assert own.verdict is not None and own.verdict.kind != "blocked-by-gate"
+    assert own.framework == "fsdp"  # read off its own stack
+    for gpu, what in (("tpu-v7x", "PyTorch/XLA"), ("trainium2", "Neuron"), ("gaudi3", "Gaudi")):
+        v = by[gpu].verdict
+        assert v is not None and v.kind == "blocked-by-gate", gpu
+        assert what in v.headline and "flash-attn" in v.headline
+        assert any(f.text.startswith("unblocked by: install") for f in v.flips), gpu
+
+
+def test_the_smaller_things_a_decision_now_says(catalog) -> None:
+    """FSDP named with no stage runs FSDP's FULL_SHARD (it stayed 'ZeRO-0 (DDP)'), listed as a
+    default with its source; packing says how much attention work it removes."""
+    a = answers(workload={"model": "llama-3.1-8b", "seq_lens": [8192], "framework": "fsdp",
+                          "packed_doc_len": 1024})
+    d = decide(a, catalog)
+    assert d.current.as_run[0].layout is not None and d.current.as_run[0].layout.zero_stage == 3
+    zero = next(x for x in d.defaults if x.field == "workload.zero_stage")
+    assert (zero.value, zero.source) == ("3", "PyTorch FSDP's default sharding, FULL_SHARD")
+    assert any(n.startswith("packed sequences: documents of 1,024 tokens") and "8.0x less"
+               in n for n in d.notes)
+    plain = decide(answers(workload={"model": "llama-3.1-8b", "seq_lens": [8192],
+                                     "framework": "fsdp", "zero_stage": 1}), catalog)
+    assert plain.current.as_run[0].layout.zero_stage == 1  # type: ignore[union-attr]
+    assert not any(n.startswith("packed") for n in plain.notes)

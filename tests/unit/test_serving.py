@@ -85,3 +85,17 @@ def test_the_guides_long_context_sweep_fits_both_gpus_as_run(catalog) -> None:
     for c, t in zip(d.current.sweep, d.targets[0].sweep, strict=True):
         assert c.fits and t.fits
         assert t.speedup == pytest.approx(guide[t.seq_len], rel=0.10)
+
+
+def test_expert_parallel_over_pcie_is_named(catalog) -> None:
+    """Mixtral on four L40S at EP 4: the all-to-all crosses PCIe, and the verdict says what
+    it costs the step (it was never named)."""
+    a = parse_answers({"current": "l40s@4", "targets": ["rtx-pro-6000-bw-server@4"],
+                       "workload": {"model": "mixtral-8x7b", "mode": "serve",
+                                    "seq_lens": [1024], "osl": 1024, "ep": 4}})
+    v = decide(a, catalog).targets[0].verdict
+    assert v is not None
+    line = next(r.text for r in v.reasons if "over PCIe" in r.text)
+    assert line.startswith("l40s: TP 4 and EP 4 run over PCIe") or line.startswith(
+        "l40s: EP 4 run over PCIe")
+    assert "of its step" in line

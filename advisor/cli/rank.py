@@ -86,7 +86,8 @@ def show_ranking(args: argparse.Namespace, answers: Answers, catalog: Catalog,
         ids = [s.gpu for s in ranked.compared(catalog)]
         report = run(ranked, catalog, probes_for(ids, catalog, args.probe), provenance(),
                      workloads=workloads_for(ids, catalog, args.probe))
-    ranking = rank(report.decision, args.by)
+    deadline = answers.configs.deadline_days if answers.configs is not None else None
+    ranking = rank(report.decision, args.by, deadline)
     from advisor.cli.render.ranking import ranking_blocks, ranking_json
 
     show(args, lambda: ranking_blocks(report, ranking), "advisor: ranking",

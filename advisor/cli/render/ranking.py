@@ -66,7 +66,10 @@ def ranking_blocks(report: Report, ranking: Ranking) -> list[Block]:
                "support data) is ranked on its figures, its remedy listed below; "
                "'default' prices are the catalog's medians of dated public quotes, not "
                "quotes; '?' has no price: quote one for it"])
-    out: list[Block] = [Heading(f"Which GPU for {d.answers.workload.model.name}?"), table]
+    out: list[Block] = [Heading(f"Which GPU for {d.answers.workload.model.name}?")]
+    out.append(table if rows else Para(
+        f"none of the {len(ranking.out)} GPUs runs these answers: each is listed below with "
+        "why (the power cap and the deadline count too)"))
     first: dict[str, list[str]] = {}
     for gpu, what in ranking.remedies.items():
         first.setdefault(what, []).append(gpu)

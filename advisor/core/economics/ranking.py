@@ -101,13 +101,16 @@ def _key(r: GpuResult, order: Order, seq: int, budget: bool) -> tuple[int, float
     return (1, 0.0) if value is None else (0, value)
 
 
-def rank(decision: Decision, order: Order = "cost") -> Ranking:
+def rank(decision: Decision, order: Order = "cost",
+         deadline_days: float | None = None) -> Ranking:
     """Every GPU of the decision that runs these answers (or would after an upgrade or a
-    check, named beside it), best first, and the others with why."""
+    check, named beside it), best first, and the others with why. `deadline_days`: the
+    answers' [configs] deadline, which `ranking_answers` leaves out with the sweep."""
     a = decision.answers
     seq = decision.primary_seq_len
     budget = a.workload.token_budget is not None
-    deadline = a.configs.deadline_days if a.configs is not None else None
+    deadline = deadline_days if deadline_days is not None else (
+        a.configs.deadline_days if a.configs is not None else None)
     ok: list[GpuResult] = []
     out: list[tuple[GpuResult, str]] = []
     remedies: dict[str, str] = {}

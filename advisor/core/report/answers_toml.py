@@ -29,6 +29,7 @@ FIELD_COMMENTS = {
     "workload": "the model and how it is run; `model` is a preset name or a table of dimensions",
     "prices": "your quoted $/GPU-hour by catalog id; the others use catalog defaults",
     "stack": "the software the workload needs, for the software gate",
+    "stacks": "a GPU's own stack, the one it would run (PyTorch/XLA on a TPU): its gate reads it",
 }
 
 

@@ -98,7 +98,9 @@ class RankingScreen(ModalScreen[None]):
         d = report.decision
         seq = d.primary_seq_len
         budget = d.answers.workload.token_budget is not None
-        ranking = rank(d, self.order)  # type: ignore[arg-type]
+        configs = self.ctx.state.configs
+        ranking = rank(d, self.order,  # type: ignore[arg-type]
+                       configs.deadline_days if configs is not None else None)
         ok, out = ranking.ranked, ranking.out
         note = ("" if budget else " [$warning]No token budget[/]: time ranks by cluster "
                 "tokens/s and energy cannot be ranked; give a budget on Workload.")

@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "probe": "measure this box: MAMF, attention, bandwidth, node health",
     "compare": "project a workload on the current GPU and targets, with a verdict each",
     "decide": "headless run: answers.toml in, decision report (TOML) out",
+    "rank": "every catalog GPU for one workload, best first, with why the rest are out",
     "report": "show a decision report, or what changed between two",
     "validate": "check the model against published measurements, with its error",
     "configs": "GPU-count sweep and pipeline split",

@@ -95,15 +95,38 @@ def list_table(gpus: list[Gpu], catalog: Catalog) -> Table:
             number(mamf.tflops) if mamf else (UNKNOWN if "bf16" in formats else NA),
             number(g.power.tdp_w) if g.power and g.power.tdp_w else UNKNOWN,
             f"{_source_count(g)} ({_newest(g)})",
+            *_price_cells(catalog, g),
         ])
     return Table(
-        [Col("id"), Col("vendor", drop=6), Col("arch", drop=5),
+        [Col("id"), Col("vendor", drop=7), Col("arch", drop=6),
          Col("memory", "GiB", numeric=True), Col("HBM", "TB/s", numeric=True),
-         Col("fp16", "TFLOPS", numeric=True, drop=4), Col("bf16", "TFLOPS", numeric=True),
-         Col("fp8", "TFLOPS", numeric=True), Col("bf16 MAMF", "TFLOPS", numeric=True, drop=2),
-         Col("TDP", "W", numeric=True, drop=3), Col("sources", "(newest)", drop=1)],
-        rows, notes=[f"{len(gpus)} accelerators. Peaks are dense; `advisor catalog show ID` "
-                     "prints every figure with its source and retrieval date."])
+         Col("fp16", "TFLOPS", numeric=True, drop=5), Col("bf16", "TFLOPS", numeric=True),
+         Col("fp8", "TFLOPS", numeric=True, drop=1),
+         Col("bf16 MAMF", "TFLOPS", numeric=True, drop=3),
+         Col("TDP", "W", numeric=True, drop=4), Col("sources", "(newest)", drop=2),
+         Col("price", "$/GPU-h", numeric=True), Col("quotes", "(newest)")],
+        rows, notes=[f"{len(gpus)} accelerators, {sum(1 for r in rows if r[-1] != NONE)} with "
+                     "a default price: the median of that many dated public on-demand quotes, "
+                     "one per provider, newest dated (a default until you quote your own; `—` "
+                     "none found). Peaks "
+                     "are dense; `advisor catalog show ID` prints every figure and every "
+                     "quote with its source and date."])
+
+
+NONE = "—"
+
+
+def _price_cells(catalog: Catalog, g: Gpu) -> list[str]:
+    """[$/GPU-hour, quotes (newest)]: the default price and how many dated quotes it is the
+    median of (a pulled sheet's price is one), or none."""
+    price = catalog.default_price(g.id)
+    if price is None:
+        return [NONE, NONE]
+    quotes = len(price.source) - 1 if price.source[0].startswith(PRICE_REFERENCE) else 1
+    return [f"{price.usd_per_hour:.2f}", f"{quotes} ({price.retrieved.isoformat()})"]
+
+
+PRICE_REFERENCE = "../shared/reference/gpu-prices-2026.md"
 
 
 def cmd_list(args: argparse.Namespace) -> int:
@@ -112,8 +135,14 @@ def cmd_list(args: argparse.Namespace) -> int:
     catalog = effective_catalog()
     gpus = _filtered(catalog, args.query, args.vendor)
     show(args, lambda: [list_table(gpus, catalog)], "advisor catalog",
-         lambda: [g.model_dump(mode="json") for g in gpus], lambda: [g.id for g in gpus])
+         lambda: [_with_price(g, catalog) for g in gpus], lambda: [g.id for g in gpus])
     return 0
+
+
+def _with_price(g: Gpu, catalog: Catalog) -> dict[str, Any]:
+    price = catalog.default_price(g.id)
+    return {**g.model_dump(mode="json"),
+            "default_price": price.model_dump(mode="json") if price else None}
 
 
 def _figures(group: Any, fields: list[tuple[str, str]]) -> str:

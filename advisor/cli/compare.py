@@ -18,7 +18,7 @@ from advisor.cli.output import add_output_options, show
 from advisor.core import InputError
 
 if TYPE_CHECKING:
-    from advisor.core import Answers, Catalog, GpuResult, Report, SweepPoint
+    from advisor.core import Answers, Catalog, GpuResult, Report, Stack, SweepPoint
 
 DIMENSIONS = {
     "layers": "layers", "hidden": "hidden size", "heads": "attention heads",
@@ -43,6 +43,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
                     "whether moving is worth it.",
     )
     add_workload_args(p, required=True, counts=True)
+    p.add_argument("--by", choices=["cost", "time", "energy"], default="cost",
+                   help="with --target all: rank by $/token (default), time or energy")
     add_output_options(p)
     p.set_defaults(handler=cmd_compare)
 
@@ -145,6 +147,64 @@ def add_workload_args(p: argparse.ArgumentParser, *, required: bool, counts: boo
     p.add_argument("--probe", action="append", default=[], metavar="FILE",
                    help="a probe record; it applies to the GPU it was measured on "
                         "(records imported with `advisor probe import` are used too)")
+    t = p.add_argument_group(
+        "each side's own stack and layout", "the software gate checks every GPU against "
+        "the stack it would run; TP/PP/CP/EP above are what runs on --current, and each "
+        "target is re-tuned unless given its own")
+    t.add_argument("--stack", type=stack_arg, metavar="PKG==VER ...",
+                   help="the job's stack, e.g. 'torch==2.5.1+cu124 flash-attn==2.7.4': every "
+                        "package named is checked on every GPU, and it names the framework "
+                        "(as an answers file's [stack] does)")
+    t.add_argument("--target-stack", type=gpu_stack, action="append", default=[],
+                   metavar="GPU=PKG==VER ...",
+                   help="the stack a target would run instead, e.g. "
+                        "'tpu-v5p=torch==2.8.0 torch-xla==2.8.0'; repeatable")
+    t.add_argument("--target-layout", type=gpu_layout, action="append", default=[],
+                   metavar="GPU=KNOB=V,...",
+                   help="a target's own layout, e.g. 'b200-sxm=gpus=4,tp=2,ep=4' (gpus, nodes, "
+                        "tp, pp, cp, ep, vp, micro_batch, zero_stage, recompute, precision, "
+                        "kv_dtype, ...); repeatable")
+
+
+def stack_arg(text: str) -> Stack:
+    """A stack as typed for --stack (the wizard's grammar)."""
+    from advisor.core import parse_stack
+
+    try:
+        return parse_stack(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def gpu_stack(text: str) -> tuple[str, Stack]:
+    """`GPU=torch==2.8.0 torch-xla==2.8.0` for --target-stack."""
+    gpu, sep, rest = text.partition("=")
+    if not sep or not gpu.strip() or not rest.strip():
+        raise argparse.ArgumentTypeError(
+            f"expected GPU=PKG==VER ..., e.g. 'tpu-v5p=torch==2.8.0 torch-xla==2.8.0': {text!r}")
+    try:
+        return gpu.strip(), stack_arg(rest)
+    except argparse.ArgumentTypeError as exc:
+        raise argparse.ArgumentTypeError(f"{gpu.strip()}: {exc}") from None
+
+
+def gpu_layout(text: str) -> tuple[str, dict[str, str]]:
+    """`GPU=KNOB=V,KNOB=V` for --target-layout; the answers check each knob and value."""
+    from advisor.core import LayoutOverride
+
+    gpu, sep, rest = text.partition("=")
+    knobs: dict[str, str] = {}
+    for item in rest.split(","):
+        key, eq, value = item.partition("=")
+        key = key.strip().replace("-", "_")
+        if not eq or key not in LayoutOverride.model_fields or not value.strip():
+            raise argparse.ArgumentTypeError(
+                f"expected GPU=KNOB=V,... with knobs from {', '.join(LayoutOverride.model_fields)}"
+                f", e.g. 'b200-sxm=gpus=4,tp=2': {text!r}")
+        knobs[key] = value.strip()
+    if not sep or not gpu.strip():
+        raise argparse.ArgumentTypeError(f"expected GPU=KNOB=V,...: {text!r}")
+    return gpu.strip(), knobs
 
 
 def _workload(args: argparse.Namespace) -> dict[str, Any]:
@@ -189,7 +249,7 @@ def _counted(gpu: str, n: int | None) -> str:
 def answers_from_args(args: argparse.Namespace, catalog: Catalog) -> Answers:
     from advisor.core import parse_answers
 
-    targets = _expand_targets(args.target, catalog)
+    targets = [t for t in args.target if not _is_all(t)]
     workload = _workload(args)
     if "seq_lens" not in workload:
         raise InputError("give a sequence length (--seq-len N, or --isl N for serving)",
@@ -200,8 +260,11 @@ def answers_from_args(args: argparse.Namespace, catalog: Catalog) -> Answers:
         "workload": workload,
         "prices": {_gpu_id(catalog, g, "--price"): usd for g, usd in args.price},
         "power_limits_w": {_gpu_id(catalog, g, "--power-limit"): w for g, w in args.power_limit},
-        "layouts": _formats(args, catalog, targets),
+        "layouts": _layouts(args, catalog, targets),
+        "stacks": {_gpu_id(catalog, g, "--target-stack"): st for g, st in args.target_stack},
     }
+    if args.stack is not None:
+        data["stack"] = args.stack
     measured = {k: getattr(args, f"measured_{k}", None) for k in (
         "tokens_per_s", "step_s", "mfu", "attention_share", "peak_gib", "concurrency",
         "tpot_ms", "ttft_ms")}
@@ -217,13 +280,16 @@ def answers_from_args(args: argparse.Namespace, catalog: Catalog) -> Answers:
     return parse_answers(data, COMMAND_LINE, catalog)
 
 
-def _formats(args: argparse.Namespace, catalog: Catalog, targets: list[str]
+def _layouts(args: argparse.Namespace, catalog: Catalog, targets: list[str]
              ) -> dict[str, dict[str, str]]:
-    """Per-side number formats (`--current-precision fp8 --target-precision nvfp4`) as the
-    answers' per-GPU layouts hold them."""
+    """Per-side number formats (`--current-precision fp8 --target-precision nvfp4`) and each
+    target's own layout (`--target-layout b200-sxm=gpus=4,tp=2`) as the answers' per-GPU
+    layouts hold them."""
     from advisor.core import split_count
 
     out: dict[str, dict[str, str]] = {}
+    for gpu, knobs in args.target_layout:
+        out.setdefault(_gpu_id(catalog, gpu, "--target-layout"), {}).update(knobs)
     sides = [("--current", args.current, args.current_precision, args.current_kv_dtype)]
     sides += [("--target", t, args.target_precision, args.target_kv_dtype) for t in targets]
     for flag, gpu, precision, kv in sides:
@@ -245,17 +311,9 @@ def _gpu_id(catalog: Catalog, gpu: str, flag: str) -> str:
         raise InputError(exc.message, field=flag, value=gpu) from None
 
 
-def _expand_targets(targets: list[str], catalog: Catalog) -> list[str]:
-    """`all` (or `all:VENDOR`) stands for every catalog GPU; other ids pass through."""
-    out: list[str] = []
-    for t in targets:
-        head, _, vendor = t.partition(":")
-        if head.lower() == "all":
-            out += [g.id for g in catalog.gpus
-                    if not vendor or g.vendor.lower() == vendor.lower()]
-        else:
-            out.append(t)
-    return out
+def _is_all(target: str) -> bool:
+    """`all` or `all:VENDOR`: the whole catalog, ranked."""
+    return target.partition(":")[0].strip().lower() == "all"
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
@@ -265,6 +323,19 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     catalog = effective_catalog()
     with errors_name_flags(args.current):
+        everything = [t for t in args.target if _is_all(t)]
+        if everything:  # `--target all`: the one ranking, as `advisor rank` prints it
+            from advisor.cli.rank import show_ranking
+
+            vendors = {t.partition(":")[2].strip() for t in everything}
+            if len(vendors) > 1:
+                raise InputError("give one --target all or all:VENDOR", field="--target",
+                                 value=", ".join(everything))
+            if not [t for t in args.target if not _is_all(t)]:
+                args.target = [*args.target, args.current]  # answers need one; all replace it
+            show_ranking(args, answers_from_args(args, catalog), catalog, vendors.pop() or None,
+                         "command line")
+            return 0
         answers = answers_from_args(args, catalog)
         ids = [s.gpu for s in answers.compared(catalog)]
         report = run(answers, catalog, probes_for(ids, catalog, args.probe), provenance(),

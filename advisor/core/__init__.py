@@ -47,6 +47,8 @@ _PUBLIC: dict[str, str] = {
     "StageSpec": "advisor.core.model.options",
     "Stack": "advisor.core.model.stack",
     "ATTENTION_KERNELS": "advisor.core.model.stack",
+    "parse_stack": "advisor.core.model.stack",
+    "format_stack": "advisor.core.model.stack",
     "ProbeRecord": "advisor.core.model.probe_record",
     "parse_probe_record": "advisor.core.model.probe_record",
     "stack_drift": "advisor.core.model.drift",
@@ -153,7 +155,7 @@ if TYPE_CHECKING:  # the names above, for type checkers
     )
     from advisor.core.model.presets import PRESETS
     from advisor.core.model.probe_record import ProbeRecord, parse_probe_record
-    from advisor.core.model.stack import ATTENTION_KERNELS, Stack
+    from advisor.core.model.stack import ATTENTION_KERNELS, Stack, format_stack, parse_stack
     from advisor.core.model.transformer import ModelSpec
     from advisor.core.model.workload import SERVING_MODES, TRAINING_MODES, Precision, Workload
     from advisor.core.numbers import (

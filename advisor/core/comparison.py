@@ -13,38 +13,34 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import replace
 
 import numpy as np
 
+from advisor.core.anchored import Resolution, resolve_anchored
 from advisor.core.economics.buyback import BuyBack, buy_back
 from advisor.core.economics.cost import (
     PriceQuote,
     break_even_price,
+    cap_words,
     job_cost,
     quote,
     usd_per_mtok,
 )
 from advisor.core.economics.sensitivity import tornado
 from advisor.core.economics.verdict import Case, judge
-from advisor.core.errors import InputError
 from advisor.core.gates.dtype import format_switch
 from advisor.core.gates.software import SoftwareGate
 from advisor.core.model.answers import Answers, split_count
 from advisor.core.model.catalog import Catalog
 from advisor.core.model.frameworks import name_of
-from advisor.core.model.measured import MeasuredRun
 from advisor.core.model.probe_record import ProbeRecord
 from advisor.core.model.workload import Workload
-from advisor.core.projection.anchor import apply, fit, from_probe
-from advisor.core.projection.calibration import CAL, SOURCE_SIGMA, Z90, Calibration
+from advisor.core.projection.calibration import CAL, Z90, Calibration
 from advisor.core.projection.engine import BUCKETS, RESOURCES, Projection
-from advisor.core.projection.layout import Grid, as_run, grid_of, row_of
 from advisor.core.projection.rates import GpuRates
-from advisor.core.projection.retune import Fitted
+from advisor.core.projection.retune import Fitted, memory_margin
 from advisor.core.projection.uncertainty import band, log_sigma
 from advisor.core.result import (
-    AnchorReport,
     Assumptions,
     Basis,
     Decision,
@@ -53,98 +49,10 @@ from advisor.core.result import (
     MemoryFit,
     SweepPoint,
 )
-from advisor.core.sides import ResolvedSide, resolve_sides
+from advisor.core.sides import ResolvedSide
 
 WEAK_SOURCES = ("transferred-efficiency", "generic-kernel-ratio")
 EFFICIENCY_GRID = np.geomspace(0.05, 20.0, 400)
-
-
-def _measurement(answers: Answers, cur: ResolvedSide, workload_probe: ProbeRecord | None,
-                 cal: Calibration) -> tuple[MeasuredRun, Workload, Grid] | str:
-    """What the current side is anchored on, the workload it was measured with and that
-    layout: the user's figure (their layout), else a workload-probe record (one device)."""
-    assert cur.projection is not None
-    m = answers.measured
-    if m is None:
-        if workload_probe is None:
-            return "no measurement"
-        assert cur.rates is not None
-        found = from_probe(workload_probe, cur.workload, cur.rates.attention_kernel)
-        if isinstance(found, str):
-            return found
-        m, w = found
-        return m, w, as_run(w)
-    # the layout measured: the user's own where it fits and, for serving, where they stated
-    # it; else the engine's best guess at what they run (the re-tuned one)
-    run = cur.projection.as_run
-    usable = cur.projection.usable_gib
-    if not any(_margin(f, 0, usable, cal)[1] or f.fits[0]
-               for f in (run, cur.projection.retuned)):
-        raise InputError(
-            f"{m.what} on {cur.gpu.id}, where no layout holds this workload at "
-            f"{cur.workload.seq_lens[0]:,} tokens ({run.memory_gib[0]:,.0f} GiB as run, "
-            f"{usable:,.0f} GiB usable): a run that cannot fit cannot anchor the decision; "
-            "check the model, the layout (tp, pp, zero_stage) and the sequence length",
-            field="measured", value=m.what)
-    told = cur.workload.training or "tp" in cur.stated
-    mine = run.layouts[0] if run.fits[0] and told else cur.projection.retuned.layouts[0]
-    return m, cur.workload, grid_of([row_of(mine, cur.workload.gpus_per_node,
-                                            mb=m.concurrency or mine.micro_batch)])
-
-
-def _prepare(answers: Answers, catalog: Catalog, probes: Mapping[str, ProbeRecord],
-             cal: Calibration, alone: bool, workload_probe: ProbeRecord | None
-             ) -> tuple[list[ResolvedSide], list[ResolvedSide], AnchorReport | None, str | None]:
-    """Every side resolved once and projected as run and re-tuned: (the sides the verdict
-    reads, the model's own sides, the anchor, why a workload probe was not used). Without a
-    measurement both lists are the same."""
-    modelled = [s.project(cal) for s in resolve_sides(answers, catalog, probes, cal,
-                                                       alone=alone)]
-    cur = modelled[0]
-    if cur.rates is None or cur.projection is None:
-        return modelled, modelled, None, None
-    found = _measurement(answers, cur, workload_probe, cal)
-    if isinstance(found, str):
-        unused = None if workload_probe is None else f"workload probe not used: {found}"
-        return modelled, modelled, None, unused
-    m, measured_w, grid = found
-    anchor = fit(m, measured_w, cur.rates, grid, cal)
-    anchored, transfers = [], []
-    for i, s in enumerate(modelled):
-        if s.rates is None:
-            anchored.append(s)
-            continue
-        same = i == 0 or s.rates.attention_kernel == anchor.kernel
-        tuned, rates = apply(anchor.knobs, cal, s.rates, same_kernel=same)
-        rates = _anchored_spread(rates, current=i == 0, cal=cal)
-        anchored.append(replace(s, rates=rates, tuned=tuned).project(cal))
-        if i:
-            transfers.append(_transfer_words(s, anchor.kernel, same, anchor.knobs.attention))
-    report = AnchorReport(
-        measured=m.what, source=m.source + (f" ({m.note})" if m.note else ""),
-        measured_tokens_per_s_per_gpu=anchor.measured_tokens_per_s,
-        modelled_tokens_per_s_per_gpu=anchor.modelled_tokens_per_s, moved=anchor.moved,
-        transfers=transfers, efficiency=anchor.knobs.efficiency,
-        attention=anchor.knobs.attention)
-    return anchored, modelled, report, None
-
-
-def _anchored_spread(r: GpuRates, current: bool, cal: Calibration) -> GpuRates:
-    """A measured side's software is known to the measurement's spread; a target inherits it
-    with the transfer assumption's own spread on top."""
-    sigmas = dict(r.sigmas)
-    for key in ("gemm", "attention", "host"):
-        sigmas[key] = SOURCE_SIGMA["probe"] if current else math.hypot(
-            sigmas[key], cal.anchor_transfer_sigma)
-    return r.model_copy(update={"sigmas": sigmas})
-
-
-def _transfer_words(s: ResolvedSide, kernel: str, same: bool, attention: float) -> str:
-    what = f"{s.gpu.id}: your stack efficiency carries over"
-    if same or abs(attention - 1) < 1e-6:
-        return what + "; its hardware rates are its own"
-    return (what + f"; its attention runs {s.rates.attention_kernel if s.rates else '?'}, not "
-            f"your {kernel}, so the attention multiplier does not (its published curve is used)")
 
 
 def _binding(p: Projection, c: int, fitted: Fitted, cal: Calibration) -> str:
@@ -176,7 +84,7 @@ def _points(fitted: Fitted | None, side: ResolvedSide, seqs: list[int],
         fits = fitted.fits[c]
         mem = float(fitted.memory_gib[c])
         limit = fitted.limits[c] if fitted.limits else None
-        margin, borderline = _margin(fitted, c, usable, cal)
+        margin, borderline = memory_margin(fitted, c, usable, cal)
         latency = bool(_latency_met(side.workload, p, c))
         run = runnable_base and (fits or (borderline and latency))
         tok = float(p.tokens_per_s[0, c])
@@ -204,14 +112,6 @@ def _points(fitted: Fitted | None, side: ResolvedSide, seqs: list[int],
     return out
 
 
-def _margin(fitted: Fitted, c: int, usable: float, cal: Calibration) -> tuple[float, bool]:
-    """(usable memory less what the layout needs at length c, whether that is within the
-    memory model's band): serving fills the KV cache on purpose, so whether it fits at
-    all is one request's memory."""
-    limit = fitted.limits[c] if fitted.limits else None
-    need = limit.one_request_gib if limit is not None else float(fitted.memory_gib[c])
-    margin = usable - need
-    return margin, abs(margin) <= Z90 * cal.memory_sigma * need
 
 
 def _latency_met(w: Workload, p: Projection, c: int) -> bool:
@@ -258,9 +158,10 @@ def _unit(p: SweepPoint) -> SweepPoint:
 
 def _gate_text(gate: SoftwareGate) -> tuple[str | None, str | None, tuple[str, ...]]:
     """(blocking summary, fix, warnings) from a software gate."""
-    actions = "; ".join(f.action for f in gate.findings if f.action)
     if gate.status == "blocked":
-        return gate.summary, actions or None, ()
+        return gate.summary, "; ".join(gate.actions) or None, ()
+    if gate.status == "unverified":  # no support data is not a pass
+        return gate.summary, gate.remedy, ()
     warns = tuple(f.message for f in gate.findings if f.status not in ("ok",))
     return None, None, warns
 
@@ -306,7 +207,8 @@ def _result(g: ResolvedSide, basis: Basis, q: PriceQuote | None, answers: Answer
         first = sweep[0]
         if first.tokens_per_s_per_gpu:
             job = job_cost(w.gpus, w.token_budget, first.tokens_per_s_per_gpu, q, power,
-                           answers.electricity_usd_per_kwh, answers.power_cap_kw)
+                           answers.electricity_usd_per_kwh, answers.power_cap_kw,
+                           nodes=w.nodes, host_w_per_node=g.host_w, slots=g.slots_per_node)
         r = g.rates
         assumptions = Assumptions(
             rate_sources={e.quantity: e.source for e in r.evidence}, evidence=r.evidence,
@@ -393,12 +295,12 @@ def _judge(res: GpuResult, cur: GpuResult, g: ResolvedSide, c: ResolvedSide,
         cur_cluster = cur.sweep[col].tokens_per_s_cluster or 0.0
         if target_cluster > cur_cluster:
             buy = buy_back(c.workload, c.rates, f_cur.layouts[col], seqs[col], target_cluster,
-                           pc, cur.power_w, cal)
+                           pc, cur.power_w, c.tuned or cal)
     power_warning = None
     if res.job and res.job.within_power_cap is False:
-        power_warning = (f"{res.gpus} x {res.gpu} draw {res.job.power_kw:.1f} kW, over the "
-                         f"{answers.power_cap_kw:g} kW cap: at most "
-                         f"{res.job.max_gpus_under_cap} fit")
+        power_warning = f"{cap_words(res.gpus, res.gpu, res.job)}, over the " \
+                        f"{answers.power_cap_kw:g} kW cap: at most " \
+                        f"{res.job.max_gpus_under_cap} fit"
     switch = format_switch(c.workload.precision, g.workload.precision, c.workload.training,
                            c.gpu.id, g.gpu.id)
     case = Case(
@@ -418,7 +320,8 @@ def _judge(res: GpuResult, cur: GpuResult, g: ResolvedSide, c: ResolvedSide,
         basis=("re-tuned layouts on both GPUs" if answers.basis == "retuned"
                else "the layouts as you run them"),
         borderline=tuple(_borderline(cur, cal) + _borderline(res, cal))
-        + _capacity_binds(cur, res, seqs[0]),
+        + _capacity_binds(cur, res, seqs[0])
+        + tuple(w for w in (_over_pcie(x, s, seqs[0]) for x, s in ((cur, c), (res, g))) if w),
         format_switch=switch,
         layouts=_layout_words(cur, res, answers),
     )
@@ -468,6 +371,25 @@ def _layout_words(cur: GpuResult, res: GpuResult, answers: Answers) -> str | Non
     return f"{serving_words(cur, a)} vs {serving_words(res, b)}"
 
 
+def _over_pcie(r: GpuResult, side: ResolvedSide, seq: int) -> str | None:
+    """TP or EP spread over PCIe (no NVLink-class link): what its traffic costs, and whether
+    it is what binds the step."""
+    p = r.point(seq)
+    link = side.gpu.interconnect
+    if p is None or p.layout is None or not p.step_s or (link and "pcie" not in
+                                                         link.kind.lower()):
+        return None
+    spread = [f"{k.upper()} {v}" for k, v in (("tp", p.layout.tp), ("ep", p.layout.ep)) if v > 1]
+    if not spread:
+        return None
+    comm = p.bucket_seconds.get("communication", 0.0)
+    binds = comm >= max(p.bucket_seconds.values(), default=0.0)
+    kind = link.kind if link else "no scale-up link"
+    return (f"{r.gpu}: {' and '.join(spread)} run over PCIe ({kind}): their all-reduce and "
+            f"all-to-all take {comm / p.step_s:.0%} of its step"
+            + (", the largest part: the link binds" if binds else ""))
+
+
 def _capacity_binds(cur: GpuResult, res: GpuResult, seq: int) -> tuple[str, ...]:
     out = []
     for r in (cur, res):
@@ -501,14 +423,17 @@ def _defaults(answers: Answers, sides: list[ResolvedSide], quotes: list[PriceQuo
                 name == "gpus" and _counted(answers)):
             continue
         value: object = getattr(w, name)
+        source = "advisor's default"
+        if name == "zero_stage" and sides[0].workload.zero_stage != w.zero_stage:
+            value, source = sides[0].workload.zero_stage, \
+                "PyTorch FSDP's default sharding, FULL_SHARD"
         if name == "global_batch":
             value = f"one micro-batch per data-parallel rank ({w.sequences_per_step})"
         elif name == "token_budget":
             value = "none: jobs are priced per hour and per Mtok"
         elif name == "kv_dtype":
             value = f"auto: {w.kv_bytes:g}-byte KV for {w.precision} weights"
-        out.append(DefaultUsed(field=f"workload.{name}", value=str(value),
-                               source="advisor's default"))
+        out.append(DefaultUsed(field=f"workload.{name}", value=str(value), source=source))
     if not w.training:
         for layout in ("tp", "pp", "ep", "micro_batch"):
             if layout not in w.model_fields_set and layout not in per_side:
@@ -534,13 +459,16 @@ def _defaults(answers: Answers, sides: list[ResolvedSide], quotes: list[PriceQuo
 
 def decide(answers: Answers, catalog: Catalog,
            probes: Mapping[str, ProbeRecord] | None = None, cal: Calibration = CAL,
-           alone: bool = False, workload_probe: ProbeRecord | None = None) -> Decision:
+           alone: bool = False, workload_probe: ProbeRecord | None = None,
+           resolved: Resolution | None = None) -> Decision:
     """Project the workload on the current GPU and every target, and judge each target
     (`alone`: the current GPU may stand without one, for a sweep or a pipeline). The
     current side is anchored on the answers' measurement, else on a workload-probe record
-    of the current GPU."""
-    sides, modelled, anchor, unused = _prepare(answers, catalog, probes or {}, cal, alone,
-                                               workload_probe)
+    of the current GPU; `resolved` is that resolution when the caller made it already."""
+    resolved = resolved or resolve_anchored(answers, catalog, probes, cal, alone,
+                                            workload_probe)
+    sides, modelled, anchor, unused = (resolved.sides, resolved.modelled, resolved.anchor,
+                                       resolved.unused)
     quotes = [quote(s.gpu.id, answers.prices, catalog) for s in sides]
     basis: Basis = answers.basis
     built = [_result(s, basis, q, answers, cal) for s, q in zip(sides, quotes, strict=True)]
@@ -580,11 +508,21 @@ def decide(answers: Answers, catalog: Catalog,
         notes.append(f"your global batch of {w.global_batch} does not split into micro-batches "
                      f"of {w.micro_batch} over {w.dp} data-parallel ranks; the as-run figures "
                      "round the accumulation down, the re-tuned layouts keep the batch")
+    if w.packed_doc_len is not None:  # it changes the attention work: say by how much
+        seq = w.seq_lens[0]
+        notes.append(f"packed sequences: documents of {w.packed_doc_len:,} tokens in each "
+                     f"{seq:,}-token sequence, attention counted per document (the sum of "
+                     f"their squares: {seq / w.packed_doc_len:,.1f}x less attention work than "
+                     f"one causal {seq:,}-token sequence)")
     shape_note = w.model.params_note()
     if shape_note:
         notes.append(shape_note)
     if answers.electricity_is_default:
         notes.append(f"electricity at the default ${answers.electricity_usd_per_kwh}/kWh")
+    notes += [f"{s.gpu.id}: {s.gpus} GPU{'s' if s.gpus != 1 else ''} cannot hold the current "
+              f"side's {', '.join(s.dropped)}: as run it takes 1 for "
+              f"{'that' if len(s.dropped) == 1 else 'those'}; its re-tuned layout is its own"
+              for s in sides if s.dropped]
     if unused:
         notes.append(unused)
     if anchor is not None:

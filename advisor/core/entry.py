@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import UTC, datetime
 
+from advisor.core.anchored import resolve_anchored
 from advisor.core.comparison import decide
 from advisor.core.economics.configs import sweep_configs
 from advisor.core.economics.sanity import check_configs, check_pipeline, check_plausible
@@ -43,14 +44,17 @@ def run(answers: Answers, catalog: Catalog, probes: Mapping[str, ProbeRecord] | 
     used = {k: v for k, v in used.items() if k in compared}
     current = answers.compared(catalog, alone=alone)[0].gpu
     mine = {catalog.gpu(k).id: v for k, v in (workloads or {}).items()}.get(current)
-    decision = decide(answers, catalog, used, cal, alone=alone, workload_probe=mine)
+    resolved = resolve_anchored(answers, catalog, used, cal, alone=alone, workload_probe=mine)
+    decision = decide(answers, catalog, used, cal, alone=alone, resolved=resolved)
     check_plausible(decision)  # a result no real pair of GPUs gives is an input problem
-    configs = sweep_configs(answers, catalog, used, cal) \
+    configs = sweep_configs(answers, catalog, used, cal, sides=resolved.sides) \
         if answers.configs is not None and answers.workload.token_budget else None
     if configs is not None:
         check_configs(configs)
-    pipeline = analyse_pipeline(answers.pipeline, catalog, probes=used, cal=cal,
-                                prices=answers.prices) if answers.pipeline is not None else None
+    tuned = resolved.sides[0].tuned  # engine-projected stages run your stack, as targets do
+    pipeline = analyse_pipeline(answers.pipeline, catalog, probes=used, cal=tuned or cal,
+                                prices=answers.prices, anchor=resolved.anchor) \
+        if answers.pipeline is not None else None
     if pipeline is not None and answers.pipeline is not None:
         check_pipeline(pipeline, answers.pipeline, catalog)
     drift = stack_drift(used)

@@ -23,7 +23,7 @@ from advisor.core.gates.dtype import DtypeGate, check_dtype
 from advisor.core.gates.software import SoftwareGate, check_software
 from advisor.core.model.answers import Answers, GpuSpec
 from advisor.core.model.catalog import Catalog, Gpu
-from advisor.core.model.frameworks import framework_of
+from advisor.core.model.frameworks import FSDP_DEFAULT_STAGE, framework_of
 from advisor.core.model.layout import LayoutOverride
 from advisor.core.model.probe_record import ProbeRecord
 from advisor.core.model.stack import ATTENTION_KERNELS, Stack
@@ -38,7 +38,8 @@ DEFAULT_NODE_GPUS = 8  # an HGX/DGX board, for a part the catalog gives no scale
 
 @dataclass(frozen=True)
 class PowerModel:
-    """One GPU's draw: idle, plus the busy share of the idle-to-limit range.
+    """One GPU's draw: idle, plus the busy share of the idle-to-limit range; and what its
+    node draws besides (hosts, NICs, switches, fans), which a rack's power budget counts.
 
     The limit is the part's TDP, or the user's per-GPU cap where it is lower. Every
     power and energy figure (verdict, sweep, ranking, pipeline stages) comes from here.
@@ -48,6 +49,11 @@ class PowerModel:
     idle_w: float | None
     idle_assumed: bool  # the catalog gives no idle figure: a stated fraction of TDP
     cap_w: float | None
+    host_fraction: float = 0.0  # a node's draw besides its GPUs, per GPU slot, over TDP
+
+    def host_w(self, slots: int) -> float | None:
+        """What a node of `slots` GPU slots draws besides its GPUs, at their TDP."""
+        return None if self.tdp_w is None else self.host_fraction * self.tdp_w * slots
 
     @property
     def limit_w(self) -> float | None:
@@ -69,7 +75,10 @@ def power_model(gpu: Gpu, cap_w: float | None, cal: Calibration = CAL) -> PowerM
     assumed = idle is None and tdp is not None
     if assumed and tdp is not None:
         idle = tdp * cal.idle_power_fraction
-    return PowerModel(tdp_w=tdp, idle_w=idle, idle_assumed=assumed, cap_w=cap_w)
+    rack = node_gpus(gpu) > DEFAULT_NODE_GPUS  # an NVL72 rack shares its hosts and shelves
+    host = cal.host_power_fraction_rack if rack else cal.host_power_fraction
+    return PowerModel(tdp_w=tdp, idle_w=idle, idle_assumed=assumed, cap_w=cap_w,
+                      host_fraction=host)
 
 
 def node_gpus(gpu: Gpu) -> int:
@@ -106,6 +115,7 @@ class ResolvedSide:
     probe: ProbeRecord | None
     slots_per_node: int  # physical GPU slots of one node (idle slots draw idle power)
     stated: frozenset[str] = frozenset()  # layout knobs the user gave for this side
+    dropped: tuple[str, ...] = ()  # the current side's degrees this side's count cannot hold
     tuned: Calibration | None = None  # this side's calibration once anchored on a measurement
     projection: SideProjection | None = None
 
@@ -137,6 +147,11 @@ class ResolvedSide:
     @property
     def runnable(self) -> bool:
         return self.gate is None and self.rates is not None
+
+    @property
+    def host_w(self) -> float | None:
+        """What one of this side's nodes draws besides its GPUs (hosts, NICs, fans)."""
+        return self.power.host_w(self.slots_per_node)
 
     def at(self, gpus: int, per_node: int | None = None) -> ResolvedSide:
         """The same side on another GPU count: nodes by the one rule (on nodes of `per_node`
@@ -173,13 +188,20 @@ def _workload_at(base: Workload, gpus: int, per_node: int, keep_nodes: bool,
 
 
 LAYOUT_KNOBS = frozenset({"tp", "pp", "cp", "ep", "vp", "micro_batch"})
+PARALLEL_KNOBS = ("tp", "pp", "cp", "ep", "vp")
 
 
 def side_workload(answers: Answers, spec: GpuSpec, catalog: Catalog,
-                  stack: Stack | None = None) -> tuple[Workload, str, frozenset[str]]:
-    """(the workload on one side, why its framework, the layout knobs the user stated): the
-    answers' workload with that GPU's count, layout and formats, nodes read off its scale-up
-    domain, framework resolved."""
+                  stack: Stack | None = None, role: Role = "target"
+                  ) -> tuple[Workload, str, frozenset[str], tuple[str, ...]]:
+    """(the workload on one side, why its framework, the layout knobs stated for it, the
+    current side's parallel degrees it could not take): the answers' workload with that
+    GPU's count, layout and formats, nodes read off its scale-up domain, framework resolved.
+
+    The workload's layout is the current side's: a target takes its own from its layout
+    override and is re-tuned, so none of the current side's knobs is stated for it. As run,
+    a target keeps the current side's layout where its count holds it; where it does not
+    (TP 2 on one GPU), those degrees fall back to 1 and are named."""
     base = answers.workload
     gpu = catalog.gpu(spec.gpu)
     layouts = {catalog.gpu(k).id: v for k, v in answers.layouts.items()}
@@ -188,10 +210,25 @@ def side_workload(answers: Answers, spec: GpuSpec, catalog: Catalog,
     gpus = spec.count if spec.count is not None else (override.gpus or base.gpus)
     keep = "nodes" in base.model_fields_set and gpus == base.gpus
     framework, why = framework_of(base.framework, base.training, base.zero_stage, stack)
-    w = _workload_at(base, gpus, node_gpus(gpu), keep, {**given, "framework": framework},
-                     field=f"layouts.{spec.gpu}")
-    stated = (base.model_fields_set | set(given)) & LAYOUT_KNOBS
-    return w, why, frozenset(stated)
+    field = f"layouts.{spec.gpu}"
+    own = {**given, "framework": framework}
+    if base.training and base.framework == "fsdp" and "zero_stage" not in (
+            base.model_fields_set | set(given)):
+        own["zero_stage"] = FSDP_DEFAULT_STAGE  # FSDP named, no stage: its FULL_SHARD
+    dropped: tuple[str, ...] = ()
+    try:
+        w = _workload_at(base, gpus, node_gpus(gpu), keep, own, field=field)
+    except InputError:
+        mine = {k: getattr(base, k) for k in PARALLEL_KNOBS
+                if k not in given and getattr(base, k) != 1}
+        if role == "current" or not mine:
+            raise
+        w = _workload_at(base, gpus, node_gpus(gpu), keep, {**dict.fromkeys(mine, 1), **own},
+                         field=field)
+        dropped = tuple(f"{k.upper()} {v}" for k, v in mine.items())
+    mine_stated = base.model_fields_set if role == "current" else set()
+    stated = (mine_stated | set(given)) & LAYOUT_KNOBS
+    return w, why, frozenset(stated), dropped
 
 
 def _widen_for_beta(rates: GpuRates | None, gate: SoftwareGate | None) -> GpuRates | None:
@@ -240,13 +277,17 @@ def resolve_sides(answers: Answers, catalog: Catalog,
     current = catalog.gpu(specs[0].gpu)
     by_id = {catalog.gpu(k).id: v for k, v in (probes or {}).items()}
     caps = {catalog.gpu(k).id: v for k, v in answers.power_limits_w.items()}
+    stacks = {catalog.gpu(k).id: v for k, v in answers.stacks.items()}
     out = []
     for i, spec in enumerate(specs):
-        w, why, stated = side_workload(answers, spec, catalog, answers.stack)
+        role: Role = "current" if i == 0 else "target"
+        stack = stacks.get(spec.gpu, answers.stack)  # what this side would run
+        w, why, stated, dropped = side_workload(answers, spec, catalog, stack, role)
         donor = None if i == 0 else _donor(current, by_id.get(current.id), w.precision)
-        out.append(resolve(spec, w, catalog, "current" if i == 0 else "target", why, cal,
-                           probe=by_id.get(spec.gpu), donor=donor, stack=answers.stack,
-                           power_cap_w=caps.get(spec.gpu), stated=stated))
+        side = resolve(spec, w, catalog, role, why, cal, probe=by_id.get(spec.gpu),
+                       donor=donor, stack=stack, power_cap_w=caps.get(spec.gpu),
+                       stated=stated)
+        out.append(replace(side, dropped=dropped))
     if out[0].rates is None and out[0].dtype.passed:
         raise InputError(f"cannot project the current GPU: {out[0].problem}", entry=current.id)
     return out

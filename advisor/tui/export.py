@@ -63,7 +63,7 @@ def state_from_report(report: Report) -> WizardState:
         else None,
         power_cap_kw=a.power_cap_kw,
         time_premium=a.time_premium if "time_premium" in a.model_fields_set else None,
-        stack=a.stack, box_stack=False, sweep=a.configs is not None,
+        stack=a.stack, stacks=dict(a.stacks), box_stack=False, sweep=a.configs is not None,
         probe_choice="report" if report.probes else "none",
         probe_records=dict(report.probes), use_stored=False,
         probe_note="the records the report used" if report.probes else "",

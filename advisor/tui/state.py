@@ -79,6 +79,9 @@ class WizardState:
     time_premium: float | None = None
     stack: Stack | None = None
     """The stack the user declared; None: this box's when it has a GPU, else no stack."""
+    stacks: dict[str, Stack] = field(default_factory=dict)
+    """A target's own stack (`stacks.<id>`: PyTorch/XLA on a TPU), set on Targets; a GPU
+    without one is checked against the job's stack."""
     box_stack: bool = True
     """Whether, with none declared, the job runs on this box's stack (a resumed report
     without a stack keeps having none)."""
@@ -211,6 +214,9 @@ class WizardState:
         stack = self.job_stack(hardware)
         if stack is not None:
             data["stack"] = stack
+        stacks = {g: st for g, st in self.stacks.items() if g in self.gpus()}
+        if stacks:
+            data["stacks"] = stacks
         # The wizard has a Configurations step, so its answers carry [configs] (the engine's
         # defaults until that step changes them); without a token budget the engine makes
         # no sweep, as for an answers file.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -23,11 +24,25 @@ def test_help_lists_commands(advisor_cli):
 def test_list_shows_at_least_30_with_sources(advisor_cli):
     r = advisor_cli("catalog", "list")
     assert r.returncode == 0, r.stderr
-    lines = [ln for ln in r.stdout.splitlines() if ln.startswith(("a", "b", "g", "h", "l", "m",
-                                                                  "r", "t", "v"))]
-    body = [ln for ln in lines if "(20" in ln]  # every row ends with "N (newest date)"
-    assert len(body) >= 30
     assert "h200-sxm" in r.stdout and "mi300x" in r.stdout
+    md = advisor_cli("catalog", "list", "--format", "md")  # every column
+    rows = [[c.strip() for c in ln.strip("|").split("|")] for ln in md.stdout.splitlines()
+            if ln.startswith("| ") and not ln.startswith(("| id ", "| ---"))]
+    assert len(rows) >= 30
+    assert all(re.fullmatch(r"\d+ \(20\d\d-\d\d-\d\d\)", row[10]) for row in rows)
+
+
+def test_list_shows_a_dated_default_price_for_most_gpus(advisor_cli):
+    """At the default width too: the default $/GPU-hour, how many dated quotes it is the
+    median of and the newest quote's date, for at least 25 GPUs."""
+    r = advisor_cli("catalog", "list")
+    assert r.returncode == 0, r.stderr
+    priced = re.findall(r"(\d+\.\d\d)\s+(\d+) \((20\d\d-\d\d-\d\d)\)\s*$", r.stdout, re.M)
+    assert len(priced) >= 25
+    assert "29 with a default price" in r.stdout
+    rows = json.loads(advisor_cli("catalog", "list", "--json").stdout)
+    b200 = next(row for row in rows if row["id"] == "b200-sxm")
+    assert b200["default_price"]["label"].startswith("median of 10 on-demand quotes")
 
 
 def test_list_vendor_filter(advisor_cli):
@@ -49,7 +64,8 @@ def test_show_prints_sources_and_dates(advisor_cli):
     assert r.returncode == 0, r.stderr
     assert "MAMF bf16" in r.stdout and "794.5 TFLOPS" in r.stdout
     assert "retrieved 20" in r.stdout and "Sources" in r.stdout
-    assert "default price" in r.stdout and "$4.90/GPU-hour" in r.stdout
+    assert "default price" in r.stdout and "$5.20/GPU-hour" in r.stdout
+    assert "median of 12 on-demand quotes" in r.stdout and "2026-10-10" in r.stdout
 
 
 def test_show_json(advisor_cli):

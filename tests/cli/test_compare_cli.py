@@ -66,3 +66,93 @@ def test_validate_prints_errors_ours_and_naive(advisor_cli) -> None:
     for needle in ("training", "serving", "dtype switch", "naive", "90% band", "holds",
                    "in-sample", "pass-through", "held out"):
         assert needle in out, needle
+
+
+STACKED = """\
+current = "h100-sxm"
+targets = ["b200-sxm", "tpu-v5p", "trainium2"]
+
+[workload]
+model = "llama-3.1-8b"
+seq_lens = [8192]
+
+[stack]
+source = "declared"
+packages = { torch = "2.5.1+cu124", flash-attn = "2.7.4" }
+
+[stacks.tpu-v5p]
+source = "declared"
+packages = { torch = "2.8.0", torch-xla = "2.8.0" }
+"""
+
+
+def test_compare_with_a_stack_says_what_decide_says(advisor_cli, tmp_path) -> None:
+    """`compare --stack` is the answers file's [stack]: the same gate per target (its own
+    stack where one is given), the same framework read off the stack, the same verdicts.
+    Without it, compare judged no stack at all ('upgrade for time' where decide blocks)."""
+    path = tmp_path / "answers.toml"
+    path.write_text(STACKED)
+    decided = advisor_cli("decide", "--answers", str(path), "--json")
+    assert decided.returncode == 0, decided.stderr
+    flags = ("compare", "--current", "h100-sxm", "--target", "b200-sxm", "--target", "tpu-v5p",
+             "--target", "trainium2", "--model", "llama-3.1-8b", "--seq-len", "8192")
+    compared = advisor_cli(*flags, "--stack", "torch==2.5.1+cu124 flash-attn==2.7.4",
+                           "--target-stack", "tpu-v5p=torch==2.8.0 torch-xla==2.8.0", "--json")
+    assert compared.returncode == 0, compared.stderr
+    a, b = json.loads(decided.stdout), json.loads(compared.stdout)
+    keys = ("gpu", "framework", "software_gate", "verdict", "headline", "tokens_per_s_per_gpu")
+    for x, y in zip((a["current"], *a["targets"]), (b["current"], *b["targets"]), strict=True):
+        assert {k: x[k] for k in keys} == {k: y[k] for k in keys}
+    by_gpu = {t["gpu"]: t for t in b["targets"]}
+    assert by_gpu["b200-sxm"]["verdict"] == "blocked-by-gate"  # torch 2.5 has no sm_100
+    assert by_gpu["trainium2"]["verdict"] == "blocked-by-gate"
+    assert "Neuron" in by_gpu["trainium2"]["headline"]
+    assert by_gpu["tpu-v5p"]["software_gate"] == "ok"  # its own stack
+    assert b["current"]["framework"] == "fsdp"  # read off the stack, as decide does
+    bare = json.loads(advisor_cli(*flags, "--json").stdout)
+    assert bare["current"]["framework"] == "megatron"
+    assert {t["gpu"]: t["software_gate"] for t in bare["targets"]}["b200-sxm"] is None
+
+
+def test_a_target_takes_its_own_count_and_layout(advisor_cli) -> None:
+    """EP 8 on the current side and EP 4 on a 4-GPU target, as an answers file's
+    layouts.<gpu> says it."""
+    r = advisor_cli("compare", "--current", "h200-sxm@8", "--target", "b200-sxm",
+                    "--model", "mixtral-8x7b", "--seq-len", "4096", "--ep", "8", "--as-run",
+                    "--target-layout", "b200-sxm=gpus=4,ep=4", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    mine, theirs = out["current"]["as_run"]["layout"], out["targets"][0]["as_run"]["layout"]
+    assert (mine["gpus"], mine["ep"]) == (8, 8) and (theirs["gpus"], theirs["ep"]) == (4, 4)
+    bad = advisor_cli("compare", "--current", "h200-sxm", "--target", "b200-sxm", "--model",
+                      "llama-3.1-8b", "--seq-len", "4096", "--target-layout", "b200-sxm=tq=2")
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1 and "--target-layout" in bad.stderr
+
+
+def test_target_all_ranks_the_catalog_at_each_targets_count(advisor_cli, tmp_path) -> None:
+    """`--target all` printed 1,329 lines in catalog order with every target at 8 GPUs; it is
+    the ranking: by $/token, each GPU at the current side's count (a counted target at its
+    own), the rest out with why. `advisor rank --answers` prints the same."""
+    flags = ("--current", "rtx-4090@1", "--model", "llama-3.1-8b", "--mode", "finetune",
+             "--seq-len", "4096")
+    r = advisor_cli("compare", *flags, "--target", "all", "--target", "b200-sxm@2", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["order"] == "cost"
+    costs = [x["usd_per_mtok"] for x in out["ranked"] if x["usd_per_mtok"] is not None]
+    assert len(costs) >= 10 and costs == sorted(costs)
+    counts = {x["gpu"]: x["gpus"] for x in out["ranked"] + out["out"]}
+    assert counts.pop("b200-sxm") == 2 and set(counts.values()) == {1}
+    why = {x["gpu"]: x["why"] for x in out["out"]}
+    assert why["rtx-4090"].startswith("does not fit")
+    text = advisor_cli("compare", *flags, "--target", "all:AMD")
+    assert text.returncode == 0, text.stderr
+    assert text.stdout.startswith("Which GPU for llama-3.1-8b?")
+    assert "mi300x" in text.stdout and "h100-sxm" not in text.stdout
+    assert len(text.stdout.splitlines()) < 120
+    path = tmp_path / "a.toml"
+    path.write_text('current = "rtx-4090@1"\ntargets = ["b200-sxm@2"]\n[workload]\n'
+                    'model = "llama-3.1-8b"\nmode = "finetune"\nseq_lens = [4096]\n')
+    ranked = advisor_cli("rank", "--answers", str(path), "--json")
+    assert ranked.returncode == 0, ranked.stderr
+    assert json.loads(ranked.stdout)["ranked"] == out["ranked"]

@@ -119,3 +119,54 @@ def test_a_workload_probe_record_anchors_the_current_gpu(catalog) -> None:
         update={"toy_sizes": True})})
     d = run(a, catalog, workloads={"h100-sxm": toy}).decision
     assert d.anchor is None and any("toy sizes" in n for n in d.notes)
+
+
+def test_the_sweep_the_buy_back_and_the_verdict_read_the_anchored_side(catalog) -> None:
+    """8x A100 anchored on a measured 3,100 tokens/s per GPU: the GPU-count sweep's row at
+    the answers' own count is the verdict's figure (it used the modelled ~3,700 tok/s, every
+    row 14% optimistic), and buying the speed back prices more of the anchored A100."""
+    from advisor.core.entry import run
+
+    a = parse_answers({
+        "current": "a100-sxm@8", "targets": ["h100-sxm"], "prices": {"a100-sxm": 1.8},
+        "workload": {"model": "llama-3.1-8b", "seq_lens": [4096], "zero_stage": 1,
+                     "token_budget": 1e12},
+        "measured": {"tokens_per_s_per_gpu": 3100}, "configs": {"counts": [8, 16]}})
+    report = run(a, catalog)
+    d, sweep = report.decision, report.configs
+    assert d.anchor is not None and sweep is not None
+    modelled = d.anchor.modelled_tokens_per_s_per_gpu
+    assert modelled > 3100 * 1.05  # the model alone is faster: the anchor moves something
+    for side in (d.current, d.targets[0]):
+        row = next(p for p in sweep.points if p.gpu == side.gpu and p.gpus == side.gpus)
+        job = side.job
+        assert job is not None
+        assert row.tokens_per_s == pytest.approx(side.sweep[0].tokens_per_s_cluster, rel=0.01)
+        assert row.eta_days == pytest.approx(job.wall_clock_h / 24, rel=0.01)
+    cur = d.current.sweep[0].tokens_per_s_per_gpu
+    assert cur is not None and cur < modelled
+    buy = d.targets[0].buy_back
+    assert buy is not None and buy.tokens_per_s_per_gpu is not None
+    assert buy.tokens_per_s_per_gpu <= cur * 1.01  # the anchored A100, not the modelled one
+
+
+def test_engine_projected_pipeline_stages_run_the_anchored_stack(catalog) -> None:
+    """A stage the engine projects runs the user's software, so it carries the anchored stack
+    efficiency as a target does, and the report says so."""
+    from advisor.core.entry import run
+
+    stage = {"name": "trainer", "gpu": "h100-sxm", "gpus": 8,
+             "workload": {"model": "llama-3.1-8b", "seq_lens": [8192], "zero_stage": 1}}
+    feeder = {"name": "data", "gpu": "h100-sxm", "gpus": 1, "measured_tokens_per_s": 1e9}
+    a = answers(pipeline={"stages": [feeder, stage], "source": "test"})
+    plain = run(a, catalog)
+    cur = plain.decision.current.as_run[0].tokens_per_s_per_gpu
+    assert cur and plain.pipeline is not None
+    measured = answers(measured={"tokens_per_s_per_gpu": 0.7 * cur}).measured
+    anchored = run(a.model_copy(update={"measured": measured}), catalog)
+    assert anchored.pipeline is not None
+    before = plain.pipeline.stages[1].tokens_per_s_per_gpu
+    after = anchored.pipeline.stages[1].tokens_per_s_per_gpu
+    assert after < 0.9 * before
+    assert any("anchored on your measured" in x for x in anchored.pipeline.assumptions)
+    assert not any("anchored" in x for x in plain.pipeline.assumptions)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import tomllib
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -75,13 +76,38 @@ def test_every_gpu_arch_defines_formats(catalog):
     assert "fp8_e4m3" not in catalog.archs["sm_80"].formats
 
 
-def test_default_prices_are_the_published_midpoints(catalog):
-    expected = {"h100-sxm": 3.9, "h200-sxm": 4.9, "b200-sxm": 6.4, "l4": 0.40}
-    for gid, usd in expected.items():
-        price = catalog.default_price(gid)
-        assert price is not None and price.usd_per_hour == pytest.approx(usd), gid
+def _price_defaults():
+    """scripts/price_defaults.py, which reads the shared price reference."""
+    import importlib.util
+    import sys
+
+    path = Path(__file__).resolve().parents[2] / "scripts" / "price_defaults.py"
+    spec = importlib.util.spec_from_file_location("price_defaults", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_each_default_price_is_the_median_of_its_dated_quotes(catalog):
+    """Every default is the median of the reference's dated on-demand quotes (one per
+    provider), dated by the newest and cited with each; 29 GPUs have one."""
+    script = _price_defaults()
+    medians = script.medians()
+    assert len(medians) == 29
+    for m in medians:
+        assert m.usd_per_gpu_hour == pytest.approx(m.published, abs=0.001), m.name
+        price = catalog.default_price(m.gpu)
+        assert price is not None, m.gpu
+        assert price.usd_per_hour == pytest.approx(m.usd_per_gpu_hour), m.gpu
+        assert price.retrieved == m.newest.dated, m.gpu
+        assert len(price.source) == len(m.quotes) + 1, m.gpu  # the reference, then each quote
+        assert price.label.startswith(("median of", "the one on-demand quote")), m.gpu
+    priced = [g.id for g in catalog.gpus if catalog.default_price(g.id)]
+    assert len(priced) == 29 and {m.gpu for m in medians} == set(priced)
     h100_quotes = {p.usd_per_hour for p in catalog.prices_for("h100-sxm")}
-    assert 2.79 in h100_quotes
+    assert {2.79, 3.9, 4.275} <= h100_quotes  # the alternatives stay beside the default
 
 
 def test_software_matrix_covers_the_required_packages(catalog):

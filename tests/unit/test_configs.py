@@ -137,10 +137,26 @@ def test_choice_respects_cap_deadline_and_objective(sweep):
     cheap = sweep.choice
     assert cheap.best is not None and cheap.objective == "cost"
     assert cheap.best.usd == min(p.usd for p in sweep.points)
-    fast = sweep_configs(answers(power_cap_kw=5.0, configs={
+    fast = sweep_configs(answers(power_cap_kw=12.0, configs={
         "counts": [1, 2, 4, 8, 16], "objective": "time"}), CATALOG).choice
-    assert fast.best is not None and fast.best.power_kw <= 5.0
-    assert "5 kW power cap" in fast.reason and "fastest" in fast.reason
+    assert fast.best is not None and fast.best.rack_kw <= 12.0
+    assert "12 kW power cap" in fast.reason and "fastest" in fast.reason
+
+
+def test_a_rack_cap_counts_the_hosts():
+    """An 8-GPU node draws its GPUs and, besides, its hosts (CPUs, NICs, switches, fans) at
+    DGX system power over its GPUs' TDP: an 8 kW cap holds one 8x H100 node's boards (~5.2
+    kW) but not the node, and the sweep says what it counted."""
+    result = sweep_configs(answers(power_cap_kw=8.0, configs={"counts": [4, 8, 16]}),
+                           CATALOG)
+    h100 = {p.gpus: p for p in result.points if p.gpu == "h100-sxm"}
+    eight = h100[8]
+    assert eight.host_kw == pytest.approx(0.8 * 0.7 * 8, rel=1e-6)  # 4.48 kW per DGX H100
+    assert eight.rack_kw == pytest.approx(eight.power_kw + eight.idle_slots_kw + 4.48)
+    assert eight.power_kw < 8.0 < eight.rack_kw and eight.meets_power_cap is False
+    assert h100[4].meets_power_cap is True
+    assert any("each node's hosts" in a and "h100-sxm 4.5 kW per 8-slot node" in a
+               for a in result.assumptions)
 
 
 def test_nothing_qualifies_names_the_closest_miss(sweep):

@@ -201,3 +201,74 @@ def test_a_target_on_fewer_gpus_runs_the_same_global_batch(catalog) -> None:
     serve = answers(targets=["b200-sxm@4"], workload={
         "model": "llama-3.1-8b", "mode": "serve", "seq_lens": [1024], "osl": 256, "gpus": 8})
     assert side_workload(serve, GpuSpec("b200-sxm", 4), catalog)[0].global_batch is None
+
+
+def test_a_rack_cap_counts_each_nodes_hosts(catalog) -> None:
+    """48 B200s against a 40 kW cap: their boards draw about 46 kW, their six DGX-class nodes
+    another 38.4 kW (0.8 x 8 x 1,000 W each, from DGX system power): the cap line says both,
+    and how many fit once the hosts are counted."""
+    a = answers(current="h100-sxm@48", targets=["b200-sxm@48"], power_cap_kw=40.0,
+                workload={"model": "llama-3.1-70b", "seq_lens": [8192], "token_budget": 1e12})
+    t = decide(a, catalog).targets[0]
+    job = t.job
+    assert job is not None and job.power_kw is not None and job.nodes == 6
+    assert job.host_kw == pytest.approx(6 * 0.8 * 8 * 1.0)
+    assert job.rack_kw == pytest.approx(job.power_kw + 38.4)
+    assert job.within_power_cap is False and job.max_gpus_under_cap is not None
+    per_gpu = job.power_kw / 48
+    assert job.max_gpus_under_cap < 40 / per_gpu  # fewer than the boards alone allow
+    assert t.verdict is not None
+    line = next(r.text for r in t.verdict.reasons if r.kind == "power")
+    assert line.startswith(f"48 x b200-sxm draw {job.rack_kw:,.1f} kW with their hosts")
+    assert "kW for the hosts of 6 nodes: CPUs, NICs, switches and fans" in line
+    assert f"at most {job.max_gpus_under_cap} fit" in line
+
+
+def test_the_most_gpus_a_cap_powers_fills_whole_nodes_first() -> None:
+    from advisor.core.economics.cost import max_gpus_under, rack_kw
+
+    # 40 kW, 8-slot nodes of 1 kW GPUs and 6.4 kW hosts: two full nodes (28.8 kW), then a
+    # third node's hosts leave 4.8 kW for four more GPUs
+    assert max_gpus_under(40.0, 8, 1000.0, 6400.0) == 20
+    assert rack_kw(20, 8, 1000.0, 6400.0) <= 40.0 < rack_kw(21, 8, 1000.0, 6400.0)
+    assert max_gpus_under(5.0, 8, 1000.0, 6400.0) == 0  # not even one node's hosts
+    assert max_gpus_under(40.0, 8, 1000.0, 0.0) == 40
+
+
+def test_each_target_is_gated_on_the_stack_it_would_run(catalog) -> None:
+    """With torch 2.5.1+cu124 and FlashAttention, TPUs and Trainium came out 'beta, no support
+    data' and a capability upgrade; they are blocked with what to install, and a TPU given
+    its own stack (stacks.<gpu>) is judged on that one and passes."""
+    cuda = {"source": "declared", "packages": {"torch": "2.5.1+cu124", "flash-attn": "2.7.4"}}
+    xla = {"source": "declared", "packages": {"torch": "2.8.0", "torch-xla": "2.8.0"}}
+    a = answers(current="h100-sxm", targets=["tpu-v5p", "tpu-v7x", "trainium2", "gaudi3"],
+                stack=cuda, stacks={"tpu-v5p": xla},
+                workload={"model": "llama-3.1-8b", "seq_lens": [8192]})
+    d = decide(a, catalog)
+    by = {t.gpu: t for t in d.targets}
+    own = by["tpu-v5p"]
+    assert own.software_gate is not None and own.software_gate.status == "ok"
+    assert own.verdict is not None and own.verdict.kind != "blocked-by-gate"
+    assert own.framework == "fsdp"  # read off its own stack
+    for gpu, what in (("tpu-v7x", "PyTorch/XLA"), ("trainium2", "Neuron"), ("gaudi3", "Gaudi")):
+        v = by[gpu].verdict
+        assert v is not None and v.kind == "blocked-by-gate", gpu
+        assert what in v.headline and "flash-attn" in v.headline
+        assert any(f.text.startswith("unblocked by: install") for f in v.flips), gpu
+
+
+def test_the_smaller_things_a_decision_now_says(catalog) -> None:
+    """FSDP named with no stage runs FSDP's FULL_SHARD (it stayed 'ZeRO-0 (DDP)'), listed as a
+    default with its source; packing says how much attention work it removes."""
+    a = answers(workload={"model": "llama-3.1-8b", "seq_lens": [8192], "framework": "fsdp",
+                          "packed_doc_len": 1024})
+    d = decide(a, catalog)
+    assert d.current.as_run[0].layout is not None and d.current.as_run[0].layout.zero_stage == 3
+    zero = next(x for x in d.defaults if x.field == "workload.zero_stage")
+    assert (zero.value, zero.source) == ("3", "PyTorch FSDP's default sharding, FULL_SHARD")
+    assert any(n.startswith("packed sequences: documents of 1,024 tokens") and "8.0x less"
+               in n for n in d.notes)
+    plain = decide(answers(workload={"model": "llama-3.1-8b", "seq_lens": [8192],
+                                     "framework": "fsdp", "zero_stage": 1}), catalog)
+    assert plain.current.as_run[0].layout.zero_stage == 1  # type: ignore[union-attr]
+    assert not any(n.startswith("packed") for n in plain.notes)

@@ -350,9 +350,9 @@ class TestFeatureRows:
 class TestUnknownAndMissing:
     def test_no_rows_is_unknown_not_a_pass(self, cat: Catalog) -> None:
         g = gate(cat, stack(), "a100")
-        assert (g.status, g.unverified) == ("beta", ["torch"])
+        assert (g.status, g.unverified) == ("unverified", ["torch"])
         assert finding(g, "torch").message == "no support data for torch on sm_80"
-        assert g.summary == "runs on NVIDIA A100 (sm_80) with no support data for torch"
+        assert g.summary == "not verified on NVIDIA A100 (sm_80): no support data for torch"
 
     def test_package_outside_the_catalog(self, cat: Catalog) -> None:
         g = gate(cat, stack(needs=["flash-attn5"]), "b200")
@@ -424,8 +424,64 @@ class TestShippedCatalog:
         assert finding(g, "flash-attn-4").status == "beta"
 
     def test_cuda_torch_on_mi355x(self, shipped: Catalog) -> None:
-        t = finding(gate(shipped, stack("2.9.0+cu128"), "mi355x"), "torch")
-        assert t.status == "upgrade" and "rocm" in t.action
+        """A CUDA build on AMD is a change of stack, not an upgrade: the exact ROCm wheel."""
+        g = gate(shipped, stack("2.9.0+cu128"), "mi355x")
+        t = finding(g, "torch")
+        assert t.status == "switch" and "rocm" in t.action and "--index-url" in t.action
+        assert (g.status, g.fixable) == ("blocked", False)
+        assert g.switch is not None and g.switch.stack_vendor == "NVIDIA"
+
+    CUDA: ClassVar[dict[str, str]] = {"torch": "2.5.1+cu124", "flash-attn": "2.7.4",
+                                      "transformer-engine": "1.12.0", "liger-kernel": "0.5.2"}
+
+    @pytest.mark.parametrize(("gpu", "platform", "attention"), [
+        ("tpu-v5p", "PyTorch/XLA (torch-xla) or JAX", "Pallas"),
+        ("tpu-v7x", "PyTorch/XLA (torch-xla) or JAX", "Pallas"),
+        ("trainium2", "the AWS Neuron SDK (TorchNeuron: torch-neuronx)", "NKI"),
+        ("gaudi3", "the Intel Gaudi software stack", "FusedSDPA"),
+    ])
+    def test_a_cuda_stack_is_blocked_with_the_stack_to_install(
+            self, shipped: Catalog, gpu: str, platform: str, attention: str) -> None:
+        """torch 2.5.1+cu124 with FlashAttention came out 'beta, no support data' on TPUs and
+        Trainium (a capability upgrade, tpu-v7x ranked first) and 'upgrade torch' on Gaudi:
+        the stack cannot run there at all, so the target is blocked with what to install,
+        what does each package's work there and what nothing does."""
+        g = check_software(Stack(source="declared", packages=self.CUDA), shipped.gpu(gpu),
+                           shipped)
+        assert (g.status, g.fixable) == ("blocked", False)
+        assert g.switch is not None and g.switch.platform.startswith(platform)
+        assert f"install {g.switch.platform}" in g.summary
+        assert attention in g.switch.replaced["flash-attn"]
+        assert "liger-kernel" in g.switch.missing  # Triton: NVIDIA and AMD only
+        torch = finding(g, "torch")
+        assert torch.status == "switch" and "upgrade" not in torch.action
+        assert all(f.status != "beta" for f in g.findings)
+        if gpu != "gaudi3":  # Gaudi has its own Transformer Engine; TPU and Trainium none
+            assert "transformer-engine" in g.switch.missing
+        else:
+            assert "Gaudi Transformer Engine" in g.switch.replaced["transformer-engine"]
+            fa = finding(g, "flash-attn")
+            assert "does not run on Intel" in fa.message and "no support data" not in fa.message
+
+    @pytest.mark.parametrize(("gpu", "packages"), [
+        ("tpu-v5p", {"torch": "2.8.0", "torch-xla": "2.8.0"}),
+        ("tpu-v7x", {"jax": "0.7.2"}),
+        ("trainium2", {"torch": "2.13.0", "torch-neuronx": "2.13.3.0"}),
+        ("gaudi3", {"torch": "2.6.0+hpu_1.21.4"}),
+    ])
+    def test_their_own_stack_passes(self, shipped: Catalog, gpu: str,
+                                    packages: dict[str, str]) -> None:
+        g = check_software(Stack(source="declared", packages=packages), shipped.gpu(gpu),
+                           shipped)
+        assert (g.status, g.switch) == ("ok", None), g.summary
+
+    def test_no_support_data_is_never_a_pass(self, shipped: Catalog) -> None:
+        """PyTorch/XLA on TPU7x: Google names JAX only, so there is no row, and the gate
+        says it cannot vouch rather than passing it."""
+        g = check_software(Stack(source="declared",
+                                 packages={"torch": "2.8.0", "torch-xla": "2.8.0"}),
+                           shipped.gpu("tpu-v7x"), shipped)
+        assert g.status == "unverified" and set(g.unverified) == {"torch", "torch-xla"}
 
     def test_gate_all_runs_over_every_shipped_gpu(self, shipped: Catalog) -> None:
         gates = gate_all(stack("2.9.0+cu128"), shipped.gpus, shipped)

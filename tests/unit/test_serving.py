@@ -138,3 +138,17 @@ def test_deepseek_is_served_with_data_parallel_attention(catalog) -> None:
     assert c.kv_batch > 4 * tp8.kv_batch / 8  # per GPU: a replica of 1 GPU against one of 8
     s = d.targets[0].sweep[0].speedup  # MLPerf v6.0 Offline, Nebius: 1.18x
     assert s is not None and 1.0 < s < 1.35
+
+
+def test_expert_parallel_over_pcie_is_named(catalog) -> None:
+    """Mixtral on four L40S at EP 4: the all-to-all crosses PCIe, and the verdict says what
+    it costs the step (it was never named)."""
+    a = parse_answers({"current": "l40s@4", "targets": ["rtx-pro-6000-bw-server@4"],
+                       "workload": {"model": "mixtral-8x7b", "mode": "serve",
+                                    "seq_lens": [1024], "osl": 1024, "ep": 4}})
+    v = decide(a, catalog).targets[0].verdict
+    assert v is not None
+    line = next(r.text for r in v.reasons if "over PCIe" in r.text)
+    assert line.startswith("l40s: TP 4 and EP 4 run over PCIe") or line.startswith(
+        "l40s: EP 4 run over PCIe")
+    assert "of its step" in line

@@ -40,6 +40,9 @@ def test_a_side_reads_its_domain_from_the_catalog(catalog) -> None:
     assert (gb200.gpus, gb200.nodes, gb200.slots_per_node) == (256, 4, 72)
     assert (b300.gpus, b300.nodes, b300.slots_per_node) == (192, 24, 8)
     assert gb200.at(64).nodes == 1  # 64 GPUs fit one rack
+    # what a node draws besides its GPUs: an NVL72 rack shares its hosts, an HGX board less so
+    assert gb200.host_w == pytest.approx(0.39 * 1200 * 72)
+    assert b300.host_w == pytest.approx(0.8 * 1100 * 8)
 
 
 def test_the_sweep_and_the_verdict_agree_at_the_count_the_answers_give(catalog) -> None:
@@ -106,12 +109,58 @@ def test_per_side_formats_are_gated_each_on_its_own(catalog) -> None:
 
 def test_the_same_side_moves_with_its_count(catalog) -> None:
     a = answers()
-    w, _, _ = side_workload(a, GpuSpec("b200-sxm", 16), catalog)
+    w = side_workload(a, GpuSpec("b200-sxm", 16), catalog)[0]
     assert (w.gpus, w.nodes) == (16, 2)
     side = resolve_sides(a, catalog)[1]
     moved = side.at(16)
     assert (moved.gpus, moved.nodes, moved.precision) == (16, 2, side.precision)
     assert moved.rates is side.rates  # rates do not depend on the count
+
+
+def test_a_stated_tp_is_the_current_sides_on_a_smaller_target(catalog) -> None:
+    """`--current h200-sxm@2 --target b200-sxm@1 --tp 2`: TP 2 is what runs on the two H200s
+    today; the one B200 cannot hold it, so it is re-tuned (and says so) instead of refusing
+    'layouts.b200-sxm: gpus 1 is not a multiple of TP x PP x CP = 2', a field never written."""
+    a = answers(current="h200-sxm@2", targets=["b200-sxm@1"],
+                workload={"model": "llama-3.1-8b", "seq_lens": [8192], "tp": 2})
+    d = run(a, catalog).decision
+    cur, tgt = d.current, d.targets[0]
+    assert cur.as_run[0].layout is not None and cur.as_run[0].layout.tp == 2
+    p = tgt.sweep[0]
+    assert p.layout is not None and (p.layout.gpus, p.layout.tp) == (1, 1)
+    assert p.speedup is not None and 1.0 < p.speedup < 3.0
+    assert any("b200-sxm: 1 GPU cannot hold the current side's TP 2" in n for n in d.notes)
+
+
+def test_the_count_after_at_is_the_count_the_layout_is_checked_on(catalog) -> None:
+    """`--current gb200@512 --target gb300@512 --tp 4 --pp 8 --cp 2`: the layout is checked on
+    512 GPUs (it was refused as 'gpus 8 is not a multiple of TP x PP x CP = 64')."""
+    a = answers(current="gb200@512", targets=["gb300@512"],
+                workload={"model": "llama-3.1-70b", "seq_lens": [8192], "tp": 4, "pp": 8,
+                          "cp": 2})
+    assert a.workload.gpus == 512
+    d = run(a, catalog).decision
+    mine = d.current.as_run[0].layout
+    assert mine is not None and (mine.gpus, mine.tp, mine.pp, mine.cp) == (512, 4, 8, 2)
+    t = d.targets[0]
+    assert t.gpus == 512 and t.sweep[0].layout is not None
+    assert t.sweep[0].speedup is not None and 0.8 < t.sweep[0].speedup < 2.0
+    assert not any("cannot hold" in n for n in d.notes)  # the same count holds it
+
+
+def test_a_workload_count_fills_in_only_the_sides_without_one(catalog) -> None:
+    """The current side's @N is the workload's count; a `gpus` that differs is the count of
+    each target written without one."""
+    a = answers(current="h100-sxm@16", targets=["b200-sxm", "h200-sxm@4"],
+                workload={"model": "llama-3.1-8b", "seq_lens": [4096], "gpus": 8})
+    assert a.workload.gpus == 16 and a.targets == ["b200-sxm@8", "h200-sxm@4"]
+    sides = resolve_sides(a, catalog)
+    assert [s.gpus for s in sides] == [16, 8, 4]
+    plain = answers(current="h100-sxm@16", targets=["b200-sxm"])
+    assert [s.gpus for s in resolve_sides(plain, catalog)] == [16, 8]
+    alone = answers(current="h100-sxm@2", targets=["b200-sxm"],
+                    workload={"model": "llama-3.1-8b", "seq_lens": [4096]})
+    assert [s.gpus for s in resolve_sides(alone, catalog)] == [2, 2]
 
 
 def test_the_ranking_honours_the_cap_and_each_targets_count(catalog) -> None:

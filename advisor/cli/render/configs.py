@@ -33,7 +33,7 @@ def sweep_blocks(r: ConfigSweep, answers: Answers) -> list[Block]:
             p.gpu, str(p.gpus), str(p.nodes), str(p.idle_gpus), number(p.tokens_per_s / 1e3, 1),
             f"{p.scaling_efficiency:.0%}", f"{p.comm_share:.0%}", _days(p.eta_days),
             usd(p.usd), number(p.gpu_days_equiv, 1) if p.gpu_days_equiv is not None else UNKNOWN,
-            number(p.power_kw, 1), number(p.energy_kwh),
+            number(p.power_kw, 1), number(p.rack_kw, 1), number(p.energy_kwh),
             f"{p.usd_per_gpu_hour:.2f} {p.price_source}" if p.usd_per_gpu_hour is not None
             else UNKNOWN,
             ", ".join(flags)])
@@ -43,13 +43,16 @@ def sweep_blocks(r: ConfigSweep, answers: Answers) -> list[Block]:
          Col("scaling", numeric=True, drop=3), Col("comm", "share", numeric=True, drop=4),
          Col("wall-clock", numeric=True), Col("job", "$", numeric=True),
          Col("GPU-days", f"in {r.current}", numeric=True, drop=2),
-         Col("power", "kW", numeric=True), Col("energy", "kWh", numeric=True, drop=1),
+         Col("power", "kW", numeric=True),
+         Col("with hosts", "kW", numeric=True, drop=0 if c.power_cap_kw is not None else 8),
+         Col("energy", "kWh", numeric=True, drop=1),
          Col("price", "$/GPU-h", drop=7), Col("marks")],
         rows, title="Configurations",
         notes=[f"scaling: per-GPU rate over the smallest count that runs; comm share: exposed "
                f"communication in a step; GPU-days in {r.current}: the job's $ at its price; "
-               "idle slots: empty node slots at idle draw; front: on the Pareto front over "
-               "time, $ and kW"])
+               "idle slots: empty node slots at idle draw; with hosts: the GPUs, empty slots "
+               "and each node's hosts (CPUs, NICs, switches, fans), what a rack's power cap "
+               "counts; front: on the Pareto front over time, $ and kW"])
     head = (f"{m.name} ({count(m.params_total)} parameters), {w.mode}, {w.precision}, "
             f"{r.seq_len:,} tokens per sequence, micro-batch {w.micro_batch}; "
             f"{count(r.token_budget, 'tokens')}; electricity ${r.electricity_usd_per_kwh}/kWh")

@@ -59,6 +59,8 @@ class ConfigPoint(BaseModel):
     power_kw: float = Field(description="average draw of the GPUs in use, at their utilisation "
                                         "(the verdict's figure)")
     idle_slots_kw: float = Field(default=0.0, description="empty node slots at idle draw")
+    host_kw: float = Field(default=0.0, description="the nodes' hosts (CPUs, NICs, switches, "
+                                                     "fans) at the GPUs' TDP")
     energy_kwh: float
     energy_usd: float
     pareto: bool = False
@@ -68,6 +70,11 @@ class ConfigPoint(BaseModel):
     @property
     def label(self) -> str:
         return f"{self.gpus}x {self.gpu}"
+
+    @property
+    def rack_kw(self) -> float:
+        """What a rack's power budget counts: the GPUs, the empty slots and the hosts."""
+        return self.power_kw + self.idle_slots_kw + self.host_kw
 
 
 class Skipped(BaseModel):
@@ -115,15 +122,18 @@ class ConfigSweep(BaseModel):
 
 def sweep_configs(answers: Answers, catalog: Catalog,
                   probes: Mapping[str, ProbeRecord] | None = None,
-                  cal: Calibration | None = None) -> ConfigSweep:
+                  cal: Calibration | None = None,
+                  sides: Sequence[ResolvedSide] | None = None) -> ConfigSweep:
     """Every compared GPU at every count: re-tuned by the engine, priced, powered, ranked.
 
-    Each GPU is the decision's own resolved side moved to each count (`ResolvedSide.at`),
-    so the row at the count the answers give is the verdict's figure, not a re-derivation.
+    Each GPU is the decision's own resolved side (`sides`, anchored on the user's measured
+    run where there is one; resolved here when not given) moved to each count
+    (`ResolvedSide.at`), so the row at the count the answers give is the verdict's figure,
+    not a re-derivation.
     """
+    from advisor.core.anchored import resolve_anchored
     from advisor.core.economics.cost import job_cost, quote
     from advisor.core.projection.calibration import CAL
-    from advisor.core.sides import resolve_sides
 
     cal = cal or CAL
     opts = answers.configs or ConfigOptions()
@@ -131,8 +141,10 @@ def sweep_configs(answers: Answers, catalog: Catalog,
     if w.token_budget is None:
         raise InputError("a configuration sweep needs a token budget (tokens to process)",
                          field="workload.token_budget")
-    sides: list[ResolvedSide] = []
-    for s in resolve_sides(answers, catalog, probes or {}, cal, alone=True):
+    given = sides if sides is not None else resolve_anchored(answers, catalog, probes, cal,
+                                                             alone=True).sides
+    sides = []
+    for s in given:
         if s.gpu.id not in [x.gpu.id for x in sides]:
             sides.append(s)
     quotes = [quote(s.gpu.id, answers.prices, catalog) for s in sides]
@@ -169,7 +181,8 @@ def sweep_configs(answers: Answers, catalog: Catalog,
             nodes = at.workload.nodes
             idle = max(0, nodes * at.slots_per_node - n) if opts.count_idle_slots else 0
             job = job_cost(n, w.token_budget, rate, q, busy_w,
-                           answers.electricity_usd_per_kwh, None)
+                           answers.electricity_usd_per_kwh, None, nodes=nodes,
+                           host_w_per_node=at.host_w, slots=at.slots_per_node)
             idle_kw = idle * idle_w / 1000.0
             ref = first_rate.setdefault(s.gpu.id, rate)
             points.append(ConfigPoint(
@@ -184,7 +197,7 @@ def sweep_configs(answers: Answers, catalog: Catalog,
                 price_source=q.source if q else None, gpu_days=job.gpu_days,
                 gpu_days_equiv=(job.usd / (base_quote.usd_per_hour * 24)
                                 if job.usd is not None and base_quote else None),
-                power_kw=job.power_kw or 0.0, idle_slots_kw=idle_kw,
+                power_kw=job.power_kw or 0.0, idle_slots_kw=idle_kw, host_kw=job.host_kw or 0.0,
                 energy_kwh=(job.energy_kwh or 0.0) + idle_kw * job.wall_clock_h,
                 energy_usd=(job.energy_usd or 0.0)
                 + idle_kw * job.wall_clock_h * answers.electricity_usd_per_kwh,
@@ -216,6 +229,7 @@ def _assumptions(answers: Answers, opts: ConfigOptions, sides: Sequence[Resolved
         f"nodes; GPUs per node: {per_node})",
         _batch_rule({s.gpu.id: s.workload for s in sides}),
         "power: the GPUs in use at idle + utilisation x (limit - idle), as in the verdict; "
+        + _host_words(sides, answers.power_cap_kw) + "; "
         + ("empty slots of a partly used node draw idle power, shown apart and counted in "
            "energy" if opts.count_idle_slots
            else "empty node slots not counted (rented instances)"),
@@ -230,6 +244,17 @@ def _assumptions(answers: Answers, opts: ConfigOptions, sides: Sequence[Resolved
     if quotes[0] is None:
         out.append(f"GPU-days-equivalent needs a price for the current GPU ({gpus[0].id})")
     return out
+
+
+def _host_words(sides: Sequence[ResolvedSide], cap: float | None) -> str:
+    """What the power cap counts besides the GPUs, and the system figures it comes from."""
+    per = ", ".join(sorted({f"{s.gpu.id} {s.host_w / 1000:.1f} kW per {s.slots_per_node}-slot "
+                            "node" for s in sides if s.host_w}))
+    what = (f"a power cap counts the GPUs, empty slots and each node's hosts (CPUs, NICs, "
+            f"switches, fans; {per}" if per else "a power cap counts the GPUs and empty slots "
+            "(no TDP, so no host figure")
+    return ("" if cap is None else "the ") + what + ", from DGX/NVL72 system power over their " \
+        "GPUs' TDP)"
 
 
 def _batch_rule(workloads: Mapping[str, Workload]) -> str:
@@ -280,14 +305,14 @@ def mark(points: Sequence[ConfigPoint], power_cap_kw: float | None,
     """Points with their Pareto membership and whether they meet the cap and the deadline."""
     return [p.model_copy(update={
         "pareto": not any(_dominates(q, p) for q in points if q is not p),
-        "meets_power_cap": p.power_kw <= power_cap_kw if power_cap_kw is not None else None,
+        "meets_power_cap": p.rack_kw <= power_cap_kw if power_cap_kw is not None else None,
         "meets_deadline": p.eta_days <= deadline_days if deadline_days is not None else None,
     }) for p in points]
 
 
 def _miss(p: ConfigPoint, cap: float | None, deadline: float | None) -> float:
     """How far past its worst constraint a point lands, as a fraction (0 when it meets both)."""
-    over = [p.power_kw / cap - 1 if cap else 0.0, p.eta_days / deadline - 1 if deadline else 0.0]
+    over = [p.rack_kw / cap - 1 if cap else 0.0, p.eta_days / deadline - 1 if deadline else 0.0]
     return max(0.0, *over)
 
 
@@ -322,8 +347,8 @@ def choose(points: Sequence[ConfigPoint], objective: Objective, power_cap_kw: fl
                       best=None, closest_miss=None, reason="no configuration could be projected")
     near = min(points, key=lambda p: (_miss(p, power_cap_kw, deadline_days), key(p)))
     misses = []
-    if power_cap_kw is not None and near.power_kw > power_cap_kw:
-        misses.append(f"{near.power_kw:.1f} kW against {power_cap_kw:g}")
+    if power_cap_kw is not None and near.rack_kw > power_cap_kw:
+        misses.append(f"{near.rack_kw:.1f} kW against {power_cap_kw:g}, hosts included")
     if deadline_days is not None and near.eta_days > deadline_days:
         misses.append(f"{near.eta_days:.1f} days against {deadline_days:g}")
     return Choice(objective=objective, power_cap_kw=power_cap_kw, deadline_days=deadline_days,

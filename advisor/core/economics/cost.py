@@ -35,11 +35,47 @@ class JobCost(BaseModel):
     wall_clock_h: float
     usd: float | None
     gpu_days: float
-    power_kw: float | None
+    power_kw: float | None  # the GPUs' own draw (energy is counted on it)
     energy_kwh: float | None
     energy_usd: float | None
     within_power_cap: bool | None
     max_gpus_under_cap: int | None
+    host_kw: float | None = None  # the nodes' draw besides their GPUs, at the GPUs' TDP
+    nodes: int = 1
+
+    @property
+    def rack_kw(self) -> float | None:
+        """What a rack's power budget counts: the GPUs and their nodes' hosts."""
+        if self.power_kw is None:
+            return None
+        return self.power_kw + (self.host_kw or 0.0)
+
+
+def rack_kw(gpus: int, per_node: int, gpu_w: float, host_w_per_node: float) -> float:
+    """kW of `gpus` GPUs on nodes of `per_node` slots, each node's hosts included."""
+    nodes = -(-gpus // per_node)
+    return (gpus * gpu_w + nodes * host_w_per_node) / 1000.0
+
+
+def max_gpus_under(cap_kw: float, per_node: int, gpu_w: float, host_w_per_node: float) -> int:
+    """The most GPUs a cap powers, filling nodes of `per_node` slots one at a time."""
+    node_w = per_node * gpu_w + host_w_per_node
+    full = int(cap_kw * 1000.0 // node_w)
+    left = cap_kw * 1000.0 - full * node_w - host_w_per_node
+    extra = int(left // gpu_w) if left > 0 and gpu_w > 0 else 0
+    return full * per_node + min(per_node - 1, max(0, extra))
+
+
+def cap_words(gpus: int, gpu: str, job: JobCost) -> str:
+    """What a rack's power budget counts for these GPUs: '48 x b200-sxm draw 82.9 kW with
+    their hosts (45.1 kW of GPU boards, 37.8 kW for the hosts of 6 nodes: CPUs, NICs,
+    switches and fans)'."""
+    rack = job.rack_kw or 0.0
+    if not job.host_kw:
+        return f"{gpus} x {gpu} draw {rack:,.1f} kW (GPU boards; no host figure)"
+    return (f"{gpus} x {gpu} draw {rack:,.1f} kW with their hosts ({job.power_kw or 0:,.1f} "
+            f"kW of GPU boards, {job.host_kw:,.1f} kW for the hosts of {job.nodes} node"
+            f"{'s' if job.nodes != 1 else ''}: CPUs, NICs, switches and fans)")
 
 
 def quote(gpu_id: str, user: dict[str, float], catalog: Catalog) -> PriceQuote | None:
@@ -82,16 +118,23 @@ def job_cost(
     power_w: float | None,
     electricity_usd_per_kwh: float,
     power_cap_kw: float | None,
+    nodes: int = 1,
+    host_w_per_node: float | None = None,
+    slots: int | None = None,
 ) -> JobCost:
-    """Wall clock, dollars, GPU-days and energy for the token budget (one hour if none given)."""
+    """Wall clock, dollars, GPU-days and energy for the token budget (one hour if none given).
+    The power cap is checked against the GPUs and their nodes' hosts, as a rack counts."""
     budget = token_budget or tokens_per_s_per_gpu * gpus * 3600.0
     hours = budget / (tokens_per_s_per_gpu * gpus) / 3600.0
     kw = power_w * gpus / 1000.0 if power_w is not None else None
     kwh = kw * hours if kw is not None else None
+    host = host_w_per_node or 0.0
+    host_kw = nodes * host / 1000.0
     cap_ok = cap_gpus = None
-    if power_cap_kw is not None and power_w is not None:
-        cap_gpus = int(power_cap_kw * 1000.0 // power_w)
-        cap_ok = gpus <= cap_gpus
+    if power_cap_kw is not None and kw is not None and power_w is not None:
+        per_node = slots or max(1, gpus // nodes)  # a node's GPU slots, each node's hosts
+        cap_gpus = max_gpus_under(power_cap_kw, per_node, power_w, host)
+        cap_ok = kw + host_kw <= power_cap_kw
     return JobCost(
         wall_clock_h=hours,
         usd=price.usd_per_hour * gpus * hours if price else None,
@@ -101,4 +144,6 @@ def job_cost(
         energy_usd=kwh * electricity_usd_per_kwh if kwh is not None else None,
         within_power_cap=cap_ok,
         max_gpus_under_cap=cap_gpus,
+        host_kw=host_kw if host_w_per_node is not None else None,
+        nodes=nodes,
     )

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from advisor.core.model.catalog import Catalog, Gpu
     from advisor.core.model.probe_record import ProbeRecord
     from advisor.core.projection.calibration import Calibration
+    from advisor.core.result import AnchorReport
 
 class StageRate(BaseModel):
     model_config = ConfigDict(frozen=True)
@@ -275,9 +276,11 @@ def _alternative(spec: PipelineSpec, alt: PipelineAlternative, base: list[StageR
 def analyse_pipeline(spec: PipelineSpec, catalog: Catalog, gpus: int | None = None,
                      probes: Mapping[str, ProbeRecord] | None = None,
                      cal: Calibration | None = None, top: int = 5,
-                     prices: Mapping[str, float] | None = None) -> PipelineReport:
+                     prices: Mapping[str, float] | None = None,
+                     anchor: AnchorReport | None = None) -> PipelineReport:
     """Stage rates, bottleneck and queues now, the best splits of `gpus`, the neighbours, and
-    the same pipeline on each alternative GPU, as given and as the engine projects it."""
+    the same pipeline on each alternative GPU, as given and as the engine projects it.
+    `anchor`: the decision's anchor, whose calibration `cal` already carries."""
     rates = [stage_rate(s, spec.tokens_per_unit, catalog, probes, cal) for s in spec.stages]
     p = build_pipeline(spec, rates)
     total = gpus or p.total_gpus
@@ -288,6 +291,10 @@ def analyse_pipeline(spec: PipelineSpec, catalog: Catalog, gpus: int | None = No
         "power: busy GPUs at idle + utilisation x (active - idle) (low end) up to full draw "
         "(high end: a GPU polling an empty queue may not slow down); spare GPUs at idle",
     ]
+    if anchor is not None and any(r.source == "projected" for r in rates):
+        assumptions.append(f"engine-projected stages carry the stack efficiency anchored on "
+                           f"{anchor.whose} {anchor.measured} (x{anchor.efficiency:.2f}), as "
+                           "every target does")
     if len({r.gpu for r in rates}) > 1:
         assumptions.append("stages run on different GPU types; a split moves GPU slots, "
                            "each keeping its stage's GPU type")

@@ -139,7 +139,8 @@ def judge(c: Case) -> Verdict:
 
     if c.target_gate:
         kind: Kind = "blocked-by-gate"
-        headline = f"blocked: {c.target_gate}"
+        gate = c.target_gate
+        headline = gate if gate.startswith("blocked") else f"blocked: {gate}"
         reasons.insert(0, Reason(kind="gate", weight=10.0, text=c.target_gate))
         if c.gate_fix:
             after = f"; then: {_money(c, speed, cost)[1]}" if speed is not None else ""

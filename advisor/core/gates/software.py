@@ -5,7 +5,13 @@ the catalog's support rows for the target arch decide one of: ok (GA), beta,
 upgrade (a newer version or another build exists), unsupported (no version
 does), or unknown (no data: not a pass). A gate is blocked by any upgrade or
 unsupported finding; `fixable` tells "blocked until you upgrade" apart from
-"blocked, no support exists".
+"blocked, no support exists"; a gate with no support data for a package is
+"unverified", never a pass.
+
+A stack built for another vendor's accelerators (a CUDA torch build on a TPU, Trainium,
+Gaudi or an AMD GPU) does not run there at all: the gate is blocked with a stack switch,
+which names the platform to install (the catalog's [[platform]]) and, package by package,
+what does its work there or that nothing does ([[equivalent]]).
 """
 
 from __future__ import annotations
@@ -19,7 +25,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, ConfigDict
 
 from advisor.core.gates.dtype import canonical_precision
-from advisor.core.model.catalog import Arch, Catalog, Gpu, Support
+from advisor.core.model.catalog import Arch, Catalog, Gpu, Platform, Support
 from advisor.core.model.stack import (
     ATTENTION_KERNELS,
     Stack,
@@ -38,8 +44,10 @@ from advisor.core.model.stack import (
 if TYPE_CHECKING:
     from packaging.version import Version
 
-FindingStatus = Literal["ok", "beta", "upgrade", "unsupported", "unknown"]
-_SEVERITY: dict[str, int] = {"ok": 0, "beta": 1, "unknown": 2, "upgrade": 3, "unsupported": 4}
+FindingStatus = Literal["ok", "beta", "upgrade", "switch", "unsupported", "unknown"]
+_SEVERITY: dict[str, int] = {"ok": 0, "beta": 1, "unknown": 2, "upgrade": 3, "switch": 4,
+                             "unsupported": 5}
+GateStatus = Literal["ok", "beta", "unverified", "blocked"]
 
 # Which torch build flavour drives each vendor's GPUs, and the runtime whose version matters.
 _TARGET_FLAVOUR: dict[str, str] = {"NVIDIA": "cuda", "AMD": "rocm", "Intel": "hpu"}
@@ -51,6 +59,8 @@ _BUILD_KIND = {
     "xpu": "an XPU",
     "hpu": "an Intel Gaudi (hpu)",
 }
+_BUILD_NAME = {"cpu": "CPU-only", "cuda": "CUDA", "rocm": "ROCm", "xpu": "XPU",
+               "hpu": "Intel Gaudi (hpu)"}
 _FLAVOURS = ("cuda", "rocm", "cpu", "xpu", "hpu")
 
 WHEEL_INDEX = "https://download.pytorch.org/whl/"
@@ -80,22 +90,39 @@ class SoftwareFinding(BaseModel):
     alternatives: list[str] = []
 
 
+class StackSwitch(BaseModel):
+    """A stack built for another vendor's accelerators, and what moving to this one takes."""
+
+    model_config = ConfigDict(frozen=True)
+
+    vendor: str  # the target's
+    stack_vendor: str | None  # whose accelerators the stack is built for (None: not said)
+    platform: str  # what runs there, e.g. "PyTorch/XLA (torch-xla) or JAX"
+    install: str
+    rebuilt: list[str] = []  # packages with their own build there, to reinstall
+    replaced: dict[str, str] = {}  # package -> what does its work there
+    missing: list[str] = []  # packages nothing there replaces
+    unknown: list[str] = []  # packages with no data there (not a pass)
+
+
 class SoftwareGate(BaseModel):
     """The stack against one GPU.
 
-    `status` is "beta" also when some package has no support data (see
-    `unverified`): it may run, but nobody vouches for it. `fixable` is False
-    once any needed package has no supporting version at all.
+    `status` is "unverified" when some package has no support data (see
+    `unverified`) and nothing blocks: it may run, but nobody vouches for it, so it is
+    not a pass. `fixable` is False once any needed package has no supporting version at
+    all, or the stack is another vendor's (`switch`).
     """
 
     model_config = ConfigDict(frozen=True)
 
     gpu: str
     arch: str
-    status: Literal["ok", "beta", "blocked"]
+    status: GateStatus
     fixable: bool
     findings: list[SoftwareFinding]
     summary: str
+    switch: StackSwitch | None = None
 
     @property
     def unverified(self) -> list[str]:
@@ -104,6 +131,18 @@ class SoftwareGate(BaseModel):
     @property
     def actions(self) -> list[str]:
         return [f.action for f in self.findings if f.action]
+
+    @property
+    def remedy(self) -> str | None:
+        """What unblocks this GPU when that is only an upgrade, or a check of packages with
+        no support data; None when it runs as it is or needs more (another stack, a
+        package with no supporting version)."""
+        if self.status == "blocked" and self.fixable:
+            return "; ".join(self.actions) or None
+        if self.status == "unverified":
+            return (f"check {', '.join(self.unverified)} on {self.gpu} (a probe run there), "
+                    "or declare the stack it would run")
+        return None
 
 
 @dataclass(frozen=True)
@@ -510,15 +549,112 @@ def _summary(
         text = f"blocked on {where}: no supporting version of {names('unsupported')}"
         alts = [a for f in findings for a in f.alternatives]
         return text + (f"; alternatives: {', '.join(alts)}" if alts else "")
+    if status == "unverified":
+        text = f"not verified on {where}: no support data for {names('unknown')}"
+        return text + (f"; beta support for {names('beta')}" if names("beta") else "")
     if status == "beta":
-        parts = []
-        if names("beta"):
-            parts.append(f"beta support for {names('beta')}")
-        if names("unknown"):
-            parts.append(f"no support data for {names('unknown')}")
-        return f"runs on {where} with {' and '.join(parts)}"
+        return f"runs on {where} with beta support for {names('beta')}"
     shown = ", ".join(f"{f.package} {f.installed}" for f in findings)
     return f"supported on {where}: {shown}"
+
+
+def stack_vendor(stack: Stack, catalog: Catalog) -> str | None:
+    """Whose accelerators a stack is built for: its torch build's (cu -> NVIDIA, rocm -> AMD,
+    hpu -> Intel), else the platform whose packages it holds (torch-xla or JAX -> Google,
+    torch-neuronx -> AWS); None when it does not say."""
+    platforms = list(catalog.platforms.values())
+    for p in platforms:
+        if p.torch_build is not None and stack.flavour == p.torch_build:
+            return p.vendor
+    for p in platforms:
+        if any(name in stack.packages for name in p.packages):
+            return p.vendor
+    return None
+
+
+def _foreign(stack: Stack, vendor: str | None, platform: Platform) -> bool:
+    """Whether the stack cannot run on the platform's accelerators at all: it is another
+    vendor's, or the platform runs only through packages the stack does not have."""
+    if vendor is not None:
+        return vendor != platform.vendor
+    return platform.torch_build is None and bool(platform.packages)
+
+
+def _counterpart(package: str, installed: str | None, arch: Arch, catalog: Catalog,
+                 flavour: str | None, precision: str | None) -> SoftwareFinding:
+    """One of a foreign stack's packages on this vendor: its own build here, what does its
+    work here, that nothing does, or no data (not a pass)."""
+    rows = applicable_rows(catalog.support_for(package, arch.id), flavour, precision)
+    usable = [r for r in rows if r.status != "unsupported"]
+    where = f"{arch.vendor} {arch.family}"
+    if usable:
+        r = next((x for x in usable if x.status == "ga"), usable[0])
+        since = f" ≥{r.min_version}" if try_parse_version(r.min_version) else ""
+        return SoftwareFinding(
+            package=package, installed=installed, required=r.min_version or None,
+            status="switch", action=f"install {package}{since}'s "
+            f"{_runtime_name(flavour) if flavour else arch.vendor} build"
+            + (f" ({r.build})" if r.build else ""),
+            message=f"{package} has a build for {arch.id} ({r.status}); yours is another "
+                    "vendor's", source=list(r.source))
+    eq = catalog.equivalent(package, arch.vendor)
+    if eq is not None and eq.use:
+        return SoftwareFinding(
+            package=package, installed=installed, required=None, status="switch",
+            action=f"replace {package} with {eq.use}",
+            message=f"{package} does not run on {where}: {eq.notes}".rstrip(": "),
+            source=list(eq.source), alternatives=[eq.use])
+    if eq is not None or rows:
+        why = eq.notes if eq is not None else rows[0].notes or rows[0].error
+        return SoftwareFinding(
+            package=package, installed=installed, required=None, status="unsupported",
+            action=f"no equivalent of {package} on {where}",
+            message=f"{package} has no equivalent on {where}" + (f": {why}" if why else ""),
+            source=list(eq.source if eq is not None else rows[0].source))
+    return _unknown(package, installed, f"no support data for {package} on {arch.id}")
+
+
+def _switch_gate(stack: Stack, gpu: Gpu, arch: Arch, catalog: Catalog, platform: Platform,
+                 vendor: str | None, precision: str | None) -> SoftwareGate:
+    """A stack built for another vendor's accelerators against this one: what to install
+    and, package by package, what carries over."""
+    flavour = _TARGET_FLAVOUR.get(arch.vendor)
+    kind = (f"stack ({_BUILD_NAME[stack.flavour]} torch build)" if stack.flavour
+            else f"{vendor} stack" if vendor else "stack")
+    if flavour in _TOOLKIT and stack.torch is not None:  # torch's own build: the exact wheel
+        runtime = _torch_finding(stack, gpu, arch, catalog, precision)
+        runtime = runtime.model_copy(update={"status": "switch"})
+    else:
+        runtime = SoftwareFinding(
+            package="torch" if stack.torch is not None else next(iter(stack.packages), "torch"),
+            installed=stack.describe_torch() if stack.torch else None, required=None,
+            status="switch", action=f"install {platform.name}: {platform.install}",
+            message=f"your {kind} cannot drive {gpu.name} ({arch.vendor}): it runs "
+                    f"{platform.name}", source=list(platform.source))
+    own = set(platform.packages) | {"torch"}
+    findings = [runtime] + [
+        _counterpart(p, stack.version_of(p), arch, catalog, flavour, precision)
+        for p in stack.needs if p not in own]
+    switch = StackSwitch(
+        vendor=arch.vendor, stack_vendor=vendor, platform=platform.name,
+        install=platform.install,
+        rebuilt=[f.package for f in findings[1:] if f.status == "switch" and not f.alternatives],
+        replaced={f.package: f.alternatives[0] for f in findings[1:]
+                  if f.status == "switch" and f.alternatives},
+        missing=[f.package for f in findings[1:] if f.status == "unsupported"],
+        unknown=[f.package for f in findings[1:] if f.status == "unknown"])
+    text = f"blocked on {gpu.name} ({arch.id}): your {kind} does not run on {arch.vendor} " \
+           f"accelerators; install {platform.name}"
+    if switch.missing:
+        text += f"; no equivalent there for {', '.join(switch.missing)}"
+    if switch.rebuilt:
+        text += f"; reinstall {', '.join(switch.rebuilt)} built for it"
+    if switch.replaced:
+        text += "; " + "; ".join(f"{p} -> {use}" for p, use in switch.replaced.items())
+    if switch.unknown:
+        text += f"; no support data for {', '.join(switch.unknown)}"
+    return SoftwareGate(gpu=gpu.id, arch=arch.id, status="blocked", fixable=False,
+                        findings=findings, summary=text, switch=switch)
 
 
 def check_software(
@@ -532,7 +668,12 @@ def check_software(
     arch = catalog.arch_of(gpu)
     target = _TARGET_FLAVOUR.get(arch.vendor)
     p = canonical_precision(precision) if precision else None
-    findings = [_torch_finding(stack, gpu, arch, catalog, p)]
+    platform = catalog.platforms.get(arch.vendor)
+    vendor = stack_vendor(stack, catalog)
+    if platform is not None and _foreign(stack, vendor, platform):
+        return _switch_gate(stack, gpu, arch, catalog, platform, vendor, p)
+    findings = [_torch_finding(stack, gpu, arch, catalog, p)] if (
+        stack.torch is not None or "torch" in stack.needs) else []
     for package in stack.needs:
         if package == "torch":
             continue
@@ -542,9 +683,11 @@ def check_software(
             continue
         rows = applicable_rows(catalog.support_for(package, arch.id), target, p)
         findings.append(_package_finding(package, installed, rows, gpu, arch, catalog, target))
-    worst = max(_SEVERITY[f.status] for f in findings)
-    status: Literal["ok", "beta", "blocked"] = (
-        "blocked" if worst >= _SEVERITY["upgrade"] else "beta" if worst > 0 else "ok"
+    worst = max((_SEVERITY[f.status] for f in findings), default=0)
+    status: GateStatus = (
+        "blocked" if worst >= _SEVERITY["upgrade"]
+        else "unverified" if any(f.status == "unknown" for f in findings)
+        else "beta" if worst > 0 else "ok"
     )
     fixable = all(f.status != "unsupported" for f in findings)
     return SoftwareGate(

@@ -30,7 +30,14 @@ from advisor.core.model.options import ConfigOptions, PipelineSpec
 from advisor.core.model.printable import PrintableModel
 from advisor.core.model.stack import Stack
 from advisor.core.model.workload import Workload
-from advisor.core.numbers import RATIO, USD, is_ratio, parse_price
+from advisor.core.numbers import (
+    RATIO,
+    USD,
+    WHOLE,
+    is_ratio,
+    parse_number,
+    parse_price,
+)
 
 if TYPE_CHECKING:
     from advisor.core.model.catalog import Catalog, Gpu
@@ -77,6 +84,10 @@ class Answers(PrintableModel):
     power_cap_kw: Plain | None = Field(default=None, ge=B.MIN_POWER_CAP_KW,
                                        le=B.MAX_POWER_CAP_KW, description="rack power budget")
     stack: Stack | None = None
+    stacks: dict[str, Stack] = Field(
+        default_factory=dict, max_length=B.MAX_TARGETS + 1,
+        description="per-GPU stacks by catalog id: what a target would run (PyTorch/XLA on a "
+                    "TPU); a GPU without one is checked against `stack`")
     time_premium: Plain = Field(
         default=0.10, ge=0, le=B.MAX_TIME_PREMIUM,
         description="extra $/token still worth paying to finish sooner (0.10 = 10%)",
@@ -88,6 +99,29 @@ class Answers(PrintableModel):
     measured: MeasuredRun | None = Field(
         default=None, description="what your job does today on the current GPU, at the first "
                                   "sequence length: the decision is anchored on it")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _current_count(cls, data: Any) -> Any:
+        """The count after @ on the current GPU is the workload's count, the one its layout
+        (TP, PP, CP, EP) describes: `gb200@512` with TP 4 x PP 8 x CP 2 is checked on 512
+        GPUs, not on the default 8. A workload count that differs only fills in the targets
+        that have no count of their own."""
+        if not isinstance(data, dict) or not isinstance(data.get("workload"), dict):
+            return data
+        try:
+            count = split_count(str(data.get("current", "")))[1]
+            given = data["workload"].get("gpus")
+            given = int(parse_number(given, WHOLE)) if isinstance(given, str) else given
+        except ValueError:
+            return data  # the field's own validator says why
+        if count is None or given == count:
+            return data
+        out = {**data, "workload": {**data["workload"], "gpus": count}}
+        if given is not None and isinstance(data.get("targets"), list):
+            out["targets"] = [t if not isinstance(t, str) or "@" in t else f"{t}@{given}"
+                              for t in data["targets"]]
+        return out
 
     @model_validator(mode="before")
     @classmethod
@@ -138,11 +172,11 @@ class Answers(PrintableModel):
         return out
 
     def by_catalog_id(self, catalog: Catalog) -> Answers:
-        """These answers with every per-GPU table (prices, power limits, layouts) keyed by
+        """These answers with every per-GPU table (prices, power limits, layouts, stacks) keyed by
         catalog id, as the engine looks them up: a price quoted as "H100 SXM" is the
         h100-sxm's, not ignored. Two keys naming one GPU are refused."""
         update: dict[str, Any] = {}
-        for name in ("prices", "power_limits_w", "layouts"):
+        for name in ("prices", "power_limits_w", "layouts", "stacks"):
             table: dict[str, Any] = getattr(self, name)
             keyed: dict[str, Any] = {}
             first: dict[str, str] = {}
@@ -234,6 +268,7 @@ def check_against_catalog(answers: Answers, catalog: Catalog, file: str | None =
     named += [(f"layouts.{k}", k) for k in answers.layouts]
     named += [(f"prices.{k}", k) for k in answers.prices]
     named += [(f"power_limits_w.{k}", k) for k in answers.power_limits_w]
+    named += [(f"stacks.{k}", k) for k in answers.stacks]
     with in_file(file or ""):
         for field, gpu in named:
             _named(catalog, split_count(gpu)[0], field, gpu)  # "id@N" names N GPUs of id

@@ -289,6 +289,32 @@ class Support(_Strict):
     confidence: Literal["verified", "secondary", "inferred"] = "verified"
 
 
+class Platform(_Strict):
+    """The software one vendor's accelerators run: a stack for another vendor's (a CUDA torch
+    build on a TPU) does not run there at all, and this is what to install instead."""
+
+    vendor: Vendor
+    name: str = Field(min_length=3, description="e.g. PyTorch/XLA or JAX")
+    torch_build: Literal["cuda", "rocm", "hpu"] | None = Field(
+        default=None, description="the torch build flavour that drives it, if torch's own")
+    packages: list[str] = Field(default_factory=list, max_length=B.MAX_PACKAGES,
+                                description="packages that mark a stack as this platform's")
+    install: Note = Field(min_length=3, description="how to install it")
+    source: Citations
+    retrieved: Day
+
+
+class Equivalent(_Strict):
+    """What does a package's work on another vendor's accelerators, or that nothing does."""
+
+    package: str
+    vendor: Vendor
+    use: str = Field(default="", description="'' when nothing there does its work")
+    notes: Note = ""
+    source: Citations
+    retrieved: Day
+
+
 class Price(_Strict):
     """A published $/GPU-hour: a default until the user quotes their own."""
 
@@ -315,6 +341,8 @@ class Catalog:
     support: tuple[Support, ...]
     prices: tuple[Price, ...]
     origin: Mapping[str, str] = field(default_factory=dict)
+    platforms: Mapping[str, Platform] = field(default_factory=dict)  # by vendor
+    equivalents: tuple[Equivalent, ...] = ()
 
     def gpu(self, gpu_id: str) -> Gpu:
         """Exact id, or a unique loose match; else an InputError with suggestions."""
@@ -363,6 +391,10 @@ class Catalog:
     def support_for(self, package: str, arch: str) -> list[Support]:
         return [s for s in self.support if s.package == package and s.arch == arch]
 
+    def equivalent(self, package: str, vendor: str) -> Equivalent | None:
+        return next((e for e in self.equivalents
+                     if e.package == package and e.vendor == vendor), None)
+
 
 def _validate(model: type[T], raw: Any, file: str, entry: str | None) -> T:
     try:
@@ -382,6 +414,14 @@ def _table_list(doc: Mapping[str, Any], key: str, file: str) -> list[Any]:
     items = doc.get(key)
     if not isinstance(items, list) or not items:
         raise InputError(f"expected a non-empty [[{key}]] array", file=file, field=key)
+    return items
+
+
+def _optional_list(doc: Mapping[str, Any], key: str, file: str) -> list[Any]:
+    """An array of tables a file may leave out (a pulled catalog holds none)."""
+    items = doc.get(key, [])
+    if not isinstance(items, list):
+        raise InputError(f"expected a [[{key}]] array", file=file, field=key)
     return items
 
 
@@ -559,6 +599,21 @@ def catalog_from_docs(docs: Mapping[str, Mapping[str, Any]],
                              entry=entry, field="arch", value=s.arch)
         support.append(s)
 
+    platforms = [_validate(Platform, r, label("software.toml"), _entry_id(r, "vendor"))
+                 for r in _optional_list(sw, "platform", label("software.toml"))]
+    _unique(((p.vendor, p.vendor) for p in platforms), label("software.toml"),
+            "platform vendor")
+    equivalents = []
+    for r in _optional_list(sw, "equivalent", label("software.toml")):
+        entry = f"{_entry_id(r, 'package')}@{_entry_id(r, 'vendor')}"
+        e = _validate(Equivalent, r, label("software.toml"), entry)
+        if e.package not in pkg_map:
+            raise InputError("package not declared in [[package]]", file=label("software.toml"),
+                             entry=entry, field="package", value=e.package)
+        equivalents.append(e)
+    _unique(((f"{e.package}@{e.vendor}", f"{e.package}@{e.vendor}") for e in equivalents),
+            label("software.toml"), "equivalent")
+
     gpu_ids = {g.id for g in gpus}
     prices = []
     for r in _table_list(docs["prices.toml"], "price", label("prices.toml")):
@@ -580,4 +635,6 @@ def catalog_from_docs(docs: Mapping[str, Mapping[str, Any]],
         support=tuple(support),
         prices=tuple(prices),
         origin={f: label(f) for f in CATALOG_FILES},
+        platforms={p.vendor: p for p in platforms},
+        equivalents=tuple(equivalents),
     )

@@ -21,6 +21,10 @@ NAMES: dict[str, str] = {
     "megatron": "Megatron-LM / NeMo", "fsdp": "PyTorch FSDP", "deepspeed": "DeepSpeed",
     "vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM",
 }
+# PyTorch FSDP shards parameters, gradients and optimizer state unless told otherwise: its
+# default ShardingStrategy is FULL_SHARD (https://docs.pytorch.org/docs/stable/fsdp.html),
+# ZeRO-3 in these terms. A workload that names FSDP and no stage runs that.
+FSDP_DEFAULT_STAGE = 3
 # pip distributions that name a framework when a stack declares them, in priority order
 _TRAINING_PACKAGES: tuple[tuple[str, str], ...] = (
     ("deepspeed", "deepspeed"), ("megatron-core", "megatron"), ("nemo-toolkit", "megatron"),

@@ -175,8 +175,9 @@ def default_needs(packages: dict[str, str], source: str = "declared") -> list[st
     user's list of what the workload runs on, so every package in it; a detected one is
     whatever this box has installed, so torch plus the attention kernels, what most
     workloads rely on."""
-    if source == "declared":
-        return ["torch", *(k for k in packages if k != "torch")]
+    if source == "declared":  # a JAX stack needs no torch
+        head = ["torch"] if "torch" in packages or "jax" not in packages else []
+        return [*head, *(k for k in packages if k != "torch")]
     return ["torch", *(k for k in ATTENTION_KERNELS if k in packages)]
 
 
@@ -299,3 +300,32 @@ class Stack(PrintableModel):
         if self.torch_build and local_label(t) is None:
             return f"{t}+{self.torch_build}"
         return t
+
+
+def parse_stack(text: str) -> Stack:
+    """A declared stack as typed: "torch==2.7.1+cu128 flash-attn==2.8.3" (spaces or commas;
+    `=` for `==` too). Every package named is one the job needs, so the gate checks each;
+    torch is named unless it is a JAX stack. ValueError with the message to show."""
+    from pydantic import ValidationError
+
+    packages: dict[str, str] = {}
+    for item in re.split(r"[,\s]+", text.strip()):
+        if not item:
+            continue
+        name, sep, version = item.partition("==") if "==" in item else item.partition("=")
+        if not sep or not name or not version:
+            raise ValueError(f"{item}: write package==version, e.g. torch==2.7.1+cu128")
+        if name in packages:
+            raise ValueError(f"{name} is listed twice")
+        packages[name] = version
+    if "torch" not in packages and "jax" not in packages:
+        raise ValueError("name the torch build, e.g. torch==2.7.1+cu128 (or jax for a JAX stack)")
+    try:
+        return Stack(source="declared", packages=packages, needs=list(packages))
+    except ValidationError as exc:
+        raise ValueError(str(exc.errors()[0]["msg"]).removeprefix("Value error, ")) from None
+
+
+def format_stack(stack: Stack) -> str:
+    """The stack as `parse_stack` reads it back."""
+    return " ".join(f"{name}=={version}" for name, version in stack.packages.items())

@@ -198,6 +198,8 @@ class Calibration:
     decode_attn_compute: float = 0.5
     power_exponent: float = 0.6
     idle_power_fraction: float = 0.10
+    host_power_fraction: float = 0.80
+    host_power_fraction_rack: float = 0.39
     model_sigma: float = 0.13
     memory_sigma: float = 0.04
     capacity_binding_gain: float = 0.25
@@ -482,6 +484,25 @@ NOTES: dict[str, Note] = {
         "assumption", "idle / TDP", 0.5,
         "the DFlash write-up: ~30-60 W idle on a 600 W RTX PRO 6000; used when the catalog has no "
         "idle figure",
+    ),
+    "host_power_fraction": Note(
+        "derived", "a node's draw besides its GPUs / the GPUs' TDP", 0.15,
+        "NVIDIA's maximum system power for its 8-GPU systems against the boards inside: DGX "
+        "B200 14.3 kW max for 8 x 1,000 W B200 (https://docs.nvidia.com/dgx/dgxb200-user-guide/"
+        "introduction-to-dgxb200.html, Power Specifications), 0.79; DGX H100/H200 10.2 kW max "
+        "for 8 x 700 W (https://docs.nvidia.com/dgx/dgxh100-user-guide/, Power Specifications), "
+        "0.82 (DGX A100's 6.5 kW for 8 x 400 W gives 1.03). The hosts' CPUs, memory, NICs, "
+        "NVSwitches, drives, fans and conversion losses, which a rack's power budget counts; "
+        "applied to every board system per node slot, at the GPUs' TDP",
+    ),
+    "host_power_fraction_rack": Note(
+        "derived", "a rack's draw besides its GPUs / the GPUs' TDP", 0.15,
+        "GB200 NVL72 (72 GPUs at 1,200 W in the catalog, 36 Grace CPUs, 9 NVLink switch trays) "
+        "draws about 120 kW a rack (ServeTheHome's GTC 2024 report, as carried by "
+        "https://nybreaking.com/this-is-what-nvidias-exaflop-supercomputer-in-a-rack-looks-like"
+        "-the-dgx-gb200-nvl72-tower-most-likely-uses-48v-2-5ka-to-deliver-a-whopping-1440-"
+        "petaflops-which-could-cost-millions): (120 - 86.4) / 86.4 = 0.39. Used for scale-up "
+        "domains past 8 GPUs, where a rack shares its CPUs, power shelves and switches",
     ),
     "model_sigma": Note(
         "tuned-on-cases", "relative", 0.0,

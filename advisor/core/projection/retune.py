@@ -20,7 +20,7 @@ import numpy as np
 from advisor.core.model.bounds import MAX_SEQ_LEN as MAX_SEQ
 from advisor.core.model.layout import LayoutChoice
 from advisor.core.model.workload import Workload
-from advisor.core.projection.calibration import CAL, Calibration
+from advisor.core.projection.calibration import CAL, Z90, Calibration
 from advisor.core.projection.engine import (
     Projection,
     memory_serving,
@@ -385,3 +385,13 @@ def _merge(a: Projection, b: Projection, keep: np.ndarray) -> Projection:
 
 def _seq(x: float) -> int | None:
     return int(x) if x >= SEQ_GRANULE else None
+
+
+def memory_margin(fitted: Fitted, c: int, usable: float, cal: Calibration) -> tuple[float, bool]:
+    """(usable memory less what the layout needs at length c, whether that is within the
+    memory model's band): serving fills the KV cache on purpose, so whether it fits at
+    all is one request's memory."""
+    limit = fitted.limits[c] if fitted.limits else None
+    need = limit.one_request_gib if limit is not None else float(fitted.memory_gib[c])
+    margin = usable - need
+    return margin, abs(margin) <= Z90 * cal.memory_sigma * need

@@ -33,6 +33,7 @@ FIELD_COMMENTS = {
                 "or { config = \"PATH/config.json\" } (a Hugging Face config)",
     "prices": "your quoted $/GPU-hour by catalog id; the others use catalog defaults",
     "stack": "the software the workload needs, for the software gate",
+    "stacks": "a GPU's own stack, the one it would run (PyTorch/XLA on a TPU): its gate reads it",
 }
 
 

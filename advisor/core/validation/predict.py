@@ -12,6 +12,7 @@ from advisor.core.economics.cost import value_per_dollar
 from advisor.core.errors import InputError
 from advisor.core.model.answers import Answers, split_count
 from advisor.core.model.catalog import Catalog
+from advisor.core.model.layout import LayoutOverride
 from advisor.core.model.presets import resolve_preset
 from advisor.core.model.workload import Workload
 from advisor.core.projection.calibration import CAL, Calibration
@@ -25,7 +26,7 @@ from advisor.core.projection.engine import (
 from advisor.core.projection.layout import as_run
 from advisor.core.projection.rates import PEAK_KEYS
 from advisor.core.projection.retune import SideProjection, usable_gib
-from advisor.core.sides import resolve_gpu, resolve_sides
+from advisor.core.sides import LAYOUT_KNOBS, resolve_gpu, resolve_sides
 from advisor.core.validation.cases import GIB, CaseSpec
 
 
@@ -42,10 +43,19 @@ def at_primary(case: CaseSpec) -> Workload:
 
 
 def answers_for(case: CaseSpec, w: Workload) -> Answers:
-    return Answers(current=need(case.current, case, "current"),
-                   targets=[need(case.target, case, "target")], workload=w,
+    """The case as answers. A published case ran both GPUs in the layout it states, while an
+    answers file's workload layout is the current side's alone: the target is given the
+    stated knobs as its own (under anything the case sets for it)."""
+    target = need(case.target, case, "target")
+    stated = {k: getattr(w, k) for k in sorted(LAYOUT_KNOBS & w.model_fields_set)}
+    layouts = dict(case.layouts)
+    if stated:
+        gid = split_count(target)[0]
+        mine = layouts.get(gid, LayoutOverride())
+        layouts[gid] = LayoutOverride(**{**stated, **mine.fields_given()})
+    return Answers(current=need(case.current, case, "current"), targets=[target], workload=w,
                    prices=case.prices, basis=case.figure, power_limits_w=case.power_limits_w,
-                   layouts=case.layouts)
+                   layouts=layouts)
 
 
 def _sides(case: CaseSpec, catalog: Catalog, cal: Calibration,

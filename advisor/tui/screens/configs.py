@@ -299,7 +299,7 @@ class ConfigsScreen(ComputedScreen):
 
     def _cap_note(self) -> str:
         cap = self.state.power_cap_kw
-        return f"{cap:g} kW [dim](set on Targets)[/]" if cap is not None \
+        return f"{cap:g} kW [dim](set on Targets; GPUs and their hosts)[/]" if cap is not None \
             else "[dim]none (set on Targets)[/]"
 
     def refresh_view(self) -> None:

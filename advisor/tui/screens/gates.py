@@ -18,10 +18,9 @@ from textual.markup import escape
 from textual.widget import Widget
 from textual.widgets import DataTable, Input, Static
 
-from advisor.core import clean, clean_block
+from advisor.core import clean, clean_block, format_stack, parse_stack
 from advisor.tui.render import encoding_caveats, format_text
 from advisor.tui.screens.base import NARROW, ReportScreen
-from advisor.tui.stacks import format_stack, parse_stack
 from advisor.tui.widgets.field import FormField, Parsed
 from advisor.tui.words import humanize
 
@@ -30,10 +29,11 @@ if TYPE_CHECKING:
 
 # Each state has its own word and mark, so nothing depends on colour alone.
 MARK = {"pass": ("✔ pass", "success"), "beta": ("◐ beta", "warning"),
+        "unverified": ("? unverified", "warning"),
         "fail": ("✘ blocked", "error"), "none": ("– not checked", "foreground-muted")}
 FINDING = {"ok": ("✔ GA", "$success"), "beta": ("◐ beta", "$warning"),
-           "upgrade": ("✘ upgrade", "$error"), "unsupported": ("✘ unsupported", "$error"),
-           "unknown": ("? not checked", "$warning")}
+           "upgrade": ("✘ upgrade", "$error"), "switch": ("✘ other stack", "$error"),
+           "unsupported": ("✘ unsupported", "$error"), "unknown": ("? not checked", "$warning")}
 
 
 def remedy(r: GpuResult) -> list[str]:
@@ -219,7 +219,8 @@ class SoftwareScreen(GateScreen):
         g = r.software_gate
         if g is None:
             return "none"
-        return {"ok": "pass", "beta": "beta", "blocked": "fail"}[g.status]
+        return {"ok": "pass", "beta": "beta", "unverified": "unverified",
+                "blocked": "fail"}[g.status]
 
     def summary_of(self, r: GpuResult) -> str:
         g = r.software_gate

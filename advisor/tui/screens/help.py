@@ -33,6 +33,8 @@ HELP = """\
   a target's GPUs       targets = ["id@N"]           --target id@N, --target-gpus
   a GPU's own format    layouts.<id>.precision       --current/--target-precision
   its KV-cache format   layouts.<id>.kv_dtype        --current/--target-kv-dtype
+  a target's layout     layouts.<id>.tp, .ep, ...    --target-layout id=tp=2,ep=4
+  a target's stack      stacks.<id>                  --target-stack id=torch==...
   what you measured     [measured]                   --measured-tokens-per-s ...
 
 [b]Glossary[/b]

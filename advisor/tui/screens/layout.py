@@ -1,7 +1,10 @@
 """One GPU's own layout (`layouts.<id>` in answers, `--current-precision`/`--target-precision`
 and the like on the command line): its number format and KV-cache format, its TP/PP/EP,
 micro-batch or requests in flight, nodes, sharding and recompute. A blank field is the
-workload's value, said beside it; the dialog returns only what was given.
+workload's value, said beside it; the dialog returns only what was given. On a target, the
+workload's TP/PP/CP/EP and requests in flight are the current side's: blank there means the
+target is re-tuned (said so, with what the current side runs), and a target may name the
+stack it would run (`stacks.<id>`: PyTorch/XLA on a TPU), which the software gate checks.
 
 The fields are the Workload step's own (`fields.field_for`), so a layout reads numbers with
 the same rules and words; which fields a GPU may override is core's `LayoutOverride`.
@@ -19,9 +22,13 @@ from textual.markup import escape
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, Select, Static
 
+from advisor.core import parse_stack
 from advisor.tui.fields import FieldDef, choice_label, field_for, show_value
 from advisor.tui.numbers import show_number
-from advisor.tui.widgets.field import FormField, text_input
+from advisor.tui.widgets.field import FormField, Parsed, text_input
+
+RETUNED = frozenset({"tp", "pp", "cp", "ep", "vp", "micro_batch"})
+"""The knobs that describe the current side: blank on a target, it is re-tuned."""
 
 
 def layout_keys() -> tuple[str, ...]:
@@ -111,13 +118,17 @@ class LayoutScreen(ModalScreen[dict[str, Any] | None]):
     """
 
     def __init__(self, gpu_id: str, mode: str, given: dict[str, Any],
-                 workload: dict[str, str]) -> None:
-        """`workload`: each field's value on the workload, as words (what blank means)."""
+                 workload: dict[str, str], current: bool = True, stack: str = "") -> None:
+        """`workload`: each field's value on the workload, as words (what blank means);
+        `current`: this is the current GPU (a target's blank degrees are re-tuned); `stack`:
+        a target's own stack as typed ('' for the job's)."""
         super().__init__()
         self.gpu_id = gpu_id
         self.mode = mode
         self.given = dict(given)
         self.workload = workload
+        self.current = current
+        self.stack = stack
 
     def compose(self) -> ComposeResult:
         with Vertical(id="layout"):
@@ -126,6 +137,12 @@ class LayoutScreen(ModalScreen[dict[str, Any] | None]):
                          "own asks \"fp8 here, nvfp4 there\"; the dtype gate checks each GPU "
                          "against its own.[/]", markup=True)
             with VerticalScroll(id="layout-rows"):
+                if not self.current:
+                    yield FormField("stack", Input(
+                        self.stack, id="l-stack", compact=True,
+                        placeholder="the job's stack (Software step)",
+                        validators=[Parsed(lambda t: parse_stack(t) if t.strip() else None)]),
+                        note=self._stack_note(), id="lf-stack")
                 for f in layout_fields(self.mode):
                     yield FormField(f.label, self._widget(f), note=self._note(f),
                                     id=f"lf-{f.key}")
@@ -142,13 +159,26 @@ class LayoutScreen(ModalScreen[dict[str, Any] | None]):
             return Select(f.choices, id=f"l-{f.key}", allow_blank=True, compact=True,
                           value=value if value is not None else Select.NULL,
                           prompt=f"{self.workload.get(f.key, '-')} (workload)")
-        return text_input(show_number(value), f"l-{f.key}", f.parse,
-                          placeholder=f"{self.workload.get(f.key, '-')} (workload)")
+        blank = "re-tuned" if self._retuned(f.key) else \
+            f"{self.workload.get(f.key, '-')} (workload)"
+        return text_input(show_number(value), f"l-{f.key}", f.parse, placeholder=blank)
+
+    def _retuned(self, key: str) -> bool:
+        """A target's blank degree or batch is its own re-tune, not the current side's."""
+        return not self.current and key in RETUNED
 
     def _note(self, f: FieldDef) -> str:
         if f.key in self.given:
             return "[b]this GPU's own[/b]"
+        if self._retuned(f.key):
+            return (f"[dim]re-tuned for this GPU; the current side runs "
+                    f"{escape(self.workload.get(f.key, '-'))}[/]")
         return f"[dim]as the workload: {escape(self.workload.get(f.key, '-'))}[/]"
+
+    def _stack_note(self) -> str:
+        return ("[b]this GPU's own[/b]: the software gate checks it" if self.stack.strip()
+                else "[dim]blank: the job's stack; give the one it would run (torch-xla, "
+                "torch-neuronx, a ROCm build...)[/]")
 
     def on_mount(self) -> None:
         first = next(iter(self.query("#layout-rows Select, #layout-rows Input")), None)
@@ -178,6 +208,12 @@ class LayoutScreen(ModalScreen[dict[str, Any] | None]):
         key = (event.select.id or "").removeprefix("l-")
         self._set(key, None if event.value is Select.NULL else event.value)
 
+    @on(Input.Changed, "#l-stack")
+    def _stack_typed(self, event: Input.Changed) -> None:
+        event.stop()
+        self.stack = event.value
+        self.query_one("#lf-stack", FormField).set_note(self._stack_note())
+
     @on(Input.Changed)
     def _typed(self, event: Input.Changed) -> None:
         result = event.validation_result
@@ -200,7 +236,9 @@ class LayoutScreen(ModalScreen[dict[str, Any] | None]):
                 f"[$error]✘ fix {escape(invalid[0].label)} first[/]")
             return
         if self._status() is None:
-            self.dismiss(dict(self.given))
+            stack = {"stack": parse_stack(self.stack) if self.stack.strip() else None} \
+                if not self.current else {}
+            self.dismiss({**self.given, **stack})
 
     @on(Button.Pressed, "#layout-clear")
     def _clear(self) -> None:

@@ -1,9 +1,10 @@
 """Which GPU is best for this workload? Every catalog GPU, ranked.
 
 The app calls `advisor.core.run` with the same answers and every other catalog GPU as a
-target (`advisor compare --target all` does the same). GPUs that pass the gates and fit
-are ranked by $/token, by time or by energy (1, 2, 3 switch); prices that are catalog
-defaults say so. The rest are listed below with the reason they are out.
+target (`advisor rank` and `advisor compare --target all` print the same ranking). GPUs
+that run, or would after an upgrade or a check named beside them, are ranked by $/token,
+by time or by energy (1, 2, 3 switch); prices that are catalog defaults say so. The rest
+are listed below with the reason they are out, the hardware's first.
 """
 
 from __future__ import annotations
@@ -97,7 +98,9 @@ class RankingScreen(ModalScreen[None]):
         d = report.decision
         seq = d.primary_seq_len
         budget = d.answers.workload.token_budget is not None
-        ranking = rank(d, self.order)  # type: ignore[arg-type]
+        configs = self.ctx.state.configs
+        ranking = rank(d, self.order,  # type: ignore[arg-type]
+                       configs.deadline_days if configs is not None else None)
         ok, out = ranking.ranked, ranking.out
         note = ("" if budget else " [$warning]No token budget[/]: time ranks by cluster "
                 "tokens/s and energy cannot be ranked; give a budget on Workload.")
@@ -113,11 +116,16 @@ class RankingScreen(ModalScreen[None]):
         keep = (0, 1, 3, 4, 6, 7) if narrow else tuple(range(len(columns)))
         table.add_columns(*(columns[k] for k in keep))
         self.ranked = ok
+        self.remedies = ranking.remedies
         for i, r in enumerate(ok, 1):
             p = r.point(seq)
             j = r.job
             if r.role == "current":
                 verdict = Text("today", style="bold")
+            elif r.gpu in ranking.remedies:  # blocked only until the remedy below
+                gate = r.software_gate
+                verdict = Text("check first" if gate and gate.status == "unverified"
+                               else "upgrade first", style="yellow")
             elif r.verdict is not None:
                 label, _ = KIND[r.verdict.kind]
                 verdict = Text(label.lower())
@@ -139,13 +147,23 @@ class RankingScreen(ModalScreen[None]):
                 (fmt_num(j.energy_kwh, 0) if budget else fmt_num(j.power_kw, 1))
                 if j and j.energy_kwh is not None else "-"]
             table.add_row(*(cells[k] for k in keep), key=r.gpu)
-        lines = [f"[b]Out ({len(out)})[/b] [dim]fail a gate, cannot be projected, do not "
-                 "fit, or break the power cap or the deadline[/]"]
+        first: dict[str, list[str]] = {}
+        for gpu, what in ranking.remedies.items():
+            first.setdefault(what, []).append(gpu)
+        lines = []
+        if first:
+            lines.append("[b]First[/b] [dim]for the ranked GPUs that need it[/]")
+            lines += [f"  – {escape(', '.join(gpus))}: {escape(humanize(what))}"
+                      for what, gpus in first.items()]
+        lines += [f"[b]Out ({len(out)})[/b] [dim]the hardware cannot (format, memory), "
+                  "another stack is needed, cannot be projected, or over the power cap or "
+                  "the deadline[/]"]
         lines += [f"  – {escape(r.gpu)}: {escape(humanize(why))}" for r, why in out]
         self.query_one("#rank-out", Static).update(clean_block("\n".join(lines)))
         table.focus()
 
     ranked: list[GpuResult] = []  # noqa: RUF012 - replaced, never mutated
+    remedies: dict[str, str] = {}  # noqa: RUF012 - replaced, never mutated
 
     @on(DataTable.RowHighlighted, "#rank-table")
     def _row(self, event: DataTable.RowHighlighted) -> None:
@@ -155,6 +173,7 @@ class RankingScreen(ModalScreen[None]):
             return
         p = r.point(self.report.decision.primary_seq_len)
         verdict = ("today's GPU" if r.role == "current" else
+                   f"first: {self.remedies[r.gpu]}" if r.gpu in self.remedies else
                    headline(r.verdict.headline) if r.verdict else "no verdict")
         speed = f", {p.speedup:.2f}× per GPU" if p and p.speedup else ""
         tok = f"{fmt_num(p.tokens_per_s_per_gpu, 0)} tok/s per GPU" if p else ""

@@ -1,5 +1,6 @@
 """Step 3: which GPUs to compare against, how many of each, what each one costs, what runs
-differently on each (its own number format, KV format, TP/PP/EP...), and the power terms.
+differently on each (its own number format, KV format, TP/PP/EP, the stack it would run),
+and the power terms.
 
 A price is $/GPU-hour ("4.50", "$4.50/h") or a ratio to the current GPU's price ("3.4x");
 blank keeps the catalog default, shown as a default with its source. A target's GPU count
@@ -17,7 +18,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.markup import escape
 from textual.widgets import Button, Input, Label
 
-from advisor.core import bounds
+from advisor.core import bounds, format_stack
 from advisor.tui.fields import core_default
 from advisor.tui.numbers import NumberSpec, parse_optional, parse_price, show_number
 from advisor.tui.screens.base import StepScreen
@@ -89,7 +90,8 @@ class PriceRow(Horizontal):
                         validators=[Parsed(lambda t: parse_optional(t, COUNT))],
                         classes="price-count")
         yield Button("layout", name=self.gpu_id, classes="price-layout", compact=True,
-                     tooltip="this GPU's own number format, KV format, TP/PP/EP...")
+                     tooltip="this GPU's own number format, KV format, TP/PP/EP, and the "
+                             "stack it would run")
         yield Label("", classes="price-note", markup=True)
 
     def set_note(self, note: str, error: bool = False) -> None:
@@ -121,7 +123,8 @@ class TargetsScreen(StepScreen):
                 yield FormField("power cap kW", text_input(
                     show_number(self.state.power_cap_kw), "power-cap",
                     lambda t: parse_optional(t, CAP), placeholder="none"),
-                    note="[dim]optional site or rack limit[/]", id="f-cap")
+                    note="[dim]optional rack limit: counts the GPUs and their hosts[/]",
+                    id="f-cap")
                 yield FormField("time premium %", text_input(
                     show_number(None if self.state.time_premium is None
                                 else self.state.time_premium * 100), "premium",
@@ -176,6 +179,9 @@ class TargetsScreen(StepScreen):
             note, error = self._price_note(row.gpu_id)
             count = self.state.counts.get(row.gpu_id)
             own = describe_layout(self.state.layouts.get(row.gpu_id, {}), self.mode)
+            stack = self.state.stacks.get(row.gpu_id)
+            if stack is not None:
+                own = ", ".join(x for x in (own, f"runs {format_stack(stack)}") if x)
             if own:
                 note = f"[b]{escape(own)}[/b]; {note}"
             if count is not None:
@@ -231,6 +237,11 @@ class TargetsScreen(StepScreen):
         def done(given: dict[str, Any] | None) -> None:
             if given is None:
                 return
+            stack = given.pop("stack", None)
+            if stack is not None:
+                self.state.stacks[gpu_id] = stack
+            else:
+                self.state.stacks.pop(gpu_id, None)
             if given:
                 self.state.layouts[gpu_id] = given
             else:
@@ -238,8 +249,11 @@ class TargetsScreen(StepScreen):
             self.price_notes()
             self.refresh_nav()
 
-        self.app.push_screen(LayoutScreen(gpu_id, self.mode, self.state.layouts.get(gpu_id, {}),
-                                          workload_words(self.state.given, self.mode)), done)
+        own = self.state.stacks.get(gpu_id)
+        self.app.push_screen(LayoutScreen(
+            gpu_id, self.mode, self.state.layouts.get(gpu_id, {}),
+            workload_words(self.state.given, self.mode), current=gpu_id == self.state.current,
+            stack=format_stack(own) if own else ""), done)
 
     def _toggle(self, gpu_id: str) -> None:
         if gpu_id == self.state.current:

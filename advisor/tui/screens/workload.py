@@ -29,6 +29,7 @@ from advisor.tui.fields import (
     FIELDS,
     MLP_KIND,
     PLACEHOLDER,
+    SERVING,
     UP_FRONT,
     FieldDef,
     choice_label,
@@ -92,6 +93,11 @@ def retuned_value(key: str, layout: LayoutChoice) -> Any:
         dp = layout.gpus // (layout.tp * layout.pp * layout.cp)
         return layout.micro_batch * layout.accumulation * dp
     return getattr(layout, key, None)
+
+
+SERVING_RETUNED = frozenset({"micro_batch", "tp", "pp", "ep"})
+"""Serving knobs that, left blank, are each side's own re-tune (the engine's defaults list
+says so), not the form's 1."""
 
 
 class WorkloadScreen(StepScreen):
@@ -185,6 +191,8 @@ class WorkloadScreen(StepScreen):
     def _placeholder(self, f: FieldDef) -> str:
         if is_required(f.key) or f.key in NEEDED:
             return "required"
+        if f.key in SERVING_RETUNED and self.mode in SERVING:  # not 1: the re-tune's batch
+            return "re-tuned (default)"
         default = core_default(f.key)
         shown = PLACEHOLDER.get(f.key, "none") if default is None else show_value(f, default)
         return f"{shown} (default)"
@@ -322,8 +330,18 @@ class WorkloadScreen(StepScreen):
 
     def _notes(self) -> None:
         for key, row in self._rows().items():
-            if field_for(key, self.mode) is not None:
+            f = field_for(key, self.mode)
+            if f is not None:
                 row.set_note(self._note(key, row))
+                if isinstance(row.field, Select) and key != "mode":
+                    self._default_prompt(row.field, f)
+
+    def _default_prompt(self, select: Select[Any], f: FieldDef) -> None:
+        """A blank choice shows the default the engine used (FSDP named: ZeRO-3), not
+        always the form's own."""
+        used = (self._defaults if self._current() else {}).get(f.key, (None, ""))[0]
+        value = next((v for _, v in f.choices if str(v) == used), core_default(f.key))
+        select.prompt = f"{choice_label(f, value)} (default)"
 
     # -- model and mode -------------------------------------------------------------------
 

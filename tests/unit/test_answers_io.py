@@ -109,7 +109,7 @@ def test_answers_round_trip(a: Answers) -> None:
 
 
 @pytest.mark.parametrize(("edit", "needles"), [
-    (("[workload]", "[workload"), ["line 22", "not valid TOML"]),
+    (("[workload]", "[workload"), ["line 23", "not valid TOML"]),
     (("gpus = 8", "gpus = 8\ncolour = 'red'"), ["workload.colour", "Extra inputs"]),
     (("gpus = 8", "gpus = -8"), ["workload.gpus", "-8"]),
     (("h200-sxm = 3.50", "h200-sxm = -1"), ["prices.h200-sxm", "-1",

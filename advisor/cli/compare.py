@@ -115,6 +115,9 @@ def add_workload_args(p: argparse.ArgumentParser, *, required: bool, counts: boo
     p.add_argument("--target-kv-dtype", choices=KV_DTYPES, help="every target's KV format")
     p.add_argument("--ttft-ms", type=plain, help="serve: time-to-first-token limit")
     p.add_argument("--tpot-ms", type=plain, help="serve/decode: time-per-output-token limit")
+    p.add_argument("--min-tokens-per-user", type=plain, metavar="N",
+                   help="serve/decode: the interactivity target, output tokens/s each user "
+                        "sees (1000 / TPOT ms); without it, serving shows the curve")
     p.add_argument("--max-batch", type=whole, help="serving: the engine's batch cap (default 2048)")
     p.add_argument("--token-budget", type=amount, help="tokens to process, for job cost and time")
     p.add_argument("--as-run", action="store_true",
@@ -234,6 +237,7 @@ def _workload(args: argparse.Namespace) -> dict[str, Any]:
         "gpus": getattr(args, "gpus", None), "nodes": getattr(args, "nodes", None),
         "token_budget": args.token_budget, "osl": args.osl, "kv_dtype": args.kv_dtype,
         "ttft_ms": args.ttft_ms, "tpot_ms": args.tpot_ms, "max_batch": args.max_batch,
+        "min_tokens_per_user": args.min_tokens_per_user,
     }
     data = {k: v for k, v in given.items() if v is not None}
     if args.model or args.params:
@@ -412,6 +416,7 @@ def _gpu_json(r: GpuResult, primary: int) -> dict[str, Any]:
         "buy_back": r.buy_back.model_dump() if r.buy_back else None,
         "sweep": [_point_json(q) for q in r.sweep],
         "sweep_as_run": [_point_json(q) for q in r.as_run],
+        "curve": [c.model_dump() for c in r.curve],
     }
 
 
@@ -437,6 +442,7 @@ def summary(report: Report) -> dict[str, Any]:
         "notes": d.notes,
         "warnings": report.warnings,
         "anchor": d.anchor.model_dump() if d.anchor else None,
+        "interactivity": [x.model_dump() for x in d.interactivity],
     }
     if report.configs is not None:
         out["configs"] = report.configs.model_dump(mode="json")

@@ -22,6 +22,9 @@ _PUBLIC: dict[str, str] = {
     "parse_report": "advisor.core.report.document",
     "Decision": "advisor.core.result",
     "GpuResult": "advisor.core.result",
+    "InteractivityPoint": "advisor.core.result",
+    "InteractivityLead": "advisor.core.result",
+    "at_interactivity": "advisor.core.projection.interactivity",
     "SweepPoint": "advisor.core.result",
     "SensitivityRow": "advisor.core.result",
     "DefaultUsed": "advisor.core.result",
@@ -174,6 +177,7 @@ if TYPE_CHECKING:  # the names above, for type checkers
         parse_optional,
         parse_price,
     )
+    from advisor.core.projection.interactivity import at_interactivity
     from advisor.core.projection.rates import Evidence
     from advisor.core.report.answers_toml import answers_to_toml, parse_answers_toml
     from advisor.core.report.diff import Change, diff_reports
@@ -188,6 +192,8 @@ if TYPE_CHECKING:  # the names above, for type checkers
         Decision,
         DefaultUsed,
         GpuResult,
+        InteractivityLead,
+        InteractivityPoint,
         SensitivityRow,
         SweepPoint,
     )

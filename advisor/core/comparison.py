@@ -37,6 +37,7 @@ from advisor.core.model.probe_record import ProbeRecord
 from advisor.core.model.workload import Workload
 from advisor.core.projection.calibration import CAL, Z90, Calibration
 from advisor.core.projection.engine import BUCKETS, RESOURCES, Projection
+from advisor.core.projection.interactivity import leaders
 from advisor.core.projection.rates import GpuRates
 from advisor.core.projection.retune import Fitted, memory_margin
 from advisor.core.projection.uncertainty import band, log_sigma
@@ -46,6 +47,8 @@ from advisor.core.result import (
     Decision,
     DefaultUsed,
     GpuResult,
+    InteractivityLead,
+    InteractivityPoint,
     MemoryFit,
     SweepPoint,
 )
@@ -114,10 +117,34 @@ def _points(fitted: Fitted | None, side: ResolvedSide, seqs: list[int],
 
 
 
+def _curve(fitted: Fitted | None, q: PriceQuote | None) -> list[InteractivityPoint]:
+    if fitted is None or not fitted.curve:
+        return []
+    return [InteractivityPoint(
+        tokens_per_s_per_user=c.tokens_per_s_per_user, tokens_per_s_per_gpu=c.tokens_per_s_per_gpu,
+        usd_per_mtok=usd_per_mtok(q.usd_per_hour, c.tokens_per_s_per_gpu) if q else None,
+        batch=c.batch, tp=c.tp, pp=c.pp, ep=c.ep, ttft_ms=c.ttft_s * 1000,
+        tpot_ms=c.tpot_s * 1000) for c in fitted.curve]
+
+
+def _leads(results: list[GpuResult], quotes: list[PriceQuote | None]) -> list[InteractivityLead]:
+    """Which GPU leads at which interactivity: by $/token where every GPU is priced."""
+    curves = {r.gpu: r.curve for r in results
+              if r.curve and (r.verdict is None or r.verdict.kind != "blocked-by-gate")}
+    if len(curves) < 2:
+        return []
+    priced = all(q is not None for q in quotes)
+    score = {r.gpu: q.usd_per_hour for r, q in zip(results, quotes, strict=True)
+             if q is not None} if priced else None
+    return [InteractivityLead(from_tokens_per_user=lo, to_tokens_per_user=hi, gpu=gpu,
+                              by="cost" if priced else "throughput")
+            for lo, hi, gpu in leaders(curves, score)]
+
+
 def _latency_met(w: Workload, p: Projection, c: int) -> bool:
     ok = True
-    if p.tpot_s is not None and w.tpot_ms is not None:
-        ok &= float(p.tpot_s[0, c]) * 1000 <= w.tpot_ms
+    if p.tpot_s is not None and w.tpot_limit_ms is not None:
+        ok &= float(p.tpot_s[0, c]) * 1000 <= w.tpot_limit_ms
     if p.ttft_s is not None and w.ttft_ms is not None:
         ok &= float(p.ttft_s[0, c]) * 1000 <= w.ttft_ms
     return ok
@@ -232,6 +259,7 @@ def _result(g: ResolvedSide, basis: Basis, q: PriceQuote | None, answers: Answer
         dtype_gate=g.dtype, software_gate=g.software,
         projectable=g.rates is not None, problem=g.problem, assumptions=assumptions,
         memory=memfit, sweep=sweep, as_run=as_run,
+        curve=_curve(fitted, q) if runnable else [],
         fit_change={str(s): c for s, c in zip(seqs, side.fit_change, strict=True) if c}
         if side else {}, job=job, power_w=power)
     return res, fitted
@@ -533,7 +561,8 @@ def decide(answers: Answers, catalog: Catalog,
         answers=answers, primary_seq_len=w.seq_lens[0], basis=basis,
         electricity_source="default" if answers.electricity_is_default else "user",
         band_level=0.9, current=cur, targets=targets,
-        defaults=_defaults(answers, sides, quotes), notes=notes, anchor=anchor)
+        defaults=_defaults(answers, sides, quotes), notes=notes, anchor=anchor,
+        interactivity=_leads([cur, *targets], quotes))
 
 
 def _primary_rate(side: ResolvedSide, basis: Basis) -> float | None:

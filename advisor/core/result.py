@@ -67,6 +67,31 @@ class SweepPoint(_Frozen):
     speedup_high: float | None
 
 
+class InteractivityPoint(_Frozen):
+    """One serving operating point on the throughput-against-interactivity curve."""
+
+    tokens_per_s_per_user: float = Field(description="output tokens/s each user sees: 1 / TPOT")
+    tokens_per_s_per_gpu: float
+    usd_per_mtok: float | None
+    batch: int = Field(description="requests in flight per replica")
+    tp: int
+    pp: int
+    ep: int
+    ttft_ms: float
+    tpot_ms: float
+
+
+class InteractivityLead(_Frozen):
+    """Over a band of tokens/s per user, the GPU that serves it best."""
+
+    from_tokens_per_user: float
+    to_tokens_per_user: float
+    gpu: str
+    by: Literal["cost", "throughput"] = Field(
+        description="cost: the fewest dollars per token (every GPU has a price); throughput: "
+                    "the most tokens/s per GPU")
+
+
 class Assumptions(_Frozen):
     """What a projection rests on, for the reader to check."""
 
@@ -129,6 +154,9 @@ class GpuResult(_Frozen):
     assumptions: Assumptions | None
     memory: MemoryFit
     sweep: list[SweepPoint]  # the basis the verdict uses (re-tuned unless the answers say)
+    curve: list[InteractivityPoint] = Field(
+        default_factory=list, description="serving: tokens/s per GPU against tokens/s per user "
+                                          "at the primary length, every layout re-tuned")
     as_run: list[SweepPoint]  # the layout as the user runs it
     fit_change: dict[str, str] = Field(
         default_factory=dict,
@@ -192,6 +220,8 @@ class Decision(_Frozen):
     defaults: list[DefaultUsed] = Field(default_factory=list)
     notes: list[str]
     anchor: AnchorReport | None = None
+    interactivity: list[InteractivityLead] = Field(
+        default_factory=list, description="serving: which GPU leads at which tokens/s per user")
 
     def why_unprojected(self, target: GpuResult, point: SweepPoint,
                         current: SweepPoint) -> str:

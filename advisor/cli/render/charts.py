@@ -93,3 +93,44 @@ def cost_chart(sweep: ConfigSweep, width: int = 48, height: int = 10) -> Figure:
                   notes=[f"{legend}; upper case: on the Pareto front (time, $, kW); ! the "
                          "pick; time on a log scale"])
 
+
+
+def interactivity_chart(d: Decision, width: int = 50, height: int = 12) -> Figure | None:
+    """Tokens/s per GPU against tokens/s per user, one mark per GPU along its curve (the
+    re-tuned layouts no other beats on both); `|` marks the interactivity target."""
+    from rich.text import Text
+
+    from advisor.core import clean
+
+    results = [r for r in (d.current, *d.targets) if r.curve]
+    if not results:
+        return None
+    mark = {r.gpu: MARKS[i % len(MARKS)] for i, r in enumerate(results)}
+    points = [(r.gpu, c) for r in results for c in r.curve]
+    x = axis([c.tokens_per_s_per_user for _, c in points], width, log=False)
+    y = axis([c.tokens_per_s_per_gpu for _, c in points], height, log=False)
+    grid = [[" "] * width for _ in range(height)]
+    target = d.answers.workload.min_tokens_per_user
+    users = [c.tokens_per_s_per_user for _, c in points]
+    if target is not None and min(users) <= target <= max(users):
+        for row in grid:
+            row[x(target)] = "|"
+    for gpu, c in points:
+        grid[height - 1 - y(c.tokens_per_s_per_gpu)][x(c.tokens_per_s_per_user)] = mark[gpu]
+    gpus = [c.tokens_per_s_per_gpu for _, c in points]
+    top, bottom = f"{max(gpus):,.0f}", f"{min(gpus):,.0f}"
+    pad = max(len(top), len(bottom))
+    body = Text()
+    for i, cells in enumerate(grid):
+        label = top if i == 0 else bottom if i == height - 1 else ""
+        body.append(f"{label.rjust(pad)} |", style="dim")
+        body.append("".join(cells))
+        body.append("\n")
+    lo, hi = f"{min(users):,.0f}", f"{max(users):,.0f}"
+    body.append(f"{'':>{pad}} +{'-' * width}\n", style="dim")
+    body.append(f"{'':>{pad}}  {lo}{'tokens/s per user'.center(max(1, width - len(lo) - len(hi)))}"
+                f"{hi}", style="dim")
+    legend = ", ".join(f"{m} {clean(g)}" for g, m in mark.items())
+    return Figure(f"Tokens/s per GPU against tokens/s per user at {d.primary_seq_len:,} tokens",
+                  body, notes=[f"{legend}; up is more per GPU, right is faster for each user"
+                               + ("; | your target" if target is not None else "")])

@@ -100,6 +100,10 @@ class Workload(_Frozen):
                                   description="serve: time-to-first-token limit")
     tpot_ms: Plain | None = Field(default=None, gt=0, le=B.MAX_SECONDS * 1000,
                                   description="serve/decode: time per output token limit")
+    min_tokens_per_user: Plain | None = Field(
+        default=None, gt=0, le=B.MAX_TOKENS_PER_USER,
+        description="serve/decode: the interactivity target, output tokens/s each user sees "
+                    "(1000 / TPOT in ms)")
     max_batch: Whole = Field(default=2048, ge=1, le=B.MAX_MICRO_BATCH,
                              description="serving engine's batch cap (requests in flight)")
 
@@ -149,6 +153,8 @@ class Workload(_Frozen):
             raise ValueError("serve needs osl, the output tokens per request")
         if self.mode != "serve" and self.osl is not None:
             raise ValueError("osl applies to mode = serve")
+        if self.training and self.min_tokens_per_user is not None:
+            raise ValueError("min_tokens_per_user is a serving target")
         if self.training and self.framework in SERVING_ENGINES:
             raise ValueError(f"framework {self.framework} is a serving engine; training runs on "
                              f"{', '.join(TRAINING_FRAMEWORKS)}")
@@ -202,6 +208,14 @@ class Workload(_Frozen):
         if self.global_batch is not None or not self.training or gpus >= self.gpus:
             return self.global_batch
         return self.sequences_per_step
+
+    @property
+    def tpot_limit_ms(self) -> float | None:
+        """The time per output token a serving layout must meet: the stated limit, or the
+        interactivity target's 1000 / tokens-per-user, whichever is tighter."""
+        limits = [x for x in (self.tpot_ms, 1000.0 / self.min_tokens_per_user
+                              if self.min_tokens_per_user else None) if x is not None]
+        return min(limits) if limits else None
 
     @property
     def kv_bytes(self) -> float:

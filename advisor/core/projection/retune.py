@@ -27,6 +27,7 @@ from advisor.core.projection.engine import (
     memory_training,
     project,
 )
+from advisor.core.projection.interactivity import CurvePoint, frontier
 from advisor.core.projection.layout import (
     Grid,
     as_run,
@@ -64,6 +65,7 @@ class Fitted:
     fits: list[bool]  # memory (and latency limits) satisfied
     memory_gib: list[float]
     limits: list[BatchLimit | None] | None = None  # serving only
+    curve: list[CurvePoint] | None = None  # serving: throughput against interactivity
 
 
 @dataclass(frozen=True)
@@ -109,8 +111,8 @@ def _max_seq(w: Workload, g: Grid, usable: float, cal: Calibration) -> np.ndarra
 
 def _latency_ok(w: Workload, p: Projection) -> np.ndarray:
     ok = np.ones_like(p.step_s, dtype=bool)
-    if p.tpot_s is not None and w.tpot_ms is not None:
-        ok &= p.tpot_s * 1000 <= w.tpot_ms
+    if p.tpot_s is not None and w.tpot_limit_ms is not None:
+        ok &= p.tpot_s * 1000 <= w.tpot_limit_ms
     if p.ttft_s is not None and w.ttft_ms is not None:
         ok &= p.ttft_s * 1000 <= w.ttft_ms
     return ok
@@ -198,7 +200,8 @@ def _keep_as_run(run: Fitted, ok_run: np.ndarray, p_run: Projection, tuned: Fitt
                   memory_gib=[run.memory_gib[i] if keep[i] else tuned.memory_gib[i]
                               for i in range(n)],
                   limits=[(run.limits if keep[i] else tuned.limits)[i]
-                          for i in range(n)] if run.limits and tuned.limits else None)
+                          for i in range(n)] if run.limits and tuned.limits else None,
+                  curve=tuned.curve)
 
 
 def _smallest_change(mine: LayoutChoice, pool: Grid, fits: np.ndarray,
@@ -227,9 +230,10 @@ def _kv_batch(w: Workload, layouts: list[tuple[int, int, int]], gpus: int, per_n
 
 def _serve_column(w: Workload, rates: GpuRates, seq: float, layouts: list[tuple[int, int, int]],
                   batches: list[int], usable: float, cal: Calibration, stated_batch: bool
-                  ) -> tuple[Projection, Grid, int, np.ndarray, BatchLimit]:
+                  ) -> tuple[Projection, Grid, int, np.ndarray, BatchLimit, list[CurvePoint]]:
     """Every layout at every batch (plus each layout's exact KV-cache batch) at one length:
-    (projection, grid, chosen row, ok mask, what limited its batch)."""
+    (projection, grid, chosen row, ok mask, what limited its batch, the throughput against
+    interactivity curve with no TPOT limit)."""
     gpus, per_node = w.gpus, w.gpus_per_node
     kv, one_gib = _kv_batch(w, layouts, gpus, per_node, seq, usable, cal)
     rows = [(lay, b) for lay in layouts for b in batches]
@@ -260,8 +264,8 @@ def _serve_column(w: Workload, rates: GpuRates, seq: float, layouts: list[tuple[
     elif nxt == best:
         cap = "engine cap"
     elif not latency[nxt]:
-        tpot_bad = p.tpot_s is not None and w.tpot_ms is not None \
-            and float(p.tpot_s[nxt, 0]) * 1000 > w.tpot_ms
+        tpot_bad = p.tpot_s is not None and w.tpot_limit_ms is not None \
+            and float(p.tpot_s[nxt, 0]) * 1000 > w.tpot_limit_ms
         cap = "tpot" if tpot_bad else "ttft"
     elif not fits[nxt]:
         cap = "kv-capacity"
@@ -270,7 +274,9 @@ def _serve_column(w: Workload, rates: GpuRates, seq: float, layouts: list[tuple[
     limit = BatchLimit(batch=batch, cap=cap, kv_batch=kv_here,
                        uncapped_batch=int(grid.mb[top, 0]),
                        uncapped_tokens_per_s=float(tps[top]), one_request_gib=one_here)
-    return p, grid, best, ok, limit
+    ttft_ok = _latency_ok(w.model_copy(update={"tpot_ms": None, "min_tokens_per_user": None}),
+                          p)[:, 0]
+    return p, grid, best, ok, limit, frontier(p, grid, fits & ttft_ok)
 
 
 def _next_batch(grid: Grid, i: int) -> int:
@@ -292,16 +298,18 @@ def _serving_fit(w: Workload, rates: GpuRates, seqs: list[int],
     chosen: list[LayoutChoice] = []
     fits: list[bool] = []
     limits: list[BatchLimit | None] = []
+    curve: list[CurvePoint] = []
     for seq in seqs:
-        p, grid, best, ok, limit = _serve_column(w, rates, float(seq), layouts, batches,
-                                                 usable, cal, stated_batch)
+        p, grid, best, ok, limit, column = _serve_column(w, rates, float(seq), layouts,
+                                                         batches, usable, cal, stated_batch)
+        curve = curve or column  # the primary length's
         cols.append(p.at(np.asarray([best])))
         chosen.append(grid.choice(best))
         fits.append(bool(ok[best]))
         limits.append(limit)
     proj = _concat(cols)
     return Fitted(proj=proj, layouts=chosen, fits=fits, memory_gib=proj.memory_gib[0].tolist(),
-                  limits=limits)
+                  limits=limits, curve=curve)
 
 
 def _serving_side(w: Workload, rates: GpuRates, seqs: list[int], cal: Calibration,

@@ -127,7 +127,8 @@ def _curve(fitted: Fitted | None, q: PriceQuote | None) -> list[InteractivityPoi
         tpot_ms=c.tpot_s * 1000) for c in fitted.curve]
 
 
-def _leads(results: list[GpuResult], quotes: list[PriceQuote | None]) -> list[InteractivityLead]:
+def _leads(results: list[GpuResult], quotes: list[PriceQuote | None], cal: Calibration
+           ) -> list[InteractivityLead]:
     """Which GPU leads at which interactivity: by $/token where every GPU is priced."""
     curves = {r.gpu: r.curve for r in results
               if r.curve and (r.verdict is None or r.verdict.kind != "blocked-by-gate")}
@@ -138,7 +139,7 @@ def _leads(results: list[GpuResult], quotes: list[PriceQuote | None]) -> list[In
              if q is not None} if priced else None
     return [InteractivityLead(from_tokens_per_user=lo, to_tokens_per_user=hi, gpu=gpu,
                               by="cost" if priced else "throughput")
-            for lo, hi, gpu in leaders(curves, score)]
+            for lo, hi, gpu in leaders(curves, score, cal.lead_tie)]
 
 
 def _latency_met(w: Workload, p: Projection, c: int) -> bool:
@@ -532,6 +533,11 @@ def decide(answers: Answers, catalog: Catalog,
     engines = {(s.workload.framework, s.framework_why) for s in sides}
     notes += [f"{'serving engine' if not w.training else 'framework'}: {name_of(f)} ({why})"
               for f, why in sorted(engines)]
+    if not w.training:
+        notes.append("serving engines differ here in how much of the card the KV cache gets "
+                     "and in vLLM's prefill dispatch (AIConfigurator's per-engine figures); "
+                     "their kernels, CUDA graphs and per-request host cost are modelled alike, "
+                     "as no per-engine figure for them is published")
     if w.training and not w.batch_splits:
         notes.append(f"your global batch of {w.global_batch} does not split into micro-batches "
                      f"of {w.micro_batch} over {w.dp} data-parallel ranks; the as-run figures "
@@ -562,7 +568,7 @@ def decide(answers: Answers, catalog: Catalog,
         electricity_source="default" if answers.electricity_is_default else "user",
         band_level=0.9, current=cur, targets=targets,
         defaults=_defaults(answers, sides, quotes), notes=notes, anchor=anchor,
-        interactivity=_leads([cur, *targets], quotes))
+        interactivity=_leads([cur, *targets], quotes, cal))
 
 
 def _primary_rate(side: ResolvedSide, basis: Basis) -> float | None:

@@ -188,7 +188,10 @@ class Calibration:
         "megatron": 4.0, "fsdp": 4.0, "deepspeed": 2.0})
     cpu_adam_params_per_s: float = 4.161e9
     inference_floor_gib: float = 3.5
-    kv_overhead: float = 1.11
+    kv_overhead: dict[str, float] = field(default_factory=lambda: {
+        "trtllm": 1.11, "vllm": 1.0, "sglang": 1.0})
+    serve_memory_fraction: dict[str, float] = field(default_factory=lambda: {
+        "vllm": 0.92, "sglang": 0.88})
     serve_max_tokens: float = 8192.0
     serve_step_s: float = 5.0e-4
     serve_request_s: float = 4.0e-6
@@ -203,6 +206,7 @@ class Calibration:
     model_sigma: float = 0.13
     memory_sigma: float = 0.04
     capacity_binding_gain: float = 0.25
+    lead_tie: float = 0.02
     stack_efficiency: float = 1.0
     anchor_min_efficiency: float = 0.2
     anchor_max_efficiency: float = 3.0
@@ -440,8 +444,17 @@ NOTES: dict[str, Note] = {
     ),
     "kv_overhead": Note(
         "derived", "x KV bytes", 0.05,
-        "serving engines give the KV cache 90% of the memory left after weights "
-        "(TensorRT-LLM's kv_cache_free_gpu_memory_fraction, AIConfigurator memory.py): 1/0.9",
+        "TensorRT-LLM gives the KV cache 90% of the memory left after weights and workspace "
+        "(kv_cache_free_gpu_memory_fraction 0.9; AIConfigurator sdk/backends/trtllm_backend.py): "
+        "1/0.9; vLLM and SGLang size the cache from a share of the whole card instead "
+        "(serve_memory_fraction), so their KV bytes carry no factor",
+    ),
+    "serve_memory_fraction": Note(
+        "derived", "of the labelled capacity", 0.03,
+        f"{AIC} sdk/backends: vLLM's gpu_memory_utilization 0.92 (v0.22 on; 0.9 before) and "
+        "SGLang's mem_fraction_static fallback 0.88 are the share of the card the engine takes "
+        "for weights, workspace and KV together; TensorRT-LLM takes the usable memory and "
+        "leaves a tenth of what is free (kv_overhead)",
     ),
     "serve_max_tokens": Note(
         "assumption", "tokens", 0.3,
@@ -523,6 +536,12 @@ NOTES: dict[str, Note] = {
         "serving: the KV cache is named the binding resource when a cache that held every "
         "request the latency limits and the engine allow would serve this much more per GPU; "
         "below it the batch is KV-capped but the step is bound by compute or bandwidth",
+    ),
+    "lead_tie": Note(
+        "assumption", "relative tokens/s per user", 0.5,
+        "a GPU leading over less than 2% of interactivity is a tie: the curves' points lie a "
+        "serving batch step apart, and near one request in flight every layout's TPOT is the "
+        "same within that",
     ),
     "stack_efficiency": Note(
         "derived", "share of the modelled rate", 0.0,

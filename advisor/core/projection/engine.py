@@ -646,7 +646,8 @@ def memory_serving(w: Workload, g: Grid, ctx: Array, cal: Calibration = CAL) -> 
     m = w.model
     local = local_params(w, g)
     weights = local * WEIGHT_BYTES[w.precision]
-    kv = g.mb * w.model.cached_tokens(ctx) * _kv_per_token_gpu(w, g) * cal.kv_overhead
+    overhead = cal.kv_overhead.get(_framework_name(w), cal.kv_overhead["trtllm"])
+    kv = g.mb * w.model.cached_tokens(ctx) * _kv_per_token_gpu(w, g) * overhead
     ws = cal.serve_workspace_bytes
     workspace = cal.serve_max_tokens * (m.hidden * ws["hidden"] + m.active_ffn * ws["ffn"] / g.tp)
     return (weights + kv + workspace) / GIB + cal.inference_floor_gib

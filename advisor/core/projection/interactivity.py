@@ -62,7 +62,6 @@ class Operating(Protocol):
 
 
 P = TypeVar("P", bound=Operating)
-NARROW = 0.02  # relative width of a band too narrow to call a lead (the curves' own spacing)
 
 
 def at_interactivity(curve: list[P], tokens_per_user: float) -> P | None:
@@ -71,12 +70,13 @@ def at_interactivity(curve: list[P], tokens_per_user: float) -> P | None:
     return max(meets, key=lambda c: c.tokens_per_s_per_gpu) if meets else None
 
 
-def leaders(curves: dict[str, list[P]], score: dict[str, float] | None = None
-            ) -> list[tuple[float, float, str]]:
+def leaders(curves: dict[str, list[P]], score: dict[str, float] | None = None,
+            tie: float = 0.0) -> list[tuple[float, float, str]]:
     """Which GPU serves best at each interactivity: (from, to tokens/s per user, GPU) bands,
     slowest per user first. Best is the most tokens/s per GPU, or with `score` (a GPU's
     $/GPU-hour) the fewest dollars per token; a band ends where the leader changes or the
-    last GPU reaching that interactivity runs out."""
+    last GPU reaching that interactivity runs out; a lead over less than `tie` (relative) of
+    interactivity is a tie and stays with the band before it."""
     levels = sorted({c.tokens_per_s_per_user for pts in curves.values() for c in pts})
     bands: list[tuple[float, float, str]] = []
     for lo, hi in itertools.pairwise(levels):
@@ -89,8 +89,7 @@ def leaders(curves: dict[str, list[P]], score: dict[str, float] | None = None
         if not ranked:
             continue
         gpu = max(ranked)[1]
-        # a lead over less than NARROW of interactivity is a tie at the curve's flat end
-        if bands and (bands[-1][2] == gpu or hi < lo * (1 + NARROW)) and bands[-1][1] == lo:
+        if bands and (bands[-1][2] == gpu or hi < lo * (1 + tie)) and bands[-1][1] == lo:
             bands[-1] = (bands[-1][0], hi, bands[-1][2])
         else:
             bands.append((lo, hi, gpu))

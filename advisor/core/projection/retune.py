@@ -18,6 +18,7 @@ from typing import Literal
 import numpy as np
 
 from advisor.core.model.bounds import MAX_SEQ_LEN as MAX_SEQ
+from advisor.core.model.frameworks import framework_of
 from advisor.core.model.layout import LayoutChoice
 from advisor.core.model.workload import Workload
 from advisor.core.projection.calibration import CAL, Z90, Calibration
@@ -312,9 +313,17 @@ def _serving_fit(w: Workload, rates: GpuRates, seqs: list[int],
                   limits=limits, curve=curve)
 
 
+def serving_usable_gib(w: Workload, capacity_gib: float, cal: Calibration = CAL) -> float:
+    """What a serving engine takes of the card: vLLM and SGLang a fixed share of it, the
+    others (TensorRT-LLM) the usable memory."""
+    usable = usable_gib(capacity_gib, cal)
+    share = cal.serve_memory_fraction.get(framework_of(w.framework, False, 0)[0])
+    return min(usable, capacity_gib * share) if share else usable
+
+
 def _serving_side(w: Workload, rates: GpuRates, seqs: list[int], cal: Calibration,
                   retune: bool, keep: frozenset[str]) -> SideProjection:
-    usable = usable_gib(rates.capacity_gib, cal)
+    usable = serving_usable_gib(w, rates.capacity_gib, cal)
     stated_batch = "micro_batch" in keep
     mine = [(w.tp, w.pp, w.ep)]
     run = _serving_fit(w, rates, seqs, mine, usable, cal, stated_batch)

@@ -101,32 +101,23 @@ def interactivity_chart(d: Decision, width: int = 50, height: int = 12) -> Figur
     from rich.text import Text
 
     from advisor.core import clean
+    from advisor.plot import scatter
 
     results = [r for r in (d.current, *d.targets) if r.curve]
-    if not results:
-        return None
     mark = {r.gpu: MARKS[i % len(MARKS)] for i, r in enumerate(results)}
-    points = [(r.gpu, c) for r in results for c in r.curve]
-    x = axis([c.tokens_per_s_per_user for _, c in points], width, log=False)
-    y = axis([c.tokens_per_s_per_gpu for _, c in points], height, log=False)
-    grid = [[" "] * width for _ in range(height)]
     target = d.answers.workload.min_tokens_per_user
-    users = [c.tokens_per_s_per_user for _, c in points]
-    if target is not None and min(users) <= target <= max(users):
-        for row in grid:
-            row[x(target)] = "|"
-    for gpu, c in points:
-        grid[height - 1 - y(c.tokens_per_s_per_gpu)][x(c.tokens_per_s_per_user)] = mark[gpu]
-    gpus = [c.tokens_per_s_per_gpu for _, c in points]
-    top, bottom = f"{max(gpus):,.0f}", f"{min(gpus):,.0f}"
-    pad = max(len(top), len(bottom))
+    plot = scatter({r.gpu: [(c.tokens_per_s_per_user, c.tokens_per_s_per_gpu) for c in r.curve]
+                    for r in results}, width, height, target)
+    if plot is None:
+        return None
+    pad = max(len(plot.y_top), len(plot.y_bottom))
     body = Text()
-    for i, cells in enumerate(grid):
-        label = top if i == 0 else bottom if i == height - 1 else ""
+    for i, cells in enumerate(plot.cells):
+        label = plot.y_top if i == 0 else plot.y_bottom if i == height - 1 else ""
         body.append(f"{label.rjust(pad)} |", style="dim")
-        body.append("".join(cells))
+        body.append("".join(mark.get(c, c or " ") for c in cells))
         body.append("\n")
-    lo, hi = f"{min(users):,.0f}", f"{max(users):,.0f}"
+    lo, hi = plot.x_left, plot.x_right
     body.append(f"{'':>{pad}} +{'-' * width}\n", style="dim")
     body.append(f"{'':>{pad}}  {lo}{'tokens/s per user'.center(max(1, width - len(lo) - len(hi)))}"
                 f"{hi}", style="dim")

@@ -4,6 +4,7 @@ value, and exit code 2, or in the right result. Never a traceback, never a coerc
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -113,3 +114,71 @@ def test_the_blame_goes_to_the_price_that_is_wrong(capsys, tmp_path) -> None:
     text = BASE + '[prices]\nh100-sxm = ""\nb200-sxm = "3.4x"\n'
     line = one_line_exit_2(capsys, decide(tmp_path, text), "'prices.h100-sxm'", "blank")
     assert "b200-sxm" not in line
+
+
+# --- the blame on a probe record: its file and its section, never the command line -----------
+
+WORKLOAD_RECORD = ROOT / "tests" / "unit" / "data" / "h100_workload_probe.json"
+
+
+def _suite_record(tmp_path: Path, **scaled: float) -> Path:
+    """A suite record of b200-sxm at its published rates, a section's figures scaled."""
+    record = json.loads(WORKLOAD_RECORD.read_text())
+    record.pop("workload")
+    record["stamp"]["device"]["catalog_id"] = "b200-sxm"
+    record["matmul"] = [{"status": "ok", "dtype": "bf16", "mode": "quick",
+                         "mamf_tflops": 1700 * scaled.get("matmul", 1)}]
+    record["bandwidth"] = [{"status": "ok", "kind": "d2d", "bytes": 1 << 30,
+                            "gbps_median": 6400 * scaled.get("bandwidth", 1)}]
+    path = tmp_path / "b200-box.json"
+    path.write_text(json.dumps(record))
+    return path
+
+
+@pytest.mark.parametrize("stored", [False, True], ids=["--probe", "imported"])
+def test_an_implausible_result_is_blamed_on_the_probe_records_file(capsys, tmp_path,
+                                                                   advisor_home,
+                                                                   stored: bool) -> None:
+    """A record whose matmul is 10,000x too slow made b200-sxm ~5,000x slower; the line
+    named `command line, field 'probes.b200-sxm'`, which is nothing anyone typed: it names
+    the record's file (given with --probe, or the stored copy) and the section to check."""
+    record = _suite_record(tmp_path, matmul=1e-4)
+    args = [*COMPARE, "--target", "b200-sxm"]
+    if stored:
+        assert main(["probe", "import", str(record)]) == 0
+        capsys.readouterr()
+        named = str(advisor_home / "probes" / "b200-sxm.json")
+    else:
+        args += ["--probe", str(record)]
+        named = str(record)
+    line = one_line_exit_2(capsys, args, f"{named}, field 'matmul'", "x slower than h100-sxm",
+                           "its matmul bf16 of")
+    assert "command line" not in line and "probes." not in line
+
+
+def test_a_probe_record_is_not_blamed_for_what_it_did_not_measure(capsys, tmp_path) -> None:
+    """Its HBM figure is the one 10,000x off: the section blamed is bandwidth, not matmul."""
+    record = _suite_record(tmp_path, bandwidth=1e-4)
+    one_line_exit_2(capsys, [*COMPARE, "--target", "b200-sxm", "--gpus", "1", "--mode",
+                             "decode", "--probe", str(record)],
+                    f"{record}, field 'bandwidth'", "its HBM bandwidth of 0.64 GB/s")
+
+
+@pytest.mark.parametrize(("tokens_per_s", "needle"), [
+    (30_000, "146% of this GPU's peak"),  # refused as the anchor is fitted
+    (19_000, "h100-sxm at 114% of its peak"),  # fitted on one device; above peak on eight
+])
+def test_a_workload_probes_figure_is_blamed_on_the_record(capsys, tmp_path, tokens_per_s: int,
+                                                          needle: str) -> None:
+    """The workload probe's throughput anchors the decision when the answers measure
+    nothing; a figure of it past the GPU's peak was blamed on `--measured-*` (no such flag
+    was given) or on the workload: the record's file and field are named."""
+    record = json.loads(WORKLOAD_RECORD.read_text())
+    for phase in record["workload"]["phases"]:
+        phase["full_model"]["tokens_per_s"] = float(tokens_per_s)
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps(record))
+    line = one_line_exit_2(capsys, [*COMPARE, "--target", "b200-sxm", "--probe", str(path)],
+                           f"{path}, field 'workload.phases.0.full_model.tokens_per_s'",
+                           f"{tokens_per_s:,} tok/s per GPU", needle)
+    assert "--measured" not in line and "command line" not in line

@@ -110,6 +110,23 @@ def test_a_flag_error_names_the_flag(capsys, flags: list[str], needles: list[str
     one_line_exit_2(capsys, [*COMPARE, *flags], "command line", *needles)
 
 
+RANK = ["rank", "--model", "llama-3.1-8b", "--seq-len", "4096"]
+
+
+@pytest.mark.parametrize(("args", "flag", "value"), [
+    ([*RANK, "--current", "b200"], "--current", "b200"),  # ambiguous: b200-sxm or gb200
+    ([*RANK, "--current", "h100-sxm", "--target", "h1OO"], "--target", "h1OO"),
+    ([*COMPARE, "--target", "all", "--target", "B200"], "--target", "B200"),
+    (["compare", "--current", "b200", "--target", "all:AMD", "--model", "llama-3.1-8b",
+      "--seq-len", "8k"], "--current", "b200"),
+])
+def test_a_ranking_names_the_flag_of_a_gpu_it_cannot_find(capsys, args: list[str], flag: str,
+                                                          value: str) -> None:
+    """`advisor rank` and `compare --target all` resolved the names only while ranking:
+    "command line, value 'b200': ambiguous GPU id" named no flag."""
+    one_line_exit_2(capsys, args, "command line", f"field '{flag}'", f"value '{value}'")
+
+
 def test_the_blame_goes_to_the_price_that_is_wrong(capsys, tmp_path) -> None:
     text = BASE + '[prices]\nh100-sxm = ""\nb200-sxm = "3.4x"\n'
     line = one_line_exit_2(capsys, decide(tmp_path, text), "'prices.h100-sxm'", "blank")

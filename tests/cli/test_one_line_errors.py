@@ -110,6 +110,24 @@ def test_a_flag_error_names_the_flag(capsys, flags: list[str], needles: list[str
     one_line_exit_2(capsys, [*COMPARE, *flags], "command line", *needles)
 
 
+def test_an_unknown_model_is_named_where_it_was_written(capsys, tmp_path) -> None:
+    """The preset is resolved inside the workload's validation, which dropped where that
+    workload was: `--model nope` said "field 'model'", a pipeline stage's 'pipeline.model'."""
+    one_line_exit_2(capsys, decide(tmp_path, BASE.replace('"llama-3.1-8b"', '"nope"')),
+                    "answers.toml, field 'workload.model', value 'nope'", "unknown model preset")
+    text = (ROOT / "examples" / "configs_pipeline.toml").read_text()
+    stage = 'gpu = "rtx-pro-6000-bw-server"'
+    assert stage in text
+    bad = tmp_path / "pipeline.toml"
+    bad.write_text(text.replace(stage, stage + '\nworkload = { mode = "prefill", model = '
+                                '"nope", seq_lens = [2048] }', 1))
+    one_line_exit_2(capsys, ["configs", "pipeline", str(bad)],
+                    "field 'pipeline.stages.0.workload.model', value 'nope'")
+    one_line_exit_2(capsys, ["compare", "--current", "h100-sxm", "--target", "b200-sxm",
+                             "--model", "nope", "--seq-len", "4096"],
+                    "command line, field '--model", "value 'nope'")
+
+
 RANK = ["rank", "--model", "llama-3.1-8b", "--seq-len", "4096"]
 
 

@@ -353,7 +353,7 @@ def test_a_power_limit_outside_the_parts_range(advisor_cli, tmp_path, watts) -> 
 def test_a_power_limit_on_the_command_line_is_checked_too(advisor_cli) -> None:
     r = advisor_cli(*COMPARE, "--current", "h200-sxm", "--target", "b200-sxm",
                     "--power-limit", "b200-sxm=1e-9")
-    one_line_exit_2(r, "power_limits_w.b200-sxm", "250 to 1,000 W")
+    one_line_exit_2(r, "command line, field '--power-limit b200-sxm'", "250 to 1,000 W")
 
 
 def test_a_power_limit_in_range_is_used(advisor_cli, tmp_path) -> None:

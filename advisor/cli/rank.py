@@ -13,6 +13,7 @@ import argparse
 from typing import TYPE_CHECKING
 
 from advisor.cli import COMMANDS
+from advisor.cli.flags import COMMAND_LINE
 from advisor.cli.output import add_output_options, show
 from advisor.core import InputError, in_file
 
@@ -67,7 +68,7 @@ def cmd_rank(args: argparse.Namespace) -> int:
 
     catalog = effective_catalog()
     show_ranking(args, _answers(args, catalog), catalog, args.vendor,
-                 args.answers or "command line")
+                 args.answers or COMMAND_LINE)
     return 0
 
 
@@ -90,8 +91,8 @@ def show_ranking(args: argparse.Namespace, answers: Answers, catalog: Catalog,
     ranking = rank(report.decision, args.by, deadline)
     from advisor.cli.render.ranking import ranking_blocks, ranking_json
 
-    show(args, lambda: ranking_blocks(report, ranking), "advisor: ranking",
-         lambda: ranking_json(report, ranking),
-         lambda: [f"{i}. {r.gpu}" + (f" (first: {ranking.remedies[r.gpu]})"
+    show(args, lambda: ranking_blocks(report, ranking, answers_file=where != COMMAND_LINE),
+         "advisor: ranking", lambda: ranking_json(report, ranking),
+         lambda: [f"{i}. {r.gpu}" + (f" (first: {ranking.remedies[r.gpu].text})"
                                      if r.gpu in ranking.remedies else "")
                   for i, r in enumerate(ranking.ranked, 1)])

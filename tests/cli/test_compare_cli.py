@@ -156,3 +156,30 @@ def test_target_all_ranks_the_catalog_at_each_targets_count(advisor_cli, tmp_pat
     ranked = advisor_cli("rank", "--answers", str(path), "--json")
     assert ranked.returncode == 0, ranked.stderr
     assert json.loads(ranked.stdout)["ranked"] == out["ranked"]
+
+
+def test_the_ranking_at_80_columns_names_what_it_could_not_weigh(advisor_cli, tmp_path,
+                                                               monkeypatch) -> None:
+    """At 80 columns a GPU id is never cut in two ('rtx-pro-6000-bw-wo / rkstation'); the
+    ranked GPUs with no price and those no stack was checked on are named, with the flag (or
+    the answers table) that gives one."""
+    flags = ("--current", "rtx-4090@1", "--model", "llama-3.1-8b", "--mode", "serve",
+             "--isl", "1000", "--osl", "500", "--target", "all")
+    monkeypatch.setenv("COLUMNS", "80")
+    r = advisor_cli("compare", *flags)
+    assert r.returncode == 0, r.stderr
+    assert max(len(line) for line in r.stdout.splitlines()) <= 80
+    assert "rtx-pro-6000-bw-workstation" in r.stdout
+    prose = " ".join(r.stdout.split())
+    assert "no price for rtx-a6000" in prose and "quote one with --price GPU=USD" in prose
+    assert "software not checked: no stack given, so every GPU is ranked on the hardware" \
+        in prose and "--stack 'torch==" in prose
+    stacked = advisor_cli("compare", *flags, "--stack", "torch==2.9.0+cu128")
+    assert stacked.returncode == 0, stacked.stderr
+    assert "software not checked" not in " ".join(stacked.stdout.split())
+    path = tmp_path / "a.toml"
+    path.write_text('current = "rtx-4090@1"\ntargets = ["l40"]\n[workload]\n'
+                    'model = "llama-3.1-8b"\nmode = "serve"\nseq_lens = [1000]\nosl = 500\n')
+    filed = " ".join(advisor_cli("rank", "--answers", str(path)).stdout.split())
+    assert "quote one under [prices] in the answers file" in filed
+    assert "[stack] in the answers file, or a target's own as stacks.<id>" in filed

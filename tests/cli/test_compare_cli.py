@@ -183,3 +183,32 @@ def test_the_ranking_at_80_columns_names_what_it_could_not_weigh(advisor_cli, tm
     filed = " ".join(advisor_cli("rank", "--answers", str(path)).stdout.split())
     assert "quote one under [prices] in the answers file" in filed
     assert "[stack] in the answers file, or a target's own as stacks.<id>" in filed
+
+
+def test_the_stated_layout_is_the_current_sides(advisor_cli) -> None:
+    """Issue 29's two reproductions, typed as flags. `--current h200-sxm@2 --target
+    b200-sxm@1 --tp 2` was refused as "field 'layouts.b200-sxm', value 1: gpus 1 is not a
+    multiple of TP x PP x CP = 2" (a field never written): TP 2 runs on the two H200s, the
+    one B200 runs its own layout and says why it cannot take TP 2. `--current gb200@512
+    --target gb300@512 --tp 4 --pp 8 --cp 2` was refused as "gpus 8 is not a multiple of
+    TP x PP x CP = 64": the layout is checked on the 512 GPUs after @."""
+    r = advisor_cli("compare", "--current", "h200-sxm@2", "--target", "b200-sxm@1", "--tp", "2",
+                    "--model", "llama-3.1-70b", "--mode", "serve", "--isl", "1000", "--osl",
+                    "1000", "--precision", "fp8", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    cur, tgt = out["current"], out["targets"][0]
+    assert (cur["gpus"], cur["as_run"]["layout"]["tp"]) == (2, 2)
+    assert (tgt["gpus"], tgt["layout"]["gpus"], tgt["layout"]["tp"]) == (1, 1, 1)
+    assert 1.2 < tgt["speedup"] < 3.0  # per GPU, fp8 on both
+    assert any("b200-sxm: 1 GPU cannot hold the current side's TP 2" in n for n in out["notes"])
+    r = advisor_cli("compare", "--current", "gb200@512", "--target", "gb300@512", "--tp", "4",
+                    "--pp", "8", "--cp", "2", "--model", "llama-3.1-70b", "--seq-len", "8192",
+                    "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    mine = out["current"]["as_run"]["layout"]
+    assert (mine["gpus"], mine["tp"], mine["pp"], mine["cp"]) == (512, 4, 8, 2)
+    tgt = out["targets"][0]
+    assert tgt["gpus"] == 512 and tgt["as_run"]["layout"]["gpus"] == 512
+    assert 0.9 < tgt["speedup"] < 2.0

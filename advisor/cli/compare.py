@@ -338,7 +338,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             if not [t for t in args.target if not _is_all(t)]:
                 args.target = [*args.target, args.current]  # answers need one; all replace it
             show_ranking(args, answers_from_args(args, catalog), catalog, vendors.pop() or None,
-                         "command line")
+                         COMMAND_LINE)
             return 0
         answers = answers_from_args(args, catalog)
         ids = [s.gpu for s in answers.compared(catalog)]

@@ -67,6 +67,7 @@ _PUBLIC: dict[str, str] = {
     "rank": "advisor.core.economics.ranking",
     "ranking_answers": "advisor.core.economics.ranking",
     "Ranking": "advisor.core.economics.ranking",
+    "Remedy": "advisor.core.economics.ranking",
     "Evidence": "advisor.core.projection.rates",
     "SoftwareGate": "advisor.core.gates.software",
     "DtypeGate": "advisor.core.gates.dtype",
@@ -132,7 +133,7 @@ def __getattr__(name: str) -> Any:
 if TYPE_CHECKING:  # the names above, for type checkers
     from advisor.core.economics.configs import ConfigPoint, ConfigSweep
     from advisor.core.economics.pipeline import PipelineBalance
-    from advisor.core.economics.ranking import Ranking, rank, ranking_answers
+    from advisor.core.economics.ranking import Ranking, Remedy, rank, ranking_answers
     from advisor.core.economics.stages import PipelineReport
     from advisor.core.entry import run, run_pipeline
     from advisor.core.errors import EXIT_INPUT_ERROR, InputError, in_file

@@ -403,6 +403,19 @@ def _validate(model: type[T], raw: Any, file: str, entry: str | None) -> T:
         raise validation_error(exc, file, entry) from None
 
 
+_Row = TypeVar("_Row", Support, Equivalent)
+
+
+def _package_row(model: type[_Row], raw: Any, file: str, entry: str,
+                 packages: Mapping[str, Any]) -> _Row:
+    """A software.toml row about one package, which [[package]] must declare."""
+    row = _validate(model, raw, file, entry)
+    if row.package not in packages:
+        raise InputError("package not declared in [[package]]", file=file, entry=entry,
+                         field="package", value=row.package)
+    return row
+
+
 def _entry_id(raw: Any, key: str = "id") -> str | None:
     if isinstance(raw, dict):
         v = raw.get(key)
@@ -590,10 +603,7 @@ def catalog_from_docs(docs: Mapping[str, Mapping[str, Any]],
     support = []
     for r in _table_list(sw, "support", label("software.toml")):
         entry = f"{_entry_id(r, 'package')}@{_entry_id(r, 'arch')}"
-        s = _validate(Support, r, label("software.toml"), entry)
-        if s.package not in pkg_map:
-            raise InputError("package not declared in [[package]]", file=label("software.toml"),
-                             entry=entry, field="package", value=s.package)
+        s = _package_row(Support, r, label("software.toml"), entry, pkg_map)
         if s.arch not in arch_map:
             raise InputError("architecture not defined in archs.toml", file=label("software.toml"),
                              entry=entry, field="arch", value=s.arch)
@@ -606,11 +616,7 @@ def catalog_from_docs(docs: Mapping[str, Mapping[str, Any]],
     equivalents = []
     for r in _optional_list(sw, "equivalent", label("software.toml")):
         entry = f"{_entry_id(r, 'package')}@{_entry_id(r, 'vendor')}"
-        e = _validate(Equivalent, r, label("software.toml"), entry)
-        if e.package not in pkg_map:
-            raise InputError("package not declared in [[package]]", file=label("software.toml"),
-                             entry=entry, field="package", value=e.package)
-        equivalents.append(e)
+        equivalents.append(_package_row(Equivalent, r, label("software.toml"), entry, pkg_map))
     _unique(((f"{e.package}@{e.vendor}", f"{e.package}@{e.vendor}") for e in equivalents),
             label("software.toml"), "equivalent")
 

@@ -211,9 +211,10 @@ class SoftwareScreen(GateScreen):
     STEP = 4
 
     def question(self) -> str:
-        return ("Does the job's stack support each GPU? [b]✔ GA[/b] is supported, [b]◐ beta[/b] "
-                "runs without a vendor promise, [b]✘[/b] needs the fix shown, [b]?[/b] has no "
-                "support data (not a pass).")
+        return ("Does the job's stack (or a target's own, given with its layout on Targets) "
+                "support each GPU? [b]✔ GA[/b] is supported, [b]◐ beta[/b] runs without a "
+                "vendor promise, [b]✘[/b] needs the fix shown, [b]?[/b] has no support data "
+                "(not a pass).")
 
     def verdict_of(self, r: GpuResult) -> str:
         g = r.software_gate
@@ -231,14 +232,19 @@ class SoftwareScreen(GateScreen):
         if g is None:
             return ["[$warning]not checked[/]: no stack is declared, so the software gate is "
                     + escape("skipped (as `advisor decide` does for answers without [stack])")]
+        report = self.wizard.report
+        own = report.decision.answers.stacks.get(r.gpu) if report is not None else None
         lines = [escape(humanize(g.summary))]
+        if own is not None:
+            lines.append(f"[b]checked against its own stack[/b] (set with its layout on "
+                         f"Targets): {escape(format_stack(own))}")
         for f in g.findings:
             word, colour = FINDING[f.status]
             lines.append(f"[b {colour}]{word:<13}[/] [b]{escape(f.package)}[/b]: "
                          f"{escape(humanize(f.message))}")
             if f.action:
                 lines.append(f"{'':>14}[b]fix:[/b] {escape(humanize(f.action))}")
-        stack = self.state.job_stack(self.ctx.hardware)
+        stack = own if own is not None else self.state.job_stack(self.ctx.hardware)
         if stack is not None:
             unchecked = [p for p in stack.packages if p not in stack.needs]
             if unchecked:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, TypeGuard
 
+from advisor.base_words import frozen_base_lines
 from advisor.cli.render.blocks import Block, Bullets, Col, Heading, Para, Table
 from advisor.cli.render.charts import interactivity_chart, speedup_chart
 from advisor.humanize import NA, UNKNOWN, band, count, duration, number, usd
@@ -100,6 +101,9 @@ SUMMARY: list[Figure] = [
 def blocks(d: Decision) -> list[Block]:
     out: list[Block] = [Heading(f"Verdict: {_context(d)}")]
     out += verdict_lines(d)
+    base = frozen_base_lines(d)
+    if base:
+        out.append(Bullets(base, title="The frozen base (LoRA)"))
     out.append(summary_table(d))
     out += interactivity(d)
     for t in d.targets:

@@ -100,6 +100,7 @@ class Workload(_Frozen):
     lora_rank: Whole = Field(default=16, ge=1, le=B.MAX_WIDTH, description="lora: adapter rank")
     lora_targets: tuple[LoraTarget, ...] = Field(
         default=("all-linear",), min_length=1, max_length=len(ALL_LINEAR) + 1,
+        strict=False,  # a TOML or JSON array reads as the tuple; its items stay strict strings
         description="lora: the layers that carry adapters (PEFT's module names) or all-linear")
     offload_frozen_weights: bool = Field(
         default=False, description="lora: the frozen base lives on the host and is streamed to "

@@ -15,25 +15,25 @@ SWEEP = ["configs", "sweep", "--current", "h100-sxm", "--target", "b200-sxm",
 
 
 def test_sweep_text_shows_inputs_prices_front_and_choice(advisor_cli):
-    r = advisor_cli(*SWEEP, "--power-cap", "6", "--deadline-days", "5")
+    r = advisor_cli(*SWEEP, "--power-cap", "12", "--deadline-days", "5")
     assert r.returncode == 0, r.stderr
     out = " ".join(r.stdout.split())
     assert out.startswith("GPU-count sweep")
-    assert "Best (cost):" in out and "meeting a 6 kW power cap and a 5-day deadline" in out
+    assert "Best (cost):" in out and "meeting a 12 kW power cap and a 5-day deadline" in out
     assert "Workload: llama-3.1-8b" in out and "20.0B tokens" in out
     assert "Pareto front" in out and "Sweep assumptions" in out and "Time against cost" in out
-    md = advisor_cli(*SWEEP, "--power-cap", "6", "--deadline-days", "5", "--format", "md")
+    md = advisor_cli(*SWEEP, "--power-cap", "12", "--deadline-days", "5", "--format", "md")
     assert "3.90 user" in md.stdout and "6.40 default" in md.stdout  # every column in a file
 
 
 def test_sweep_json_matches_the_answers_file(advisor_cli):
-    flags = advisor_cli(*SWEEP, "--power-cap", "6", "--deadline-days", "5", "--json")
+    flags = advisor_cli(*SWEEP, "--power-cap", "12", "--deadline-days", "5", "--json")
     case = ROOT / "advisor" / "published_cases" / "configs_sweep.toml"
     answers = advisor_cli("configs", "sweep", "--answers", str(case), "--json")
     assert flags.returncode == answers.returncode == 0, flags.stderr + answers.stderr
     a, b = json.loads(flags.stdout), json.loads(answers.stdout)
     assert a["points"] == b["points"] and a["choice"] == b["choice"]
-    assert a["counts"] == [4, 8, 16] and a["choice"]["best"]["power_kw"] <= 6
+    assert a["counts"] == [4, 8, 16] and a["choice"]["best"]["power_kw"] <= 12
 
 
 def test_sweep_input_errors_are_one_line(advisor_cli):

@@ -180,6 +180,15 @@ def test_a_ranking_names_the_flag_of_a_gpu_it_cannot_find(capsys, args: list[str
     one_line_exit_2(capsys, args, "command line", f"field '{flag}'", f"value '{value}'")
 
 
+def test_a_sweep_option_is_named_as_its_flag(capsys) -> None:
+    """`configs sweep --gpus-per-node 1000` (or `--gpus 1000`, which argparse reads as its
+    abbreviation) said "field 'gpus_per_node'", a field of no file."""
+    one_line_exit_2(capsys, ["configs", "sweep", "--current", "h100-sxm", "--model",
+                             "llama-3.1-8b", "--seq-len", "4096", "--token-budget", "1e11",
+                             "--gpus-per-node", "1000"],
+                    "command line, field '--gpus-per-node', value 1000")
+
+
 def test_the_blame_goes_to_the_price_that_is_wrong(capsys, tmp_path) -> None:
     text = BASE + '[prices]\nh100-sxm = ""\nb200-sxm = "3.4x"\n'
     line = one_line_exit_2(capsys, decide(tmp_path, text), "'prices.h100-sxm'", "blank")

@@ -98,7 +98,12 @@ def _options(args: argparse.Namespace, base: ConfigOptions | None) -> ConfigOpti
              "count_idle_slots": False if args.no_idle_slots else None}
     data = {**(base.model_dump() if base else {}),
             **{k: v for k, v in given.items() if v is not None}}
-    return load_model(ConfigOptions, data, "command line")
+    try:
+        return load_model(ConfigOptions, data, COMMAND_LINE)
+    except InputError as exc:  # each option is its flag: gpus_per_node is --gpus-per-node
+        if exc.field:
+            exc.field = "--" + exc.field.split(".")[0].replace("_", "-")
+        raise
 
 
 def _sweep_answers(args: argparse.Namespace, catalog: Catalog) -> Answers:

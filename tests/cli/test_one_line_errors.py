@@ -62,6 +62,41 @@ def test_a_bad_count_beside_a_targets_format(capsys) -> None:
                     "'--target'", "b200-sxm@3.4x", "not a number")
 
 
+DRAFTER = """name = "drafter"
+gpu = "rtx-pro-6000-bw-server"
+gpus = 1
+measured_units_per_s = 0.74
+"""
+
+
+@pytest.mark.parametrize(("stage", "budget", "needles"), [
+    ("flops_per_token = 6e9\nmfu = 0.5\npeak_tflops = 1e5\n", None,
+     ["field 'pipeline.stages.1.peak_tflops', value 100000.0", "highest published peak"]),
+    ("measured_tokens_per_s = 1e-9\n", "1e18",
+     ["field 'pipeline.token_budget'", "years on the pipeline as split"]),
+])
+def test_configs_pipeline_checks_its_result(capsys, tmp_path, stage: str, budget: str | None,
+                                            needles: list[str]) -> None:
+    """`advisor configs pipeline` had no result check: a stage at 1e5 TFLOPS, and an ETA of
+    "31,688,087,814,028,947,456.0 years", were printed."""
+    text = (ROOT / "examples" / "configs_pipeline.toml").read_text()
+    assert DRAFTER in text
+    text = text.replace(DRAFTER, DRAFTER.replace("measured_units_per_s = 0.74\n", stage))
+    if budget:
+        text = text.replace("token_budget = 1.1196e10", f"token_budget = {budget}")
+    path = tmp_path / "pipeline.toml"
+    path.write_text(text)
+    one_line_exit_2(capsys, ["configs", "pipeline", str(path)], "pipeline.toml", *needles)
+
+
+def test_unicode_digits_are_read_as_the_numbers_they_are(capsys) -> None:
+    """`--gpus ١٢` is 12 GPUs: any script's decimal digits are unambiguous, so the number
+    grammar reads them (its docs say so) rather than refusing them like `1,000`."""
+    assert main([*COMPARE, "--target", "b200-sxm", "--gpus", "١٢", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["current"]["gpus"] == 12 and out["targets"][0]["gpus"] == 12
+
+
 def test_a_serving_figure_cannot_anchor_training(capsys, tmp_path) -> None:
     one_line_exit_2(capsys, decide(tmp_path, BASE + "[measured]\ntpot_ms = 50\n"),
                     "answers.toml", "measured.tpot_ms", "serving")
@@ -143,6 +178,15 @@ def test_a_ranking_names_the_flag_of_a_gpu_it_cannot_find(capsys, args: list[str
     """`advisor rank` and `compare --target all` resolved the names only while ranking:
     "command line, value 'b200': ambiguous GPU id" named no flag."""
     one_line_exit_2(capsys, args, "command line", f"field '{flag}'", f"value '{value}'")
+
+
+def test_a_sweep_option_is_named_as_its_flag(capsys) -> None:
+    """`configs sweep --gpus-per-node 1000` (or `--gpus 1000`, which argparse reads as its
+    abbreviation) said "field 'gpus_per_node'", a field of no file."""
+    one_line_exit_2(capsys, ["configs", "sweep", "--current", "h100-sxm", "--model",
+                             "llama-3.1-8b", "--seq-len", "4096", "--token-budget", "1e11",
+                             "--gpus-per-node", "1000"],
+                    "command line, field '--gpus-per-node', value 1000")
 
 
 def test_the_blame_goes_to_the_price_that_is_wrong(capsys, tmp_path) -> None:

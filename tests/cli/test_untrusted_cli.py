@@ -373,7 +373,15 @@ def _team_gpu(**changes) -> dict:
     (_team_gpu(aliases=["H200"]), ["team-b200", "aliases", "'H200'", "h200-sxm"]),
     (_team_gpu(aliases=["h100"]), ["team-b200", "aliases", "'h100'", "h100-sxm"]),
     (_team_gpu(aliases=[f"alias {i}" for i in range(200)]), ["aliases", "at most 32"]),
-], ids=["1e5-tflops", "alias-h200", "alias-h100", "200-aliases"])
+    (_team_gpu(family="TeamX", peak_tflops={**_team_gpu()["peak_tflops"], "bf16": 1e5,
+                                            "fp8": 1e5, "fp4": 1e5}),
+     ["team-b200", "peak_tflops.bf16", "more than 10x from the sm_100 architecture's"]),
+    (_team_gpu(id="h100", family="Hopper"),  # the pulled id is blamed, not h100-sxm's alias
+     ["entry 'h100', field 'id', value 'h100'", "names another catalog GPU (h100-sxm)"]),
+    (_team_gpu(name=load_catalog().gpu("h100-sxm").name),
+     ["entry 'team-b200', field 'name'", "names another catalog GPU (h100-sxm)"]),
+], ids=["1e5-tflops", "alias-h200", "alias-h100", "200-aliases", "1e5-family-of-one",
+        "id-h100", "name-of-h100"])
 def test_a_pulled_catalog_with_absurd_figures(advisor_cli, www, advisor_home, gpu,
                                               needles) -> None:
     root, base = www

@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import itertools
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, TypeVar, get_args
 
@@ -524,27 +524,29 @@ def _peer_medians(stated: list[tuple[Gpu, float]], key: Callable[[Gpu], str], fe
     return out
 
 
-def _check_names(gpus: list[Gpu], file: str) -> None:
+def _check_names(gpus: list[Gpu], file: str, pulled: Collection[str] = ()) -> None:
     """Every name a GPU answers to (its id, its name, each alias) is its alone: no other GPU
     holds it, so a pulled entry cannot take `h100` (an alias of h100-sxm) or another GPU's
     full name and have `--current H100` resolve to it. An alias is also not the model part
-    of the id of a GPU of another family ("h200" of h200-sxm on a B200). Ids are claimed
-    first, then names, then aliases: the blame goes to the less specific of two clashing
-    names, and between two of a kind to the later entry (a new pulled GPU comes after the
-    shipped ones). Hashed: linear in the catalog."""
+    of the id of a GPU of another family ("h200" of h200-sxm on a B200). The shipped GPUs
+    claim their names first, then the `pulled` ones (by id): a clash is blamed on the pulled
+    entry, the one that can be fixed. Within each, ids are claimed first, then names, then
+    aliases: the blame goes to the less specific of two clashing names, and between two of
+    a kind to the later entry. Hashed: linear in the catalog."""
     owner: dict[str, Gpu] = {}
-    for field_ in ("id", "name", "aliases"):
-        for g in gpus:
-            for name in g.aliases if field_ == "aliases" else [getattr(g, field_)]:
-                n = _norm(name)
-                if not n:
-                    raise InputError("a name needs a letter or digit", file=file, entry=g.id,
-                                     field=field_, value=name)
-                other = owner.setdefault(n, g)
-                if other.id != g.id:
-                    raise InputError(f"this {'alias' if field_ == 'aliases' else field_} "
-                                     f"names another catalog GPU ({other.id})", file=file,
-                                     entry=g.id, field=field_, value=name)
+    for group in ([g for g in gpus if g.id not in pulled], [g for g in gpus if g.id in pulled]):
+        for field_ in ("id", "name", "aliases"):
+            for g in group:
+                for name in g.aliases if field_ == "aliases" else [getattr(g, field_)]:
+                    n = _norm(name)
+                    if not n:
+                        raise InputError("a name needs a letter or digit", file=file,
+                                         entry=g.id, field=field_, value=name)
+                    other = owner.setdefault(n, g)
+                    if other.id != g.id:
+                        raise InputError(f"this {'alias' if field_ == 'aliases' else field_} "
+                                         f"names another catalog GPU ({other.id})", file=file,
+                                         entry=g.id, field=field_, value=name)
     stem = {_norm(g.id.split("-")[0]): g for g in gpus}
     for g in gpus:
         for alias in g.aliases:
@@ -561,9 +563,11 @@ def build_catalog(texts: Mapping[str, str], origin: Mapping[str, str] | None = N
 
 
 def catalog_from_docs(docs: Mapping[str, Mapping[str, Any]],
-                      origin: Mapping[str, str] | None = None) -> Catalog:
+                      origin: Mapping[str, str] | None = None,
+                      pulled: Collection[str] = ()) -> Catalog:
     """Validate the four catalog files given as decoded TOML (a dict each), keyed by file
-    name: a caller that keeps the decoded files need not parse the TOML again."""
+    name: a caller that keeps the decoded files need not parse the TOML again. `pulled` are
+    the ids of GPUs a pulled overlay brought or replaced: a name they clash on is theirs."""
     name = dict(origin or {})
 
     def label(f: str) -> str:
@@ -577,7 +581,7 @@ def catalog_from_docs(docs: Mapping[str, Mapping[str, Any]],
     gpus_raw = _table_list(docs["gpus.toml"], "gpu", label("gpus.toml"))
     gpus = [_validate(Gpu, r, label("gpus.toml"), _entry_id(r)) for r in gpus_raw]
     _unique(((g.id, g.id) for g in gpus), label("gpus.toml"), "GPU id")
-    _check_names(gpus, label("gpus.toml"))
+    _check_names(gpus, label("gpus.toml"), pulled)
     _check_families(gpus, label("gpus.toml"))
     by_id = {g.id: g for g in gpus}
     for g in gpus:

@@ -109,9 +109,11 @@ def pose(case: dict[str, Any]) -> tuple[list[str] | None, str]:
         else:
             return None, "no ISL/OSL"
         args += ["--mode", "serve", "--isl", str(isl), "--osl", str(osl)]
+        if "tensorrt" in case.get("software", "").lower():  # the engine the source ran
+            args += ["--framework", "trtllm"]
         tp = re.search(r"\bTP ?(\d+)", case.get("parallelism", ""))
-        if tp and not NO_TP:
-            args += ["--tp", tp[1]]
+        if tp and not NO_TP:  # the source's TP ran on both sides
+            args += ["--tp", tp[1], "--target-layout", f"{tgt}=tp={tp[1]}"]
         if "concurrency 16" in text:
             return None, "a latency case at fixed concurrency"
         for flag, name in (("--ttft-ms", "TTFT"), ("--tpot-ms", "TPOT")):

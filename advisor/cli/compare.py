@@ -33,6 +33,7 @@ DIMENSIONS = {
 MODES = ["pretrain", "finetune", "lora", "prefill", "decode", "serve"]
 PRECISIONS = ["bf16", "fp16", "fp8", "fp4", "nvfp4"]
 KV_DTYPES = ["auto", "bf16", "fp8", "fp4"]
+BASE_FORMATS = ["bf16", "fp8", "int8", "nf4", "int4"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -93,7 +94,10 @@ def add_workload_args(p: argparse.ArgumentParser, *, required: bool, counts: boo
     p.add_argument("--target-precision", choices=PRECISIONS,
                    help="every target's format (default --precision)")
     p.add_argument("--zero", type=int, choices=range(4), help="ZeRO/FSDP stage as you run it")
-    p.add_argument("--optimizer", choices=["adamw", "adamw8bit", "sgd"])
+    p.add_argument("--optimizer",
+                   choices=["adamw", "adamw8bit", "paged_adamw", "paged_adamw8bit", "sgd"],
+                   help="paged_*: bitsandbytes' paged optimizers, the state in host-backed "
+                        "memory that pages in for the update")
     p.add_argument("--checkpointing", action="store_true",
                    help="full activation checkpointing (same as --recompute full)")
     p.add_argument("--recompute", choices=["none", "selective", "full"])
@@ -108,6 +112,21 @@ def add_workload_args(p: argparse.ArgumentParser, *, required: bool, counts: boo
     p.add_argument("--attention-kernel",
                    choices=["auto", "fa2", "fa3", "fa4", "cudnn", "sdpa", "ck"])
     p.add_argument("--packed-doc-len", type=tokens, help="mean document length of packed sequences")
+    lora = p.add_argument_group("LoRA", "with --mode lora: the adapters and the frozen base")
+    lora.add_argument("--base-format", choices=BASE_FORMATS,
+                      help="the frozen base as held: bf16 (default), fp8, int8 (LLM.int8), nf4 "
+                           "(bitsandbytes 4-bit, QLoRA) or int4 (GPTQ/AWQ)")
+    lora.add_argument("--double-quant", action=argparse.BooleanOptionalAction, default=None,
+                      help="nf4: quantize the absmax constants too (QLoRA's default, on)")
+    lora.add_argument("--lora-rank", type=whole, help="adapter rank (default 16)")
+    lora.add_argument("--lora-targets", metavar="LAYERS",
+                      help="comma-separated PEFT module names (q_proj,v_proj; qkv_proj for a "
+                           "fused QKV) or all-linear (default)")
+    lora.add_argument("--offload-frozen-weights", action="store_true",
+                      help="the frozen base on the host, streamed to the GPU each pass")
+    lora.add_argument("--allow-quantized-base", action="store_true",
+                      help="where the base as given fits nowhere, let the re-tune hold it in "
+                           "4-bit NF4 (QLoRA) or offload it")
     p.add_argument("--mode", choices=MODES, help="default pretrain")
     p.add_argument("--kv-dtype", choices=KV_DTYPES,
                    help="serving: KV-cache format on every GPU (auto: fp8 for fp8/fp4 weights)")
@@ -115,6 +134,9 @@ def add_workload_args(p: argparse.ArgumentParser, *, required: bool, counts: boo
     p.add_argument("--target-kv-dtype", choices=KV_DTYPES, help="every target's KV format")
     p.add_argument("--ttft-ms", type=plain, help="serve: time-to-first-token limit")
     p.add_argument("--tpot-ms", type=plain, help="serve/decode: time-per-output-token limit")
+    p.add_argument("--min-tokens-per-user", type=plain, metavar="N",
+                   help="serve/decode: the interactivity target, output tokens/s each user "
+                        "sees (1000 / TPOT ms); without it, serving shows the curve")
     p.add_argument("--max-batch", type=whole, help="serving: the engine's batch cap (default 2048)")
     p.add_argument("--token-budget", type=amount, help="tokens to process, for job cost and time")
     p.add_argument("--as-run", action="store_true",
@@ -234,6 +256,11 @@ def _workload(args: argparse.Namespace) -> dict[str, Any]:
         "gpus": getattr(args, "gpus", None), "nodes": getattr(args, "nodes", None),
         "token_budget": args.token_budget, "osl": args.osl, "kv_dtype": args.kv_dtype,
         "ttft_ms": args.ttft_ms, "tpot_ms": args.tpot_ms, "max_batch": args.max_batch,
+        "min_tokens_per_user": args.min_tokens_per_user,
+        "base_format": args.base_format, "double_quant": args.double_quant,
+        "lora_rank": args.lora_rank, "lora_targets": args.lora_targets,
+        "offload_frozen_weights": args.offload_frozen_weights or None,
+        "allow_quantized_base": args.allow_quantized_base or None,
     }
     data = {k: v for k, v in given.items() if v is not None}
     if args.model or args.params:
@@ -376,6 +403,7 @@ def _point_json(p: SweepPoint | None) -> dict[str, Any]:
         "uncapped_tokens_per_s_per_gpu": p.uncapped_tokens_per_s_per_gpu,
         "memory_margin_gib": p.memory_margin_gib, "borderline": p.borderline,
         "layout": p.layout.model_dump() if p.layout else None,
+        "frozen_base": p.frozen_base.model_dump() if p.frozen_base else None,
     }
 
 
@@ -391,6 +419,7 @@ def _gpu_json(r: GpuResult, primary: int) -> dict[str, Any]:
         **{k: val for k, val in _point_json(p).items() if k != "seq_len"},
         "as_run": {k: val for k, val in _point_json(run_p).items() if k != "seq_len"},
         "fit_change": r.change_at(primary),
+        "base_options": [o.model_dump() for o in r.base_options.get(str(primary), [])],
         "max_seq_len": r.memory.max_seq_len,
         "max_seq_len_as_run": r.memory.max_seq_len_as_run,
         "verdict": v.kind if v else None,
@@ -412,6 +441,7 @@ def _gpu_json(r: GpuResult, primary: int) -> dict[str, Any]:
         "buy_back": r.buy_back.model_dump() if r.buy_back else None,
         "sweep": [_point_json(q) for q in r.sweep],
         "sweep_as_run": [_point_json(q) for q in r.as_run],
+        "curve": [c.model_dump() for c in r.curve],
     }
 
 
@@ -437,6 +467,7 @@ def summary(report: Report) -> dict[str, Any]:
         "notes": d.notes,
         "warnings": report.warnings,
         "anchor": d.anchor.model_dump() if d.anchor else None,
+        "interactivity": [x.model_dump() for x in d.interactivity],
     }
     if report.configs is not None:
         out["configs"] = report.configs.model_dump(mode="json")

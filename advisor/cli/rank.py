@@ -10,10 +10,11 @@ GPU needs first, and lists the rest with why. `advisor compare --target all` is 
 from __future__ import annotations
 
 import argparse
+import contextlib
 from typing import TYPE_CHECKING
 
 from advisor.cli import COMMANDS
-from advisor.cli.flags import COMMAND_LINE
+from advisor.cli.flags import COMMAND_LINE, errors_name_flags
 from advisor.cli.output import add_output_options, show
 from advisor.core import InputError, in_file
 
@@ -67,8 +68,10 @@ def cmd_rank(args: argparse.Namespace) -> int:
     from advisor.io.catalog_store import effective_catalog
 
     catalog = effective_catalog()
-    show_ranking(args, _answers(args, catalog), catalog, args.vendor,
-                 args.answers or COMMAND_LINE)
+    named = contextlib.nullcontext() if args.answers else errors_name_flags(args.current)
+    with named:
+        show_ranking(args, _answers(args, catalog), catalog, args.vendor,
+                     args.answers or COMMAND_LINE)
     return 0
 
 

@@ -22,6 +22,9 @@ _PUBLIC: dict[str, str] = {
     "parse_report": "advisor.core.report.document",
     "Decision": "advisor.core.result",
     "GpuResult": "advisor.core.result",
+    "InteractivityPoint": "advisor.core.result",
+    "InteractivityLead": "advisor.core.result",
+    "at_interactivity": "advisor.core.projection.interactivity",
     "SweepPoint": "advisor.core.result",
     "SensitivityRow": "advisor.core.result",
     "DefaultUsed": "advisor.core.result",
@@ -42,6 +45,10 @@ _PUBLIC: dict[str, str] = {
     "PRESETS": "advisor.core.model.presets",
     "LayoutOverride": "advisor.core.model.layout",
     "LayoutChoice": "advisor.core.model.layout",
+    "BASE_WORDS": "advisor.core.model.layout",
+    "BaseOption": "advisor.core.model.lora",
+    "BASE_ACCURACY": "advisor.core.model.lora",
+    "BASE_FORMATS": "advisor.core.model.workload",
     "ConfigOptions": "advisor.core.model.options",
     "PipelineSpec": "advisor.core.model.options",
     "StageSpec": "advisor.core.model.options",
@@ -147,7 +154,8 @@ if TYPE_CHECKING:  # the names above, for type checkers
     from advisor.core.model.catalog import Catalog, Gpu, Sourced
     from advisor.core.model.drift import drift_warning, stack_drift
     from advisor.core.model.gpu_name import split_count
-    from advisor.core.model.layout import LayoutChoice, LayoutOverride
+    from advisor.core.model.layout import BASE_WORDS, LayoutChoice, LayoutOverride
+    from advisor.core.model.lora import BASE_ACCURACY, BaseOption
     from advisor.core.model.options import (
         ConfigOptions,
         PipelineAlternative,
@@ -158,7 +166,13 @@ if TYPE_CHECKING:  # the names above, for type checkers
     from advisor.core.model.probe_record import ProbeRecord, parse_probe_record
     from advisor.core.model.stack import ATTENTION_KERNELS, Stack, format_stack, parse_stack
     from advisor.core.model.transformer import ModelSpec
-    from advisor.core.model.workload import SERVING_MODES, TRAINING_MODES, Precision, Workload
+    from advisor.core.model.workload import (
+        BASE_FORMATS,
+        SERVING_MODES,
+        TRAINING_MODES,
+        Precision,
+        Workload,
+    )
     from advisor.core.numbers import (
         AMOUNT,
         PLAIN,
@@ -175,6 +189,7 @@ if TYPE_CHECKING:  # the names above, for type checkers
         parse_optional,
         parse_price,
     )
+    from advisor.core.projection.interactivity import at_interactivity
     from advisor.core.projection.rates import Evidence
     from advisor.core.report.answers_toml import answers_to_toml, parse_answers_toml
     from advisor.core.report.diff import Change, diff_reports
@@ -189,6 +204,8 @@ if TYPE_CHECKING:  # the names above, for type checkers
         Decision,
         DefaultUsed,
         GpuResult,
+        InteractivityLead,
+        InteractivityPoint,
         SensitivityRow,
         SweepPoint,
     )

@@ -33,12 +33,14 @@ from advisor.core.gates.software import SoftwareGate
 from advisor.core.model.answers import Answers, split_count
 from advisor.core.model.catalog import Catalog
 from advisor.core.model.frameworks import name_of
+from advisor.core.model.lora import BaseOption
 from advisor.core.model.probe_record import ProbeRecord
 from advisor.core.model.workload import Workload
 from advisor.core.projection.calibration import CAL, Z90, Calibration
 from advisor.core.projection.engine import BUCKETS, RESOURCES, Projection
+from advisor.core.projection.interactivity import leaders
 from advisor.core.projection.rates import GpuRates
-from advisor.core.projection.retune import Fitted, memory_margin
+from advisor.core.projection.retune import Fitted, base_option, memory_margin
 from advisor.core.projection.uncertainty import band, log_sigma
 from advisor.core.result import (
     Assumptions,
@@ -46,6 +48,8 @@ from advisor.core.result import (
     Decision,
     DefaultUsed,
     GpuResult,
+    InteractivityLead,
+    InteractivityPoint,
     MemoryFit,
     SweepPoint,
 )
@@ -108,16 +112,53 @@ def _points(fitted: Fitted | None, side: ResolvedSide, seqs: list[int],
             uncapped_batch=limit.uncapped_batch if limit else None,
             uncapped_tokens_per_s_per_gpu=limit.uncapped_tokens_per_s if limit else None,
             usd_per_mtok=usd_per_mtok(quote_.usd_per_hour, tok) if (quote_ and run) else None,
-            speedup=None, speedup_low=None, speedup_high=None))
+            speedup=None, speedup_low=None, speedup_high=None,
+            frozen_base=_frozen_base(side.workload, fitted, c)))
     return out
 
 
 
 
+def _curve(fitted: Fitted | None, q: PriceQuote | None) -> list[InteractivityPoint]:
+    if fitted is None or not fitted.curve:
+        return []
+    return [InteractivityPoint(
+        tokens_per_s_per_user=c.tokens_per_s_per_user, tokens_per_s_per_gpu=c.tokens_per_s_per_gpu,
+        usd_per_mtok=usd_per_mtok(q.usd_per_hour, c.tokens_per_s_per_gpu) if q else None,
+        batch=c.batch, tp=c.tp, pp=c.pp, ep=c.ep, ttft_ms=c.ttft_s * 1000,
+        tpot_ms=c.tpot_s * 1000) for c in fitted.curve]
+
+
+def _leads(results: list[GpuResult], quotes: list[PriceQuote | None], cal: Calibration
+           ) -> list[InteractivityLead]:
+    """Which GPU leads at which interactivity: by $/token where every GPU is priced."""
+    curves = {r.gpu: r.curve for r in results
+              if r.curve and (r.verdict is None or r.verdict.kind != "blocked-by-gate")}
+    if len(curves) < 2:
+        return []
+    priced = all(q is not None for q in quotes)
+    score = {r.gpu: q.usd_per_hour for r, q in zip(results, quotes, strict=True)
+             if q is not None} if priced else None
+    return [InteractivityLead(from_tokens_per_user=lo, to_tokens_per_user=hi, gpu=gpu,
+                              by="cost" if priced else "throughput")
+            for lo, hi, gpu in leaders(curves, score, cal.lead_tie)]
+
+
+def _frozen_base(w: Workload, fitted: Fitted, c: int) -> BaseOption | None:
+    """A LoRA point's frozen base as the fitted layout holds it, and whether the re-tune chose
+    that over the answers' base."""
+    if w.mode != "lora":
+        return None
+    layout = fitted.layouts[c]
+    moved = (layout.base_format, layout.offload_frozen_weights) != (
+        w.base_format, w.offload_frozen_weights)
+    return base_option(fitted.proj, layout, 0, c, chosen=moved, fits=fitted.fits[c])
+
+
 def _latency_met(w: Workload, p: Projection, c: int) -> bool:
     ok = True
-    if p.tpot_s is not None and w.tpot_ms is not None:
-        ok &= float(p.tpot_s[0, c]) * 1000 <= w.tpot_ms
+    if p.tpot_s is not None and w.tpot_limit_ms is not None:
+        ok &= float(p.tpot_s[0, c]) * 1000 <= w.tpot_limit_ms
     if p.ttft_s is not None and w.ttft_ms is not None:
         ok &= float(p.ttft_s[0, c]) * 1000 <= w.ttft_ms
     return ok
@@ -232,8 +273,12 @@ def _result(g: ResolvedSide, basis: Basis, q: PriceQuote | None, answers: Answer
         dtype_gate=g.dtype, software_gate=g.software,
         projectable=g.rates is not None, problem=g.problem, assumptions=assumptions,
         memory=memfit, sweep=sweep, as_run=as_run,
+        curve=_curve(fitted, q) if runnable else [],
         fit_change={str(s): c for s, c in zip(seqs, side.fit_change, strict=True) if c}
-        if side else {}, job=job, power_w=power)
+        if side else {},
+        base_options={str(s): list(o) for s, o in zip(seqs, side.base_options or [], strict=False)
+                      if o} if side else {},
+        job=job, power_w=power)
     return res, fitted
 
 
@@ -504,6 +549,11 @@ def decide(answers: Answers, catalog: Catalog,
     engines = {(s.workload.framework, s.framework_why) for s in sides}
     notes += [f"{'serving engine' if not w.training else 'framework'}: {name_of(f)} ({why})"
               for f, why in sorted(engines)]
+    if not w.training:
+        notes.append("serving engines differ here in how much of the card the KV cache gets "
+                     "and in vLLM's prefill dispatch (AIConfigurator's per-engine figures); "
+                     "their kernels, CUDA graphs and per-request host cost are modelled alike, "
+                     "as no per-engine figure for them is published")
     if w.training and not w.batch_splits:
         notes.append(f"your global batch of {w.global_batch} does not split into micro-batches "
                      f"of {w.micro_batch} over {w.dp} data-parallel ranks; the as-run figures "
@@ -533,7 +583,8 @@ def decide(answers: Answers, catalog: Catalog,
         answers=answers, primary_seq_len=w.seq_lens[0], basis=basis,
         electricity_source="default" if answers.electricity_is_default else "user",
         band_level=0.9, current=cur, targets=targets,
-        defaults=_defaults(answers, sides, quotes), notes=notes, anchor=anchor)
+        defaults=_defaults(answers, sides, quotes), notes=notes, anchor=anchor,
+        interactivity=_leads([cur, *targets], quotes, cal))
 
 
 def _primary_rate(side: ResolvedSide, basis: Basis) -> float | None:

@@ -15,6 +15,7 @@ from advisor.core.gates.dtype import DtypeGate
 from advisor.core.gates.software import SoftwareGate
 from advisor.core.model.answers import Answers
 from advisor.core.model.layout import LayoutChoice
+from advisor.core.model.lora import BaseOption
 from advisor.core.projection.rates import Evidence
 
 Binding = Literal["compute", "memory", "network", "host", "capacity"]
@@ -65,6 +66,34 @@ class SweepPoint(_Frozen):
     speedup: float | None
     speedup_low: float | None
     speedup_high: float | None
+    frozen_base: BaseOption | None = Field(
+        default=None, description="lora: how this point holds the frozen base, what that costs "
+                                  "per step and in accuracy, and whether the re-tune chose it")
+
+
+class InteractivityPoint(_Frozen):
+    """One serving operating point on the throughput-against-interactivity curve."""
+
+    tokens_per_s_per_user: float = Field(description="output tokens/s each user sees: 1 / TPOT")
+    tokens_per_s_per_gpu: float
+    usd_per_mtok: float | None
+    batch: int = Field(description="requests in flight per replica")
+    tp: int
+    pp: int
+    ep: int
+    ttft_ms: float
+    tpot_ms: float
+
+
+class InteractivityLead(_Frozen):
+    """Over a band of tokens/s per user, the GPU that serves it best."""
+
+    from_tokens_per_user: float
+    to_tokens_per_user: float
+    gpu: str
+    by: Literal["cost", "throughput"] = Field(
+        description="cost: the fewest dollars per token (every GPU has a price); throughput: "
+                    "the most tokens/s per GPU")
 
 
 class Assumptions(_Frozen):
@@ -129,10 +158,18 @@ class GpuResult(_Frozen):
     assumptions: Assumptions | None
     memory: MemoryFit
     sweep: list[SweepPoint]  # the basis the verdict uses (re-tuned unless the answers say)
+    curve: list[InteractivityPoint] = Field(
+        default_factory=list, description="serving: tokens/s per GPU against tokens/s per user "
+                                          "at the primary length, every layout re-tuned")
     as_run: list[SweepPoint]  # the layout as the user runs it
     fit_change: dict[str, str] = Field(
         default_factory=dict,
         description="by sequence length: the smallest change that makes the as-run layout fit")
+
+    base_options: dict[str, list[BaseOption]] = Field(
+        default_factory=dict,
+        description="lora, by sequence length where the base as given fits in no layout: each "
+                    "other way of holding it that fits, fastest first")
 
     def change_at(self, seq_len: int) -> str | None:
         return self.fit_change.get(str(seq_len))
@@ -192,6 +229,8 @@ class Decision(_Frozen):
     defaults: list[DefaultUsed] = Field(default_factory=list)
     notes: list[str]
     anchor: AnchorReport | None = None
+    interactivity: list[InteractivityLead] = Field(
+        default_factory=list, description="serving: which GPU leads at which tokens/s per user")
 
     def why_unprojected(self, target: GpuResult, point: SweepPoint,
                         current: SweepPoint) -> str:

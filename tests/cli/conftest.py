@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -7,11 +8,13 @@ from pathlib import Path
 import pytest
 
 
-def run_advisor(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """The CLI as a user runs it: a fresh interpreter, no TTY."""
+def run_advisor(*args: str, timeout: float = 120, env: dict[str, str] | None = None
+                ) -> subprocess.CompletedProcess[str]:
+    """The CLI as a user runs it: a fresh interpreter, no TTY (`env` added to this one's)."""
     return subprocess.run(
         [sys.executable, "-m", "advisor", *args],
         capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL,
+        env={**os.environ, **env} if env else None,
     )
 
 

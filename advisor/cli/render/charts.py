@@ -93,3 +93,35 @@ def cost_chart(sweep: ConfigSweep, width: int = 48, height: int = 10) -> Figure:
                   notes=[f"{legend}; upper case: on the Pareto front (time, $, kW); ! the "
                          "pick; time on a log scale"])
 
+
+
+def interactivity_chart(d: Decision, width: int = 50, height: int = 12) -> Figure | None:
+    """Tokens/s per GPU against tokens/s per user, one mark per GPU along its curve (the
+    re-tuned layouts no other beats on both); `|` marks the interactivity target."""
+    from rich.text import Text
+
+    from advisor.core import clean
+    from advisor.plot import scatter
+
+    results = [r for r in (d.current, *d.targets) if r.curve]
+    mark = {r.gpu: MARKS[i % len(MARKS)] for i, r in enumerate(results)}
+    target = d.answers.workload.min_tokens_per_user
+    plot = scatter({r.gpu: [(c.tokens_per_s_per_user, c.tokens_per_s_per_gpu) for c in r.curve]
+                    for r in results}, width, height, target)
+    if plot is None:
+        return None
+    pad = max(len(plot.y_top), len(plot.y_bottom))
+    body = Text()
+    for i, cells in enumerate(plot.cells):
+        label = plot.y_top if i == 0 else plot.y_bottom if i == height - 1 else ""
+        body.append(f"{label.rjust(pad)} |", style="dim")
+        body.append("".join(mark.get(c, c or " ") for c in cells))
+        body.append("\n")
+    lo, hi = plot.x_left, plot.x_right
+    body.append(f"{'':>{pad}} +{'-' * width}\n", style="dim")
+    body.append(f"{'':>{pad}}  {lo}{'tokens/s per user'.center(max(1, width - len(lo) - len(hi)))}"
+                f"{hi}", style="dim")
+    legend = ", ".join(f"{m} {clean(g)}" for g, m in mark.items())
+    return Figure(f"Tokens/s per GPU against tokens/s per user at {d.primary_seq_len:,} tokens",
+                  body, notes=[f"{legend}; up is more per GPU, right is faster for each user"
+                               + ("; | your target" if target is not None else "")])

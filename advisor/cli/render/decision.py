@@ -11,11 +11,12 @@ a batch size) is one entry there.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, TypeGuard
 
+from advisor.base_words import frozen_base_lines
 from advisor.cli.render.blocks import Block, Bullets, Col, Heading, Para, Table
-from advisor.cli.render.charts import speedup_chart
+from advisor.cli.render.charts import interactivity_chart, speedup_chart
 from advisor.humanize import NA, UNKNOWN, band, count, duration, number, usd
 
 if TYPE_CHECKING:
@@ -54,21 +55,29 @@ def _max_seq(d: Decision, r: GpuResult, p: SweepPoint | None) -> str:
     return count(r.memory.max_seq_len) if r.memory.max_seq_len else NA
 
 
+def _ran(p: SweepPoint | None) -> TypeGuard[SweepPoint]:
+    """A point with figures: one a gate blocks, or that fits nowhere, has none to show."""
+    return p is not None and p.tokens_per_s_per_gpu is not None
+
+
 def _serving(d: Decision) -> bool:
     return not d.answers.workload.training
 
 
 SERVING: list[Figure] = [
     Figure(Col("batch", "requests", numeric=True, drop=1),
-           lambda d, r, p: number(p.batch) if p and p.batch else NA),
+           lambda d, r, p: number(p.batch) if _ran(p) and p.batch else NA),
     Figure(Col("batch set by", drop=6),
-           lambda d, r, p: p.batch_cap or NA if p else NA),
-    Figure(Col("TTFT", "ms", numeric=True, drop=2),
-           lambda d, r, p: number(p.ttft_ms) if p and p.ttft_ms is not None else NA),
-    Figure(Col("TPOT", "ms", numeric=True, drop=2),
-           lambda d, r, p: number(p.tpot_ms, 1) if p and p.tpot_ms is not None else NA),
+           lambda d, r, p: p.batch_cap or NA if _ran(p) else NA),
+    Figure(Col("TTFT", "ms", numeric=True),
+           lambda d, r, p: number(p.ttft_ms) if _ran(p) and p.ttft_ms is not None else NA),
+    Figure(Col("TPOT", "ms", numeric=True),
+           lambda d, r, p: number(p.tpot_ms, 1) if _ran(p) and p.tpot_ms is not None else NA),
+    Figure(Col("tok/s", "per user", numeric=True),
+           lambda d, r, p: number(1000 / p.tpot_ms, 1) if _ran(p) and p.tpot_ms else NA),
 ]
-"""Serving's own figures, inserted after the speedup column for a serving decision."""
+"""Serving's own figures, inserted after the speedup column for a serving decision: what a
+user waits (TTFT, TPOT, tokens/s each) stays at any width, the job's hour goes first."""
 
 
 SUMMARY: list[Figure] = [
@@ -92,7 +101,11 @@ SUMMARY: list[Figure] = [
 def blocks(d: Decision) -> list[Block]:
     out: list[Block] = [Heading(f"Verdict: {_context(d)}")]
     out += verdict_lines(d)
+    base = frozen_base_lines(d)
+    if base:
+        out.append(Bullets(base, title="The frozen base (LoRA)"))
     out.append(summary_table(d))
+    out += interactivity(d)
     for t in d.targets:
         out += target_details(d, t)
     out.append(speedup_chart(d))
@@ -103,6 +116,51 @@ def blocks(d: Decision) -> list[Block]:
     out += inputs(d)
     if d.notes:
         out.append(Bullets(d.notes, title="Notes"))
+    return out
+
+
+LEVELS = (1, 2, 5, 10, 15, 20, 30, 40, 50, 60, 75, 100, 125, 150, 200, 300, 500, 1000, 2000)
+
+
+def interactivity(d: Decision) -> list[Block]:
+    """Serving: each GPU's tokens/s per GPU at tokens/s-per-user levels across its curve, who
+    leads where, and the chart; the user's target is one of the levels."""
+    results = [r for r in (d.current, *d.targets) if r.curve]
+    if not results:
+        return []
+    from advisor.core import at_interactivity
+
+    top = max(c.tokens_per_s_per_user for r in results for c in r.curve)
+    low = min(c.tokens_per_s_per_user for r in results for c in r.curve)
+    target = d.answers.workload.min_tokens_per_user
+    levels = sorted({v for v in LEVELS if low <= v <= top} | ({target} if target else set()))
+    rows = []
+    for level in levels:
+        row = [f"{level:g}" + (" (your target)" if level == target else "")]
+        for r in results:
+            c = at_interactivity(r.curve, level)
+            row.append(f"{c.tokens_per_s_per_gpu:,.0f}" if c else NA)
+            row.append(f"{c.batch:,} TP{c.tp}" + (f" EP{c.ep}" if c.ep > 1 else "") if c else NA)
+        rows.append(row)
+    cols = [Col("tokens/s", "per user", numeric=True)]
+    for r in results:
+        cols += [Col(r.gpu, "tok/s/GPU", numeric=True), Col("batch", "layout", drop=2)]
+    caps = ", ".join(f"{r.gpu} {p.batch_cap}" for r in results
+                     if (p := _point(d, r)) is not None and p.batch_cap)
+    notes = [f"{NA}: that GPU cannot serve each user this fast"]
+    if caps:
+        notes.append(f"what sets each GPU's batch at the verdict's point: {caps}")
+    by = {"cost": "the fewest $ per token", "throughput": "the most tokens/s per GPU"}
+    leads = [f"{lead.gpu} from {lead.from_tokens_per_user:,.0f} to "
+             f"{lead.to_tokens_per_user:,.0f} tokens/s per user ({by[lead.by]})"
+             for lead in d.interactivity]
+    out: list[Block] = [Table(cols, rows, title="Throughput against interactivity",
+                              notes=notes)]
+    if leads:
+        out.append(Bullets(leads, title="Who leads at which interactivity"))
+    chart = interactivity_chart(d)
+    if chart is not None:
+        out.append(chart)
     return out
 
 
@@ -139,11 +197,17 @@ def verdict_summary(d: Decision) -> list[str]:
             for t in d.targets]
 
 
+def _droppable(f: Figure) -> Figure:
+    """A figure serving may leave out at a narrow width (the job's one-hour cost and time)."""
+    return f if f.col.drop else Figure(replace(f.col, drop=2), f.cell)
+
+
 def summary_table(d: Decision) -> Table:
     budget = d.answers.workload.token_budget
     job = f"job and wall-clock: {count(budget, 'tokens')}" if budget else \
         "job and wall-clock: one hour of the cluster (no token budget given)"
-    figures = SUMMARY[:3] + SERVING + SUMMARY[3:] if _serving(d) else SUMMARY
+    figures = SUMMARY[:3] + SERVING + [_droppable(f) for f in SUMMARY[3:]] if _serving(d) \
+        else SUMMARY
     rows = [[f.cell(d, r, _point(d, r)) for f in figures] for r in (d.current, *d.targets)]
     notes = [job]
     lens = d.answers.workload.seq_lens

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from advisor.core.economics.cost import cap_words
-from advisor.core.model.answers import Answers, split_count
+from advisor.core.model.answers import Answers, check_against_catalog, split_count
 
 if TYPE_CHECKING:
     from advisor.core.model.catalog import Catalog
@@ -28,7 +28,8 @@ Order = Literal["cost", "time", "energy"]
 def ranking_answers(answers: Answers, catalog: Catalog, vendor: str | None = None) -> Answers:
     """The answers with every catalog GPU (of `vendor` when given) as a target: a target the
     user entered keeps its count (`id@N`), layout and stack, every other GPU runs at the
-    current side's count."""
+    current side's count. A name no catalog GPU has is one line naming its field."""
+    check_against_catalog(answers, catalog)
     current_id, current_count = split_count(answers.current)
     current = catalog.gpu(current_id).id
     entered = {catalog.gpu(split_count(t)[0]).id: t for t in answers.targets}

@@ -175,3 +175,4 @@ MAX_PRICE_RATIO = 1000.0
 MAX_SPEEDUP = 1000.0
 # A job's wall-clock: a century (as MAX_DEADLINE_DAYS) is no job anyone plans.
 MAX_WALL_CLOCK_H = MAX_DEADLINE_DAYS * 24
+MAX_TOKENS_PER_USER = 1e6  # an interactivity target: a microsecond per output token

@@ -37,7 +37,7 @@ from advisor.tui.render import (
     speed,
 )
 from advisor.tui.screens.base import NARROW, ReportScreen
-from advisor.tui.widgets.charts import bar, speedup_chart
+from advisor.tui.widgets.charts import bar, interactivity_chart, speedup_chart
 from advisor.tui.words import humanize, plural
 
 if TYPE_CHECKING:
@@ -254,7 +254,9 @@ class PerformanceScreen(ReportScreen):
             table.move_cursor(row=table.get_row_index(keep))
         table.focus()
         self._show_row()
-        self.query_one("#chart", Static).update(speedup_chart(decision))
+        curve = interactivity_chart(decision)
+        self.query_one("#chart", Static).update(
+            speedup_chart(decision) + (f"\n\n{curve}" if curve else ""))
         self.query_one("#buckets", Static).update(clean_block(bucket_text(decision)))
         self.query_one("#layouts", Static).update(clean_block(layout_text(decision)))
 

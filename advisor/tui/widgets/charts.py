@@ -108,3 +108,34 @@ def config_chart(sweep: ConfigSweep, highlight: str | None = None, width: int = 
     lines.append("[dim]bright: Pareto front (time, $, kW)"
                  + ("; ┊ deadline" if deadline is not None else "") + "[/]")
     return "\n".join(lines)
+
+
+def interactivity_chart(decision: Decision, width: int = 34, height: int = 9) -> str:
+    """Serving: tokens/s per GPU against tokens/s per user along each GPU's curve (markup);
+    empty for training or when no GPU has a curve."""
+    from advisor.core import clean
+    from advisor.plot import scatter
+
+    results = [r for r in (decision.current, *decision.targets) if r.curve]
+    target = decision.answers.workload.min_tokens_per_user
+    plot = scatter({r.gpu: [(c.tokens_per_s_per_user, c.tokens_per_s_per_gpu) for c in r.curve]
+                    for r in results}, width, height, target)
+    if plot is None:
+        return ""
+    style = {r.gpu: (MARKS[i % len(MARKS)], COLOURS[i % len(COLOURS)])
+             for i, r in enumerate(results)}
+    pad = max(len(plot.y_top), len(plot.y_bottom))
+    lines = ["[b]Tokens/s per GPU[/b] against per user",
+             f"[dim]each GPU's re-tuned curve{'; ┆ your target' if target else ''}[/]"]
+    for i, cells in enumerate(plot.cells):
+        label = plot.y_top if i == 0 else plot.y_bottom if i == height - 1 else ""
+        drawn = "".join(
+            "[dim]┆[/]" if c == "|" else f"[{style[c][1]}]{style[c][0]}[/]" if c else " "
+            for c in cells)
+        lines.append(f"[dim]{label.rjust(pad)} │[/]{drawn}")
+    span = width - len(plot.x_left) - len(plot.x_right)
+    lines.append(f"[dim]{'':>{pad}} └{'─' * width}[/]")
+    lines.append(f"[dim]{'':>{pad}}  {plot.x_left}{'per user'.center(max(1, span))}"
+                 f"{plot.x_right}[/]")
+    lines += [f"[{colour}]{mark}[/] {clean(gpu)}" for gpu, (mark, colour) in style.items()]
+    return "\n".join(lines)

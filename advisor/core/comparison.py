@@ -429,7 +429,7 @@ def _over_pcie(r: GpuResult, side: ResolvedSide, seq: int) -> str | None:
         return None
     comm = p.bucket_seconds.get("communication", 0.0)
     binds = comm >= max(p.bucket_seconds.values(), default=0.0)
-    kind = link.kind if link else "no scale-up link"
+    kind = link.kind if link else "the catalog names no scale-up link for it"
     return (f"{r.gpu}: {' and '.join(spread)} run over PCIe ({kind}): their all-reduce and "
             f"all-to-all take {comm / p.step_s:.0%} of its step"
             + (", the largest part: the link binds" if binds else ""))

@@ -449,6 +449,7 @@ TRAINING_DEFAULTS = ("micro_batch", "global_batch", "precision", "optimizer", "z
                      "recompute", "fused_kernels", "gpus", "attention_kernel", "token_budget")
 SERVING_DEFAULTS = ("precision", "gpus", "kv_dtype", "max_batch", "attention_kernel",
                     "token_budget")
+LORA_DEFAULTS = ("base_format", "lora_rank", "lora_targets", "allow_quantized_base")
 
 
 def _counted(answers: Answers) -> bool:
@@ -462,7 +463,9 @@ def _defaults(answers: Answers, sides: list[ResolvedSide], quotes: list[PriceQuo
     w = answers.workload
     out = []
     per_side = {k for v in answers.layouts.values() for k in v.fields_given()}
-    for name in TRAINING_DEFAULTS if w.training else SERVING_DEFAULTS:
+    names = (TRAINING_DEFAULTS + (LORA_DEFAULTS if w.mode == "lora" else ())
+             if w.training else SERVING_DEFAULTS)
+    for name in names:
         if name in w.model_fields_set or name in per_side or (
                 name == "recompute" and "checkpointing" in w.model_fields_set) or (
                 name == "gpus" and _counted(answers)):
@@ -478,6 +481,8 @@ def _defaults(answers: Answers, sides: list[ResolvedSide], quotes: list[PriceQuo
             value = "none: jobs are priced per hour and per Mtok"
         elif name == "kv_dtype":
             value = f"auto: {w.kv_bytes:g}-byte KV for {w.precision} weights"
+        elif name == "lora_targets":
+            value = ", ".join(w.lora_targets)
         out.append(DefaultUsed(field=f"workload.{name}", value=str(value), source=source))
     if not w.training:
         for layout in ("tp", "pp", "ep", "micro_batch"):

@@ -31,9 +31,9 @@ RECOMPUTE = (("none", "none"), ("selective", "selective"), ("full", "full"))
 OPTIMIZERS = (("AdamW", "adamw"), ("AdamW 8-bit", "adamw8bit"), ("paged AdamW", "paged_adamw"),
               ("paged AdamW 8-bit", "paged_adamw8bit"), ("SGD", "sgd"))
 LORA = frozenset({"lora"})
-BASES = (("bf16 (16-bit, as trained)", "bf16"), ("fp8", "fp8"), ("int8 (LLM.int8)", "int8"),
-         ("nf4 (4-bit, QLoRA)", "nf4"), ("int4 (GPTQ/AWQ)", "int4"))
-TARGETS = (("all linear layers", ("all-linear",)),
+BASES = (("bf16", "bf16"), ("fp8", "fp8"), ("int8 (LLM.int8)", "int8"),
+         ("nf4 (QLoRA)", "nf4"), ("int4 (GPTQ/AWQ)", "int4"))
+TARGETS = (("all linear", ("all-linear",)),
            ("attention: q, k, v, o", ("q_proj", "k_proj", "v_proj", "o_proj")),
            ("q and v (PEFT's default)", ("q_proj", "v_proj")),
            ("MLP: gate, up, down", ("gate_proj", "up_proj", "down_proj")),
@@ -106,7 +106,7 @@ FIELDS: tuple[FieldDef, ...] = (
              hint="adapter rank: sets the trained weights"),
     FieldDef("lora_targets", "LoRA targets", "choice", LORA, choices=TARGETS,
              hint="the layers that carry adapters"),
-    FieldDef("allow_quantized_base", "allow a quantized base", "choice", LORA, choices=YES_NO,
+    FieldDef("allow_quantized_base", "may quantize base", "choice", LORA, choices=YES_NO,
              hint="where the base fits nowhere, the re-tune may hold it 4-bit (QLoRA) or "
                   "offload it"),
     FieldDef("token_budget", "token budget", "float",
@@ -128,7 +128,7 @@ FIELDS: tuple[FieldDef, ...] = (
     FieldDef("offload_optimizer", "offload optimizer", "choice", TRAINING, True,
              choices=YES_NO),
     FieldDef("fused_kernels", "fused kernels", "choice", TRAINING, True, choices=YES_NO),
-    FieldDef("offload_frozen_weights", "offload frozen weights", "choice", LORA, True,
+    FieldDef("offload_frozen_weights", "offload frozen base", "choice", LORA, True,
              choices=YES_NO, hint="the base on the host, streamed to the GPU each pass"),
     FieldDef("double_quant", "double quantization", "choice", LORA, True, choices=YES_NO,
              hint="nf4: its absmax constants quantized too (QLoRA's)"),
@@ -255,7 +255,8 @@ def show_value(f: FieldDef, value: Any) -> str:
     """A value for reading: the choice's label, or the figure."""
     if f.kind == "choice":
         if isinstance(value, str):  # a default as core lists it ("0", "False", "megatron")
-            match = next((label for label, v in f.choices if str(v) == value), None)
+            match = next((label for label, v in f.choices if str(v) == value or (
+                isinstance(v, tuple) and ", ".join(v) == value)), None)  # LoRA targets
             if match is not None:
                 return match
         return choice_label(f, value)

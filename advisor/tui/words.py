@@ -16,8 +16,8 @@ PHRASES: dict[str, str] = {
     "+-": "±",
     "serve needs osl, the output tokens per request":
         "serving needs the output tokens per request (OSL)",
-    "--allow-quantized-base": "allow a quantized base, on step 2 (Workload)",
-    "--offload-frozen-weights": "offload frozen weights, on step 2 (Workload, Advanced)",
+    "--allow-quantized-base": "may quantize base, on step 2 (Workload)",
+    "--offload-frozen-weights": "offload frozen base, on step 2 (Workload, Advanced)",
     **{f"--base-format {f}": f"base format {f}, on step 2 (Workload)"
        for f in ("fp8", "int8", "nf4", "int4")},
 }
@@ -46,7 +46,7 @@ NAMES: dict[str, str] = {
     "lora_rank": "LoRA rank",
     "lora_targets": "LoRA targets",
     "offload_frozen_weights": "frozen-weight offload",
-    "allow_quantized_base": "allow a quantized base",
+    "allow_quantized_base": "may quantize base",
     "double_quant": "double quantization",
 }
 _NAME = re.compile(r"\b(?:workload\.)?(" + "|".join(map(re.escape, NAMES)) + r")\b")

@@ -40,7 +40,7 @@ async def test_a_14b_lora_on_a_24_gb_card(make_app, ready_state):
         text = " ".join((await _to_verdict(pilot)).split())
         assert "l4 does not fit 4,096 tokens with a 16-bit base in any layout" in text
         assert "a 4-bit NF4 (QLoRA) base (base format nf4, on step 2 (Workload))" in text
-        assert "allow a quantized base, on step 2 (Workload)" in text
+        assert "may quantize base, on step 2 (Workload)" in text
         for _ in range(12):  # back to Workload, a step at a time
             if isinstance(app.screen, WorkloadScreen):
                 break

@@ -8,11 +8,13 @@ counted from the model's shape and the layout:
   per kernel that a faster GPU does not shrink;
 - attention: the flash kernel's FLOPs at its own rate for this sequence span;
 - elementwise: norms, activations, residuals, RoPE, loss and low-precision casts,
-  HBM traffic only, plus their per-kernel cost;
+  HBM traffic only, plus their per-kernel cost; a LoRA's adapters (rank-r GEMMs, HBM-bound)
+  and its quantized base's dequantisation before every GEMM that reads it (`FrozenBase`);
 - communication: TP/SP, CP, EP and PP traffic per micro-step and the DP/ZeRO
   gradient and parameter traffic per step, less what overlaps with compute;
 - optimizer: state traffic on the GPU, or the host when offloaded;
-- overhead: the framework's per-step host time and the pipeline bubble.
+- overhead: the framework's per-step host time and the pipeline bubble, and an offloaded
+  frozen base's host-link copy where compute does not hide it.
 
 Serving: per replica, a decode step reads the weights the batch touches and
 every request's KV cache, and costs the batch's GEMM FLOPs; a request's prefill

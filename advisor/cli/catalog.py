@@ -46,7 +46,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     pull = csub.add_parser(
         "pull", help="fetch a team catalog (TOML or JSON) and merge it over the shipped one",
         description=CATALOG_PULL_HELP + "\n" + PULL_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_pull_options(pull)
     pull.set_defaults(handler=lambda args: run_pull("catalog", args))

@@ -61,8 +61,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     s = cmds.add_parser("sweep",
                         help="every candidate GPU at every count: time, $, power, Pareto front",
-                        description=SWEEP_HELP,
-                        formatter_class=argparse.RawDescriptionHelpFormatter)
+                        description=SWEEP_HELP)
     add_workload_args(s, required=False, counts=False)
     s.add_argument("--answers", metavar="FILE", help="answers.toml (its [configs] section too)")
     s.add_argument("--counts", type=_ints, metavar="N,N,...", help="GPU counts to sweep")
@@ -77,8 +76,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s.set_defaults(handler=cmd_sweep)
 
     pl = cmds.add_parser("pipeline", help="stage rates, bottleneck, queues and best splits",
-                         description=PIPELINE_HELP,
-                         formatter_class=argparse.RawDescriptionHelpFormatter)
+                         description=PIPELINE_HELP)
     pl.add_argument("file", metavar="FILE", help="TOML with a [pipeline] section")
     pl.add_argument("--gpus", type=whole, help="find the best splits of this many GPUs")
     pl.add_argument("--vary", metavar="STAGE", help="stage the neighbour table walks")

@@ -33,8 +33,7 @@ with why.
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from advisor.cli.compare import add_workload_args
 
-    p = sub.add_parser("rank", help=COMMANDS["rank"], description=DESCRIPTION,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser("rank", help=COMMANDS["rank"], description=DESCRIPTION)
     add_workload_args(p, required=False, counts=True)
     p.add_argument("--answers", metavar="FILE", help="answers.toml; - reads standard input")
     add_rank_args(p)

@@ -138,6 +138,9 @@ def _ctrl_c_as_exception(wanted: bool) -> typing.Iterator[None]:
 
 
 def _dispatch(argv: Sequence[str] | None) -> int:
+    from advisor.cli.encoding import plain_streams
+
+    plain_streams()  # an ASCII-only stdout gets plain stand-ins, not a traceback
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     if args.command in (None, "probe"):  # the wizard and the probes stay, and use torch

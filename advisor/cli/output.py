@@ -62,8 +62,13 @@ def show(args: argparse.Namespace, blocks: Callable[[], Sequence[Block]], title:
 
     if fmt == "text":
         emit.print_text(blocks(), out)
-    else:
-        out.write(emit.render(list(blocks()), fmt, title))  # type: ignore[arg-type]
+        return
+    document = emit.render(list(blocks()), fmt, title)  # type: ignore[arg-type]
+    if fmt in ("html", "svg"):  # what the stream cannot show, as character references
+        from advisor.cli.encoding import for_document
+
+        document = for_document(document, out)
+    out.write(document)
 
 
 def status(args: argparse.Namespace, line: str, file: TextIO | None = None) -> None:

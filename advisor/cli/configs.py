@@ -17,6 +17,7 @@ from advisor.cli import COMMANDS
 from advisor.cli.flags import COMMAND_LINE, errors_name_flags
 from advisor.cli.numbers import plain, whole
 from advisor.cli.output import add_output_options, show
+from advisor.cli.schemas import CONFIG_SWEEP, PIPELINE
 from advisor.core import MAX_GPUS, InputError, in_file
 
 if TYPE_CHECKING:
@@ -143,7 +144,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
     show(args, lambda: sweep_blocks(result, answers),
          f"advisor: GPU-count sweep, {answers.current}", lambda: result.model_dump(mode="json"),
-         lambda: [result.choice.reason])
+         lambda: [result.choice.reason], schema=CONFIG_SWEEP)
     return 0
 
 
@@ -181,5 +182,6 @@ def cmd_pipeline(args: argparse.Namespace) -> int:
 
     show(args, lambda: pipeline_blocks(report), f"advisor: pipeline {args.file}",
          lambda: report.model_dump(mode="json"),
-         lambda: [f"bottleneck: {report.current.bottleneck}; {report.current.queue}"])
+         lambda: [f"bottleneck: {report.current.bottleneck}; {report.current.queue}"],
+         schema=PIPELINE)
     return 0

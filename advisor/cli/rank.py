@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from advisor.cli import COMMANDS
 from advisor.cli.output import add_output_options, show
+from advisor.cli.schemas import RANKING
 from advisor.core import InputError, in_file
 
 if TYPE_CHECKING:
@@ -93,4 +94,4 @@ def show_ranking(args: argparse.Namespace, answers: Answers, catalog: Catalog,
          lambda: ranking_json(report, ranking),
          lambda: [f"{i}. {r.gpu}" + (f" (first: {ranking.remedies[r.gpu]})"
                                      if r.gpu in ranking.remedies else "")
-                  for i, r in enumerate(ranking.ranked, 1)])
+                  for i, r in enumerate(ranking.ranked, 1)], schema=RANKING)

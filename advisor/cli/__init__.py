@@ -41,7 +41,14 @@ the order listed there."""
 
 
 class _Parser(argparse.ArgumentParser):
-    """A usage error is one line that points at --help, not the whole usage block."""
+    """A usage error is one line that points at --help, not the whole usage block; every
+    command's help is laid out by `helptext.HelpFormatter` (within the terminal's width)."""
+
+    def __init__(self, *args: typing.Any, **kwargs: typing.Any) -> None:
+        from advisor.cli.helptext import HelpFormatter
+
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> typing.NoReturn:
         self.exit(EXIT_INPUT_ERROR, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
@@ -131,6 +138,9 @@ def _ctrl_c_as_exception(wanted: bool) -> typing.Iterator[None]:
 
 
 def _dispatch(argv: Sequence[str] | None) -> int:
+    from advisor.cli.encoding import plain_streams
+
+    plain_streams()  # an ASCII-only stdout gets plain stand-ins, not a traceback
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     if args.command in (None, "probe"):  # the wizard and the probes stay, and use torch

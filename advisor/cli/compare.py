@@ -8,6 +8,7 @@ figure, input and assumption, as text, Markdown, HTML or SVG, or `--json` for sc
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +16,7 @@ from advisor.cli import COMMANDS
 from advisor.cli.flags import COMMAND_LINE, errors_name_flags
 from advisor.cli.numbers import amount, keyed, plain, tokens, whole
 from advisor.cli.output import add_output_options, show
+from advisor.cli.schemas import DECISION_SUMMARY, Schema
 from advisor.core import InputError
 
 if TYPE_CHECKING:
@@ -372,7 +374,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def show_report(args: argparse.Namespace, report: Report, *, kept: bool,
-                answers_file: bool = True, data: Callable[[], Any] | None = None) -> None:
+                answers_file: bool = True, data: Callable[[], Any] | None = None,
+                schema: Schema = DECISION_SUMMARY) -> None:
     """The report as the output flags ask: the verdict first and the details after, as text,
     md, html or svg; `summary` as JSON unless `data` says otherwise; the verdict lines alone
     with --quiet. `kept` adds what a saved report records (prices, probes, provenance);
@@ -382,7 +385,8 @@ def show_report(args: argparse.Namespace, report: Report, *, kept: bool,
 
     show(args, lambda: document.blocks(report, provenance=kept, answers_file=answers_file),
          document.title(report),
-         data or (lambda: summary(report)), lambda: decision.verdict_summary(report.decision))
+         data or (lambda: summary(report)), lambda: decision.verdict_summary(report.decision),
+         schema=schema)
 
 
 # --- JSON -----------------------------------------------------------------------------------------
@@ -405,6 +409,11 @@ def _point_json(p: SweepPoint | None) -> dict[str, Any]:
         "layout": p.layout.model_dump() if p.layout else None,
         "frozen_base": p.frozen_base.model_dump() if p.frozen_base else None,
     }
+
+
+def _key(quantity: str) -> str:
+    """A quantity's name as a JSON key: `HBM bandwidth` is `hbm_bandwidth`."""
+    return re.sub(r"[^a-z0-9]+", "_", quantity.lower()).strip("_")
 
 
 def _gpu_json(r: GpuResult, primary: int) -> dict[str, Any]:
@@ -430,7 +439,7 @@ def _gpu_json(r: GpuResult, primary: int) -> dict[str, Any]:
         "dtype_gate": {"passed": r.dtype_gate.passed, "reason": r.dtype_gate.reason},
         "software_gate": r.software_gate.status if r.software_gate else None,
         "problem": r.problem,
-        "rate_sources": a.rate_sources if a else {},
+        "rate_sources": {_key(q): src for q, src in a.rate_sources.items()} if a else {},
         "attention_kernel": a.attention_kernel if a else None,
         "attention_why": a.attention_why if a else None,
         "price": a.price.model_dump() if a and a.price else None,

@@ -62,7 +62,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "probe", help=COMMANDS["probe"],
         description=DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_suite_arguments(p)
     p.add_argument("--workload", metavar="ANSWERS",

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from advisor.cli import COMMANDS
 from advisor.cli.flags import COMMAND_LINE, errors_name_flags
 from advisor.cli.output import add_output_options, show
+from advisor.cli.schemas import RANKING
 from advisor.core import InputError, in_file
 
 if TYPE_CHECKING:
@@ -35,8 +36,7 @@ with why.
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from advisor.cli.compare import add_workload_args
 
-    p = sub.add_parser("rank", help=COMMANDS["rank"], description=DESCRIPTION,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser("rank", help=COMMANDS["rank"], description=DESCRIPTION)
     add_workload_args(p, required=False, counts=True)
     p.add_argument("--answers", metavar="FILE", help="answers.toml; - reads standard input")
     add_rank_args(p)
@@ -98,4 +98,4 @@ def show_ranking(args: argparse.Namespace, answers: Answers, catalog: Catalog,
          "advisor: ranking", lambda: ranking_json(report, ranking),
          lambda: [f"{i}. {r.gpu}" + (f" (first: {ranking.remedies[r.gpu].text})"
                                      if r.gpu in ranking.remedies else "")
-                  for i, r in enumerate(ranking.ranked, 1)])
+                  for i, r in enumerate(ranking.ranked, 1)], schema=RANKING)

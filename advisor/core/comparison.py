@@ -582,7 +582,7 @@ def decide(answers: Answers, catalog: Catalog,
         notes.append(unused)
     if anchor is not None:
         notes.insert(0, f"anchored on {anchor.whose} {anchor.measured} on {sides[0].gpu.id} "
-                        f"(the model gives {anchor.modelled_tokens_per_s_per_gpu:,.0f} tok/s "
+                        f"(the model gives {anchor.modelled_tokens_per_s_per_gpu:,.0f} tokens/s "
                         f"per GPU as run); moved: {'; '.join(anchor.moved)}")
     return Decision(
         answers=answers, primary_seq_len=w.seq_lens[0], basis=basis,

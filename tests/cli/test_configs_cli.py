@@ -50,12 +50,12 @@ def test_pipeline_text_walks_the_published_neighbours(advisor_cli):
     r = advisor_cli("configs", "pipeline", EXAMPLE)
     assert r.returncode == 0, r.stderr
     out = r.stdout
-    assert "Now (7+1): 34.7 Ktok/s, 3.7 days, 4.70-4.70 kW" in out
+    assert "Now (7+1): 34.7K tokens/s, 3.7 days, 4.70-4.70 kW" in out
     assert "Now: 7+1 in a box of 8 GPUs" in out
     five = next(line for line in out.splitlines() if line.startswith("5+1"))
     assert "24.8" in five and "5.2 days" in five and "1.06-1.21" in five
     md = advisor_cli("configs", "pipeline", EXAMPLE, "--format", "md").stdout
-    assert "measured: 34.7 Ktok/s on 7 GPU(s)" in md
+    assert "measured: 34.7K tokens/s on 7 GPU(s)" in md
     five = next(line for line in md.splitlines() if line.startswith("| 5+1"))
     assert "drafter starve" in five
 

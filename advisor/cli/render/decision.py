@@ -73,7 +73,7 @@ SERVING: list[Figure] = [
            lambda d, r, p: number(p.ttft_ms) if _ran(p) and p.ttft_ms is not None else NA),
     Figure(Col("TPOT", "ms", numeric=True),
            lambda d, r, p: number(p.tpot_ms, 1) if _ran(p) and p.tpot_ms is not None else NA),
-    Figure(Col("tok/s", "per user", numeric=True),
+    Figure(Col("tokens/s", "per user", numeric=True),
            lambda d, r, p: number(1000 / p.tpot_ms, 1) if _ran(p) and p.tpot_ms else NA),
 ]
 """Serving's own figures, inserted after the speedup column for a serving decision: what a
@@ -144,7 +144,7 @@ def interactivity(d: Decision) -> list[Block]:
         rows.append(row)
     cols = [Col("tokens/s", "per user", numeric=True)]
     for r in results:
-        cols += [Col(r.gpu, "tok/s/GPU", numeric=True), Col("batch", "layout", drop=2)]
+        cols += [Col(r.gpu, "tokens/s per GPU", numeric=True), Col("batch", "layout", drop=2)]
     caps = ", ".join(f"{r.gpu} {p.batch_cap}" for r in results
                      if (p := _point(d, r)) is not None and p.batch_cap)
     notes = [f"{NA}: that GPU cannot serve each user this fast"]

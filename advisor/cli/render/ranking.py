@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from advisor.cli.render.blocks import Block, Bullets, Col, Heading, Para, Table
+from advisor.cli.render.decision import SERVING
 from advisor.humanize import NA, duration, number
 
 if TYPE_CHECKING:
@@ -42,6 +43,7 @@ def ranking_blocks(report: Report, ranking: Ranking, *, answers_file: bool = Fal
     d = report.decision
     seq = d.primary_seq_len
     budget = d.answers.workload.token_budget is not None
+    waits = [] if d.answers.workload.training else [f for f in SERVING if not f.col.drop]
     rows = []
     for i, r in enumerate(ranking.ranked, 1):
         p = r.point(seq)
@@ -50,7 +52,8 @@ def ranking_blocks(report: Report, ranking: Ranking, *, answers_file: bool = Fal
             str(i), r.gpu + (" (now)" if r.role == "current" else ""), str(r.gpus),
             _verdict(r, ranking.remedies),
             number(p.usd_per_mtok, 3) if p and p.usd_per_mtok else "?",
-            _price(r), number(p.tokens_per_s_per_gpu) if p else NA,
+            *(f.cell(d, r, p) for f in waits), _price(r),
+            number(p.tokens_per_s_per_gpu) if p else NA,
             (duration(j.wall_clock_h) if budget else number(p.tokens_per_s_cluster))
             if j and p else NA,
             (number(j.energy_kwh) if budget else number(j.power_kw, 1))
@@ -58,8 +61,9 @@ def ranking_blocks(report: Report, ranking: Ranking, *, answers_file: bool = Fal
     table = Table(
         [Col("#", numeric=True), Col("GPU", whole=True), Col("GPUs", numeric=True, drop=4),
          Col("verdict", drop=3), Col("cost", "$/Mtok", numeric=True),
-         Col("price", "$/GPU-h", drop=5), Col("tokens/s", "per GPU", numeric=True, drop=2),
-         Col("wall-clock" if budget else "cluster", "" if budget else "tok/s", numeric=True),
+         *(f.col for f in waits), Col("price", "$/GPU-h", drop=5),
+         Col("tokens/s", "per GPU", numeric=True, drop=2),
+         Col("wall-clock" if budget else "cluster", "" if budget else "tokens/s", numeric=True),
          Col("energy" if budget else "power", "kWh" if budget else "kW", numeric=True,
              drop=1)],
         rows, title=f"Ranked by {ORDERS[ranking.order]} at {seq:,} tokens",

@@ -40,14 +40,20 @@ COMMANDS: dict[str, str] = {
 the order listed there."""
 
 
+def _help_formatter(prog: str) -> argparse.HelpFormatter:
+    """argparse makes a formatter only to print help or a usage line: its module (and
+    textwrap) load then, not on every start."""
+    from advisor.cli.helptext import HelpFormatter
+
+    return HelpFormatter(prog)
+
+
 class _Parser(argparse.ArgumentParser):
     """A usage error is one line that points at --help, not the whole usage block; every
     command's help is laid out by `helptext.HelpFormatter` (within the terminal's width)."""
 
     def __init__(self, *args: typing.Any, **kwargs: typing.Any) -> None:
-        from advisor.cli.helptext import HelpFormatter
-
-        kwargs.setdefault("formatter_class", HelpFormatter)
+        kwargs.setdefault("formatter_class", _help_formatter)
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> typing.NoReturn:

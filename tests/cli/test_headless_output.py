@@ -140,7 +140,7 @@ def test_a_report_given_as_answers_says_so(report_file: Path) -> None:
 def test_decide_does_not_suggest_a_flag_it_lacks(tmp_path: Path) -> None:
     answers = tmp_path / "a.toml"
     answers.write_text(ANSWERS.read_text().replace('targets = ["b200-sxm"]',
-                                                   'targets = ["gb200"]'))
+                                                   'targets = ["gh200-144g"]'))
     out = advisor("decide", "--answers", str(answers), columns=200).stdout
     assert "no price" in out and "--price" not in out
     assert "[prices]" in out  # and data in brackets is not taken for markup

@@ -46,9 +46,9 @@ def test_allowed_the_re_tune_holds_the_base_otherwise_and_says_so(advisor_cli) -
 
 
 def test_lora_flags_refuse_bad_input_in_one_line(advisor_cli) -> None:
-    for bad, words in ((("--lora-targets", "attention"), "lora_targets"),
+    for bad, words in ((("--lora-targets", "attention"), "--lora-targets"),
                        (("--base-format", "nf4", "--precision", "fp8"), "base_format nf4"),
-                       (("--lora-rank", "0"), "lora_rank")):
+                       (("--lora-rank", "0"), "--lora-rank")):
         r = advisor_cli(*LORA_14B, *bad)
         assert r.returncode == 2, (bad, r.stderr)
         assert r.stderr.count("\n") == 1 and words in r.stderr, r.stderr

@@ -91,7 +91,9 @@ def test_catalog_pull_adds_without_removing(files, run: Run, advisor_home: Path)
     root, base = files
     before = json.loads(run("catalog", "list", "--json").stdout)["gpus"]
     h100 = next(g for g in before if g["id"] == "h100-sxm")
-    team = {**h100, "id": "team-h100", "aliases": []}
+    # the listing's default_price is the price sheet's, not a field of a catalog entry
+    team = {**{k: v for k, v in h100.items() if k != "default_price"},
+            "id": "team-h100", "name": "Team H100", "aliases": []}
     (root / "team.json").write_text(json.dumps({"gpu": [team]}))
     r = run("catalog", "pull", "--allow-http", f"{base}/team.json")
     assert r.returncode == 0, r.stderr

@@ -256,7 +256,9 @@ NOTES: dict[str, Note] = {
         "AIConfigurator's skinny-GEMM tables (N=K=8192), where compute-bound: a GEMM of M rows "
         "runs at rate x M/(M + M_half) with M_half ~ 0.8e-13 x the GPU's large-shape rate "
         "(0.55-1.06e-13 over H100/H200/B200/RTX PRO 6000 in bf16, fp8 and nvfp4): faster "
-        "GPUs need more rows to fill",
+        "GPUs need more rows to fill. Where a GPU's n x k shape profile applies, the fill "
+        "is taken relative to the profile's own m (4,096 rows), whose shortfall the "
+        "profile's shares already hold",
     ),
     "large_shape_fraction": Note(
         "derived", "large-shape median / best shape", 0.05,

@@ -145,6 +145,15 @@ def _fill(rows: Array | float, rate: float, cal: Calibration) -> Array:
     return rows / (rows + rate * cal.gemm_m_half_s)
 
 
+def _shaped_fill(rows: Array | float, rate: float, profile: GemmShapes | None,
+                 cal: Calibration) -> Array:
+    """The row fill of a GEMM whose n x k share comes from `profile`: that profile was timed
+    at `profile.m` rows, so its shares already hold the shortfall of m rows, and the fill
+    counts only the change from there (no profile: the fill from the large-shape rate)."""
+    fill = _fill(rows, rate, cal)
+    return fill if profile is None else fill / _fill(float(profile.m), rate, cal)
+
+
 def _shape_factor(profile: GemmShapes | None, n: Array | float, k: Array | float) -> Array:
     """Share of the large-shape rate a GEMM `n` wide and `k` deep reaches: bilinear in log n and
     log k over the profile's grid, held at its edges (no profile: the large-shape rate)."""
@@ -198,7 +207,7 @@ def _gemm_seconds(w: Workload, r: GpuRates, g: Grid, tokens: Array, rows: Array 
     tp, ep = g.tp.astype(float), g.ep.astype(float)
     t = 0.0 * tokens
     for flops, n, k, routed in _layer_gemms(w, tp, ep):
-        fill = _fill(expert_rows if routed else rows, rate, cal)
+        fill = _shaped_fill(expert_rows if routed else rows, rate, r.gemm_shapes, cal)
         t = t + flops * tokens / (rate * fill * _shape_factor(r.gemm_shapes, n, k))
     return t
 
@@ -210,7 +219,8 @@ def _head_seconds(w: Workload, r: GpuRates, tp: Array, tokens: Array | float,
     sh = shape_of(w)
     rate = r.gemm16_flops * cal.serve_gemm_efficiency
     shape = _shape_factor(r.gemm16_shapes, w.model.vocab / tp, sh.h)
-    return 2.0 * sh.head / tp * tokens / (rate * _fill(rows, rate, cal) * shape)
+    fill = _shaped_fill(rows, rate, r.gemm16_shapes, cal)
+    return 2.0 * sh.head / tp * tokens / (rate * fill * shape)
 
 
 def _roofline(flops_time: Array, bytes_time: Array) -> tuple[Array, Array]:

@@ -404,10 +404,10 @@ def gemm_shapes(gpu: Gpu, dtype: str, by_id: dict[str, Gpu]) -> tuple[GemmShapes
     twin = by_id.get(gpu.same_die_as or "")
     if twin is not None and (theirs := _own_shapes(twin, dtype)) is not None:
         return theirs, f"assumed: {twin.id}'s (same die)"
-    sibling = next((p for g in by_id.values() if g.arch == gpu.arch
+    sibling = next(((g.id, p) for g in by_id.values() if g.arch == gpu.arch
                     and (p := _own_shapes(g, dtype)) is not None), None)
     if sibling is not None:
-        return sibling, "assumed: a same-architecture part's"
+        return sibling[1], f"assumed: {sibling[0]}'s (same architecture)"
     fleet = _fleet_shapes(dtype, list(by_id.values()))
     if fleet is not None:
         return fleet, "assumed: the fleet median profile"

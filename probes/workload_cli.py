@@ -86,7 +86,7 @@ def add_workload_arguments(parser: argparse.ArgumentParser) -> None:
                      help="serve: output tokens per request (decode runs at seq-len + osl/2)")
     run.add_argument("--precision", default="bf16", choices=PRECISIONS,
                      help="bf16 (default), fp16, fp8 where the GPU and torch have it; fp4 "
-                     "and nvfp4 are measured at bf16 and say so")
+                     "and the MX and NVFP4 formats are measured at bf16 and say so")
     run.add_argument("--attention", default="auto", choices=ATTENTION_KERNELS,
                      help="auto/sdpa: SDPA's own choice (the record names it); or pin one")
     run.add_argument("--recompute", default="none", choices=RECOMPUTE,

@@ -39,7 +39,9 @@ MLPS = ("swiglu", "gelu")
 # The probe's modes; advisor's pretrain and finetune both train every weight.
 MODES = ("train", "lora", "prefill", "decode", "serve")
 MODE_ALIASES = {"pretrain": "train", "finetune": "train"}
-PRECISIONS = ("bf16", "fp16", "fp8", "fp4", "nvfp4")
+# advisor's recipe formats (its vocabulary; a test holds them equal): the probe runs bf16,
+# fp16 and fp8 itself and measures the others at bf16, saying so.
+PRECISIONS = ("bf16", "fp16", "fp8", "mxfp8", "mxfp6", "fp4", "nvfp4")
 RECOMPUTE = ("none", "selective", "full")
 # "auto" and "sdpa" let torch's SDPA dispatcher choose; the others pin one kernel.
 ATTENTION_KERNELS = (

@@ -17,7 +17,7 @@ from advisor.cli.flags import COMMAND_LINE, errors_name_flags
 from advisor.cli.numbers import amount, keyed, plain, tokens, whole
 from advisor.cli.output import add_output_options, show
 from advisor.cli.schemas import DECISION_SUMMARY, Schema
-from advisor.core import InputError
+from advisor.core import InputError, vocabulary
 
 if TYPE_CHECKING:
     from advisor.core import Answers, Catalog, GpuResult, Report, Stack, SweepPoint
@@ -32,10 +32,6 @@ DIMENSIONS = {
     "moe_every": "after the dense layers, an MoE layer every N layers (Llama-4 Maverick: 2)",
 }
 """The custom model's flags (`--moe-ffn`), keyed as the answers' `model` table keys them."""
-MODES = ["pretrain", "finetune", "lora", "prefill", "decode", "serve"]
-PRECISIONS = ["bf16", "fp16", "fp8", "fp4", "nvfp4"]
-KV_DTYPES = ["auto", "bf16", "fp8", "fp4"]
-BASE_FORMATS = ["bf16", "fp8", "int8", "nf4", "int4"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -88,34 +84,34 @@ def add_workload_args(p: argparse.ArgumentParser, *, required: bool, counts: boo
         p.add_argument("--nodes", type=whole, help="nodes (default: read off the GPU count)")
     for deg in ("tp", "pp", "cp", "ep", "vp"):
         p.add_argument(f"--{deg}", type=whole, help=f"{deg.upper()} degree as you run it")
-    p.add_argument("--precision", choices=PRECISIONS,
+    p.add_argument("--precision", choices=vocabulary.PRECISIONS,
                    help="number format of weights and GEMMs on every GPU (default bf16)")
-    p.add_argument("--current-precision", choices=PRECISIONS,
+    p.add_argument("--current-precision", choices=vocabulary.PRECISIONS,
                    help="the current GPU's format, e.g. fp8 on the H200 against nvfp4 on a "
                         "B200 (default --precision)")
-    p.add_argument("--target-precision", choices=PRECISIONS,
+    p.add_argument("--target-precision", choices=vocabulary.PRECISIONS,
                    help="every target's format (default --precision)")
     p.add_argument("--zero", type=int, choices=range(4), help="ZeRO/FSDP stage as you run it")
     p.add_argument("--optimizer",
-                   choices=["adamw", "adamw8bit", "paged_adamw", "paged_adamw8bit", "sgd"],
+                   choices=vocabulary.OPTIMIZERS,
                    help="paged_*: bitsandbytes' paged optimizers, the state in host-backed "
                         "memory that pages in for the update")
     p.add_argument("--checkpointing", action="store_true",
                    help="full activation checkpointing (same as --recompute full)")
-    p.add_argument("--recompute", choices=["none", "selective", "full"])
+    p.add_argument("--recompute", choices=vocabulary.RECOMPUTES)
     p.add_argument("--offload-optimizer", action="store_true", help="optimizer state on the CPU")
     p.add_argument("--fused-kernels", action="store_true",
                    help="fused norm/SwiGLU/RoPE and chunked loss (e.g. Liger-Kernel)")
     p.add_argument("--framework",
-                   choices=["auto", "megatron", "fsdp", "deepspeed", "vllm", "sglang", "trtllm"],
+                   choices=vocabulary.FRAMEWORKS,
                    help="what runs the job: a training framework (sets per-step overhead and "
                         "what re-tuning may change) or a serving engine; default: read off "
                         "the stack and the layout")
     p.add_argument("--attention-kernel",
-                   choices=["auto", "fa2", "fa3", "fa4", "cudnn", "sdpa", "ck"])
+                   choices=vocabulary.ATTENTION_KERNEL_NAMES)
     p.add_argument("--packed-doc-len", type=tokens, help="mean document length of packed sequences")
     lora = p.add_argument_group("LoRA", "with --mode lora: the adapters and the frozen base")
-    lora.add_argument("--base-format", choices=BASE_FORMATS,
+    lora.add_argument("--base-format", choices=vocabulary.BASE_FORMATS,
                       help="the frozen base as held: bf16 (default), fp8, int8 (LLM.int8), nf4 "
                            "(bitsandbytes 4-bit, QLoRA) or int4 (GPTQ/AWQ)")
     lora.add_argument("--double-quant", action=argparse.BooleanOptionalAction, default=None,
@@ -129,11 +125,13 @@ def add_workload_args(p: argparse.ArgumentParser, *, required: bool, counts: boo
     lora.add_argument("--allow-quantized-base", action="store_true",
                       help="where the base as given fits nowhere, let the re-tune hold it in "
                            "4-bit NF4 (QLoRA) or offload it")
-    p.add_argument("--mode", choices=MODES, help="default pretrain")
-    p.add_argument("--kv-dtype", choices=KV_DTYPES,
+    p.add_argument("--mode", choices=vocabulary.MODES, help="default pretrain")
+    p.add_argument("--kv-dtype", choices=vocabulary.KV_DTYPES,
                    help="serving: KV-cache format on every GPU (auto: fp8 for fp8/fp4 weights)")
-    p.add_argument("--current-kv-dtype", choices=KV_DTYPES, help="the current GPU's KV format")
-    p.add_argument("--target-kv-dtype", choices=KV_DTYPES, help="every target's KV format")
+    p.add_argument("--current-kv-dtype", choices=vocabulary.KV_DTYPES,
+                   help="the current GPU's KV format")
+    p.add_argument("--target-kv-dtype", choices=vocabulary.KV_DTYPES,
+                   help="every target's KV format")
     p.add_argument("--ttft-ms", type=plain, help="serve: time-to-first-token limit")
     p.add_argument("--tpot-ms", type=plain, help="serve/decode: time-per-output-token limit")
     p.add_argument("--min-tokens-per-user", type=plain, metavar="N",

@@ -38,9 +38,11 @@ _PUBLIC: dict[str, str] = {
     "split_count": "advisor.core.model.gpu_name",
     "DEFAULT_ELECTRICITY_USD_PER_KWH": "advisor.core.model.answers",
     "Workload": "advisor.core.model.workload",
-    "TRAINING_MODES": "advisor.core.model.workload",
-    "SERVING_MODES": "advisor.core.model.workload",
-    "Precision": "advisor.core.model.workload",
+    "TRAINING_MODES": "advisor.core.model.vocabulary",
+    "SERVING_MODES": "advisor.core.model.vocabulary",
+    "Precision": "advisor.core.model.vocabulary",
+    "RECIPE_FORMATS": "advisor.core.model.vocabulary",
+    "KV_BYTES": "advisor.core.model.vocabulary",
     "ModelSpec": "advisor.core.model.transformer",
     "PRESETS": "advisor.core.model.presets",
     "LayoutOverride": "advisor.core.model.layout",
@@ -48,7 +50,7 @@ _PUBLIC: dict[str, str] = {
     "BASE_WORDS": "advisor.core.model.layout",
     "BaseOption": "advisor.core.model.lora",
     "BASE_ACCURACY": "advisor.core.model.lora",
-    "BASE_FORMATS": "advisor.core.model.workload",
+    "BASE_FORMATS": "advisor.core.model.vocabulary",
     "ConfigOptions": "advisor.core.model.options",
     "PipelineSpec": "advisor.core.model.options",
     "StageSpec": "advisor.core.model.options",
@@ -117,6 +119,8 @@ _PUBLIC: dict[str, str] = {
 _MODULES: dict[str, str] = {
     # every bound, for a front end that states one (`bounds.MAX_SEQ_LEN`)
     "bounds": "advisor.core.model.bounds",
+    # every choice list a front end offers (`vocabulary.PRECISIONS`)
+    "vocabulary": "advisor.core.model.vocabulary",
 }
 
 __all__ = sorted([*_PUBLIC, *_MODULES])
@@ -144,7 +148,7 @@ if TYPE_CHECKING:  # the names above, for type checkers
     from advisor.core.formats import FORMATS, load_model, parse_toml
     from advisor.core.gates.dtype import DtypeGate
     from advisor.core.gates.software import SoftwareGate
-    from advisor.core.model import bounds
+    from advisor.core.model import bounds, vocabulary
     from advisor.core.model.answers import (
         DEFAULT_ELECTRICITY_USD_PER_KWH,
         Answers,
@@ -166,13 +170,15 @@ if TYPE_CHECKING:  # the names above, for type checkers
     from advisor.core.model.probe_record import ProbeRecord, parse_probe_record
     from advisor.core.model.stack import ATTENTION_KERNELS, Stack, format_stack, parse_stack
     from advisor.core.model.transformer import ModelSpec
-    from advisor.core.model.workload import (
+    from advisor.core.model.vocabulary import (
         BASE_FORMATS,
+        KV_BYTES,
+        RECIPE_FORMATS,
         SERVING_MODES,
         TRAINING_MODES,
         Precision,
-        Workload,
     )
+    from advisor.core.model.workload import Workload
     from advisor.core.numbers import (
         AMOUNT,
         PLAIN,

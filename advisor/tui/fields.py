@@ -13,6 +13,7 @@ from functools import cache
 from typing import Any, Literal
 
 from advisor.core import bounds as B
+from advisor.core import vocabulary
 from advisor.tui.numbers import NumberSpec, format_count, format_seq_lens, parse_list
 
 Kind = Literal["int", "float", "list", "choice"]
@@ -23,8 +24,7 @@ ALL = TRAINING | SERVING
 MODES = (("pre-training", "pretrain"), ("fine-tuning", "finetune"),
          ("LoRA fine-tuning", "lora"), ("serving", "serve"),
          ("prefill only", "prefill"), ("decode only", "decode"))
-PRECISIONS = (("bf16", "bf16"), ("fp16", "fp16"), ("fp8", "fp8"), ("fp4", "fp4"),
-              ("nvfp4", "nvfp4"))
+PRECISIONS = tuple((name, name) for name in vocabulary.PRECISIONS)
 SHARDING = (("ZeRO-0 (DDP)", 0), ("ZeRO-1 (optimizer)", 1), ("ZeRO-2 (+ grads)", 2),
             ("ZeRO-3 / FSDP", 3))
 RECOMPUTE = (("none", "none"), ("selective", "selective"), ("full", "full"))
@@ -40,7 +40,7 @@ TARGETS = (("all linear", ("all-linear",)),
            ("fused QKV and output", ("qkv_proj", "o_proj")))
 """The adapted layers people pick; answers may name any other set (PEFT's module names)."""
 YES_NO = (("no", False), ("yes", True))
-KV = (("auto", "auto"), ("bf16", "bf16"), ("fp8", "fp8"), ("fp4", "fp4"))
+KV = tuple((name, name) for name in vocabulary.KV_DTYPES)
 KERNELS = (("auto", "auto"), ("FlashAttn-2", "fa2"), ("FlashAttn-3", "fa3"),
            ("FlashAttn-4", "fa4"), ("cuDNN", "cudnn"), ("torch SDPA", "sdpa"),
            ("CK (AMD)", "ck"), ("vendor", "vendor"))

@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict
 
 from advisor.core.errors import InputError
 from advisor.core.model.catalog import Arch, Gpu
+from advisor.core.model.vocabulary import RECIPE_FORMATS, SIXTEEN_BIT
 
 # Each precision needs every group; a group is satisfied by any one of its formats.
 #  - fp32 runs on the plain FP32 units of every GPU, so it needs no matrix format.
@@ -19,19 +20,15 @@ from advisor.core.model.catalog import Arch, Gpu
 #  - fp4/fp6 mean e2m1/e2m3/e3m2 elements on the OCP path (unscaled or MX block
 #    scaled), which is what the catalog's `fp4`/`fp6` peaks measure. NVFP4 (ue4m3
 #    scale per 16) is its own precision: only NVIDIA Blackwell executes it.
+#  A recipe's formats are the registry's (number_formats); the rest are formats a probe or a
+#  support row may name.
 PRECISIONS: dict[str, list[tuple[str, ...]]] = {
     "fp64": [("fp64",)],
     "fp32": [],
     "tf32": [("tf32",)],
-    "bf16": [("bf16",)],
-    "fp16": [("fp16",)],
-    "fp8": [("fp8_e4m3", "fp8_e4m3fnuz")],
-    "mxfp8": [("mxfp8",)],
+    **{name: list(f.needs) for name, f in RECIPE_FORMATS.items()},
     "fp6": [("fp6_e2m3", "fp6_e3m2", "mxfp6")],
-    "mxfp6": [("mxfp6",)],
-    "fp4": [("fp4_e2m1", "mxfp4")],
     "mxfp4": [("mxfp4",)],
-    "nvfp4": [("nvfp4",)],
     "int8": [("int8",)],
     "int4": [("int4",)],
 }
@@ -143,8 +140,8 @@ def check_dtype(gpu: Gpu, arch: Arch, precision: str) -> DtypeGate:
 
 
 # Narrowest last: a switch down this order trades numerical range for speed.
-WIDTH: dict[str, int] = {"fp32": 6, "tf32": 5, "bf16": 4, "fp16": 4, "fp8": 3, "fp6": 2,
-                         "fp4": 1, "nvfp4": 1}
+WIDTH: dict[str, int] = {"fp32": 6, "tf32": 5, "fp6": 2,
+                         **{name: f.width for name, f in RECIPE_FORMATS.items()}}
 
 
 def format_switch(current: str, target: str, training: bool, current_gpu: str,
@@ -156,17 +153,14 @@ def format_switch(current: str, target: str, training: bool, current_gpu: str,
     if a == b:
         return None
     both = f"{target_gpu} runs {b} against {a} on {current_gpu}"
-    if WIDTH.get(b, 0) == WIDTH.get(a, 0):
+    if WIDTH.get(b, 0) == WIDTH.get(a, 0) == SIXTEEN_BIT:
         return (f"{both}: the same width, different encodings; fp16 needs loss scaling in "
                 "training and has less range than bf16")
     if WIDTH.get(b, 0) > WIDTH.get(a, 0):
         return (f"{both}: no quantization risk on {target_gpu}, but part of the difference is "
                 f"the format: {current_gpu} in {b} would be slower than shown")
     if training:
-        recipe = ("NVIDIA's NVFP4 recipe (block scales, stochastic rounding, some layers kept "
-                  "in higher precision)" if b in ("nvfp4", "fp4") else
-                  "an FP8 scaling recipe (Transformer Engine or torchao, delayed or block "
-                  "scaling)")
+        recipe = RECIPE_FORMATS[b].training_recipe
         return (f"{both}: training in {b} needs {recipe} and a loss-curve check against your "
                 f"{a} baseline; part of the speedup is the format, not the GPU")
     return (f"{both}: {b} weights need a quantized checkpoint (post-training quantization "

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from advisor.core.model import bounds as B
 from advisor.core.model.numeric import Whole
 from advisor.core.model.strict import StrictInput
-from advisor.core.model.workload import BaseFormat, KvDtype, Precision, Recompute
+from advisor.core.model.vocabulary import BaseFormat, KvDtype, Precision, Recompute
 
 
 class LayoutOverride(StrictInput):

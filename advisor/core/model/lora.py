@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from advisor.core.model.layout import LayoutChoice
-from advisor.core.model.workload import ALL_LINEAR, BaseFormat
+from advisor.core.model.vocabulary import ALL_LINEAR, BaseFormat
 
 if TYPE_CHECKING:
     from advisor.core.model.transformer import ModelSpec

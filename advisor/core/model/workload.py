@@ -9,7 +9,7 @@ the layout a user would re-tune to on each GPU (see `projection.retune`).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import ConfigDict, Field, ValidationInfo, model_validator
 
@@ -19,44 +19,28 @@ from advisor.core.model.numeric import Amount, Plain, TokenLength, Whole
 from advisor.core.model.presets import resolve_preset
 from advisor.core.model.strict import StrictInput
 from advisor.core.model.transformer import ModelSpec
+from advisor.core.model.vocabulary import (
+    ALL_LINEAR,
+    DEQUANTISED,
+    KV_BYTES,
+    LOW_PRECISION,
+    TRAINING_MODES,
+    AttentionKernel,
+    BaseFormat,
+    KvDtype,
+    LoraTarget,
+    Mode,
+    Optimizer,
+    Precision,
+    Recompute,
+)
 
-Mode = Literal["pretrain", "finetune", "lora", "prefill", "decode", "serve"]
-Precision = Literal["bf16", "fp16", "fp8", "fp4", "nvfp4"]
-Optimizer = Literal["adamw", "adamw8bit", "paged_adamw", "paged_adamw8bit", "sgd"]
-Recompute = Literal["none", "selective", "full"]
-KvDtype = Literal["auto", "bf16", "fp8", "fp4"]
-AttentionKernel = Literal["auto", "fa2", "fa3", "fa4", "cudnn", "sdpa", "ck", "vendor"]
-
-BaseFormat = Literal["bf16", "fp8", "int8", "nf4", "int4"]
-BASE_FORMATS: tuple[str, ...] = ("bf16", "fp8", "int8", "nf4", "int4")
-"""LoRA's frozen base: as the checkpoint (16 bits), FP8, or quantized: bitsandbytes' LLM.int8
-and NF4 (QLoRA), GPTQ/AWQ group-wise int4. A layout's base is an index into this tuple."""
-DEQUANTISED: frozenset[str] = frozenset({"int8", "nf4", "int4"})
-"""Formats no GEMM reads: each weight is dequantised to 16 bits before its GEMM, so the
-recipe's precision must be a 16-bit one."""
-LoraTarget = Literal["q_proj", "k_proj", "v_proj", "qkv_proj", "o_proj", "gate_proj", "up_proj",
-                     "down_proj", "all-linear"]
-"""PEFT's module names (`LoraConfig(target_modules=...)`) and its 'all-linear'; qkv_proj is one
-adapter on a fused QKV projection (Megatron's linear_qkv, the MLPerf Llama-2-70B checkpoint)."""
-ALL_LINEAR: tuple[str, ...] = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj",
-                               "down_proj")
 LORA_DEFAULTS: dict[str, object] = {
     "base_format": "bf16", "double_quant": True, "lora_rank": 16,
     "lora_targets": ("all-linear",), "offload_frozen_weights": False,
     "allow_quantized_base": False,
 }
 """The LoRA fields and their defaults: another mode takes none of them."""
-
-TRAINING_MODES: frozenset[str] = frozenset({"pretrain", "finetune", "lora"})
-SERVING_MODES: frozenset[str] = frozenset({"prefill", "decode", "serve"})
-LOW_PRECISION: frozenset[str] = frozenset({"fp8", "fp4", "nvfp4"})
-
-# Bytes per weight element when the recipe stores weights in that format (inference),
-# with block scales amortised: nvfp4 carries one fp8 scale per 16 elements.
-WEIGHT_BYTES: dict[str, float] = {
-    "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "fp4": 0.53, "nvfp4": 0.5625,
-}
-KV_BYTES: dict[str, float] = {"bf16": 2.0, "fp8": 1.0, "fp4": 0.5625}
 
 
 class _Frozen(StrictInput):
@@ -226,11 +210,11 @@ class Workload(_Frozen):
         if "qkv_proj" in targets and {"q_proj", "k_proj", "v_proj"} & set(targets):
             raise ValueError("lora_targets: qkv_proj is the fused q_proj, k_proj and v_proj; "
                              "give one or the others")
-        if self.base_format in DEQUANTISED and self.precision not in ("bf16", "fp16"):
+        if self.base_format in DEQUANTISED and self.precision in LOW_PRECISION:
             raise ValueError(f"base_format {self.base_format} is dequantised to 16 bits before "
                              f"every GEMM: precision {self.precision} needs base_format bf16 "
                              "or fp8")
-        if self.allow_quantized_base and self.precision not in ("bf16", "fp16"):
+        if self.allow_quantized_base and self.precision in LOW_PRECISION:
             raise ValueError(f"allow_quantized_base: a 4-bit base runs its GEMMs in 16 bits, "
                              f"not {self.precision}")
         if self.lora_rank > self.model.hidden:

@@ -34,13 +34,8 @@ import numpy as np
 from advisor.core.model.catalog import GemmShapes
 from advisor.core.model.frameworks import framework_of
 from advisor.core.model.lora import adapters, frozen_linears
-from advisor.core.model.workload import (
-    BASE_FORMATS,
-    DEQUANTISED,
-    LOW_PRECISION,
-    WEIGHT_BYTES,
-    Workload,
-)
+from advisor.core.model.vocabulary import BASE_FORMATS, DEQUANTISED, LOW_PRECISION, WEIGHT_BYTES
+from advisor.core.model.workload import Workload
 from advisor.core.projection.calibration import CAL, OPT_STATE_BYTES, OPT_TRAFFIC_BYTES, Calibration
 from advisor.core.projection.layout import Grid
 from advisor.core.projection.rates import GpuRates

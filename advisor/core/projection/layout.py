@@ -17,7 +17,7 @@ import numpy as np
 
 from advisor.core.model.frameworks import framework_of
 from advisor.core.model.layout import LayoutChoice
-from advisor.core.model.workload import BASE_FORMATS
+from advisor.core.model.vocabulary import BASE_FORMATS
 
 if TYPE_CHECKING:
     from advisor.core.model.workload import Workload

@@ -28,6 +28,7 @@ from advisor.core.model.catalog import GemmShapes, Gpu
 from advisor.core.model.frameworks import framework_of
 from advisor.core.model.probe_record import ProbeRecord
 from advisor.core.model.stack import Stack
+from advisor.core.model.vocabulary import RECIPE_FORMATS
 from advisor.core.model.workload import Workload
 from advisor.core.projection.calibration import (
     BITS_PER_BYTE,
@@ -50,14 +51,8 @@ Source = Literal[
     "generic-kernel-ratio",
 ]
 
-# Precision recipe -> catalog peak keys to try, in order.
-PEAK_KEYS: dict[str, tuple[str, ...]] = {
-    "bf16": ("bf16",),
-    "fp16": ("fp16", "bf16"),
-    "fp8": ("fp8",),
-    "fp4": ("fp4", "nvfp4"),
-    "nvfp4": ("nvfp4", "fp4"),
-}
+PEAK_KEYS: dict[str, tuple[str, ...]] = {n: f.rates for n, f in RECIPE_FORMATS.items()}
+"""A recipe format -> the catalog peak and GEMM keys its GEMMs run at, first found first."""
 
 
 class Evidence(BaseModel):
@@ -453,10 +448,13 @@ def resolve_rates(
                                            or peak_note) else "bf16"
     bf16 = _matmul(gpu, half, probe, donor, by_id, cal)
     gemm = bf16 if key == half else _matmul(gpu, key, probe, donor, by_id, cal)
-    if key != workload.precision and not (workload.precision == "fp16" and key == "bf16"):
+    precision = workload.precision
+    if key != PEAK_KEYS[precision][0] and not (precision == "fp16" and key == "bf16"):
         gemm = gemm.model_copy(update={
-            "detail": f"no {workload.precision} peak published; {key} rate used: {gemm.detail}",
+            "detail": f"no {precision} peak published; {key} rate used: {gemm.detail}",
             "sigma": max(gemm.sigma, SOURCE_SIGMA["transferred-efficiency"])})
+    elif key != precision and key != "bf16":  # a block-scaled format at its element's rate
+        gemm = gemm.model_copy(update={"detail": f"{precision} at the {key} rate: {gemm.detail}"})
     framework, _ = framework_of(workload.framework, workload.training, workload.zero_stage, stack)
     choice = choose_attention(gpu.arch, workload.attention_kernel, stack, framework)
     fb, fwd, s_half, attn = _attention(gpu, choice, bf16.value, probe, workload.model.qk_dim,

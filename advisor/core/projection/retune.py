@@ -21,7 +21,8 @@ from advisor.core.model.bounds import MAX_SEQ_LEN as MAX_SEQ
 from advisor.core.model.frameworks import framework_of
 from advisor.core.model.layout import LayoutChoice
 from advisor.core.model.lora import BASE_ACCURACY, QLORA_FORMAT, BaseOption
-from advisor.core.model.workload import BASE_FORMATS, Workload
+from advisor.core.model.vocabulary import BASE_FORMATS
+from advisor.core.model.workload import Workload
 from advisor.core.projection.calibration import CAL, Z90, Calibration
 from advisor.core.projection.engine import (
     Projection,

@@ -219,7 +219,7 @@ def predict(case: CaseSpec, catalog: Catalog, cal: Calibration = CAL
     if k == "kv-cache":  # raw KV bytes of the batch, times the sizing's own overhead factor
         raw = w.model.kv_elems_per_token * w.kv_bytes * w.seq_lens[0] * w.micro_batch
         return float(raw * (case.overhead or 1.0) / 1e9), None, None
-    from advisor.core.model.workload import WEIGHT_BYTES
+    from advisor.core.model.vocabulary import WEIGHT_BYTES
     from advisor.core.projection.engine import local_params
     return float(local_params(w, grid)[0, 0] * WEIGHT_BYTES[w.precision] / 1e9), None, None
 

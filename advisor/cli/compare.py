@@ -20,7 +20,7 @@ from advisor.cli.schemas import DECISION_SUMMARY, Schema
 from advisor.core import InputError, vocabulary
 
 if TYPE_CHECKING:
-    from advisor.core import Answers, Catalog, GpuResult, Report, Stack, SweepPoint
+    from advisor.core import Answers, Catalog, GpuResult, ModelSpec, Report, Stack, SweepPoint
 
 DIMENSIONS = {
     "layers": "layers", "hidden": "hidden size", "heads": "attention heads",
@@ -231,7 +231,6 @@ def gpu_layout(text: str) -> tuple[str, dict[str, str]]:
 
 def _workload(args: argparse.Namespace) -> dict[str, Any]:
     """The workload fields given on the command line; the rest stay core's defaults."""
-    from advisor.core import ModelSpec
     from advisor.io.model_config import read_model
 
     dims = {d: getattr(args, d) for d in DIMENSIONS if getattr(args, d) is not None}
@@ -265,8 +264,20 @@ def _workload(args: argparse.Namespace) -> dict[str, Any]:
     data = {k: v for k, v in given.items() if v is not None}
     if args.model or args.params:
         data["model"] = (read_model(args.model) if args.model
-                         else ModelSpec.from_params(args.params, **dims))
+                         else _custom_model(args.params, dims))
     return data
+
+
+def _custom_model(params: float, dims: dict[str, Any]) -> ModelSpec:
+    """A `--params N` model; a dimension its bounds refuse is blamed on its flag (`--vocab`)."""
+    from advisor.core import ModelSpec
+
+    try:
+        return ModelSpec.from_params(params, **dims)
+    except InputError as exc:
+        if exc.field in dims:
+            exc.field = f"workload.model.{exc.field}"
+        raise
 
 
 def _counted(gpu: str, n: int | None) -> str:

@@ -37,11 +37,12 @@ def flag_of(field: str, current: str | None = None) -> str:
     if head == "layouts" and len(parts) > 2:
         side = "current" if parts[1] == current else "target"
         return f"--{side}-{parts[2].replace('_', '-')}"
+    if parts[:2] == ["workload", "model"] and len(parts) > 2:  # a dimension: --vocab
+        return f"--{parts[2].replace('_', '-')}"
     if ".".join(parts[:2]) in FLAG_OF:
         return FLAG_OF[".".join(parts[:2])]
     if head == "workload" and len(parts) > 1:
-        name = parts[2] if parts[1] == "model" and len(parts) > 2 else parts[1]
-        return f"--{name.replace('_', '-')}"
+        return f"--{parts[1].replace('_', '-')}"
     if head == "measured" and len(parts) > 1:
         return f"--measured-{parts[1].replace('_', '-')}"
     return FLAG_OF.get(head, field)

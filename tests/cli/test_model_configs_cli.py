@@ -102,3 +102,15 @@ def test_model_flags_do_not_go_with_a_config(advisor_cli) -> None:
     r = advisor_cli("compare", "--current", "h100-sxm", "--target", "b200-sxm", "--model",
                     str(DATA / "qwen3-8b"), "--layers", "4", "--seq-len", "4096")
     assert r.returncode == 2 and "not with --model" in r.stderr
+
+
+@pytest.mark.parametrize(("flag", "value"), [("--layers", "0"), ("--vocab", "16777217"),
+                                             ("--heads", "0")])
+def test_a_custom_dimension_out_of_bounds_names_its_flag(advisor_cli, flag, value) -> None:
+    """A dimension given as 0 is refused, not inferred (the summary said 'layers as given'),
+    and a bound a dimension breaks is blamed on its flag (fuzz_typed found '--vocab' named
+    'field vocab')."""
+    r = advisor_cli("compare", "--current", "mi300x", "--target", "l4", "--seq-len", "8k",
+                    "--params", "8B", flag, value)
+    assert r.returncode == 2, r.stdout[-300:]
+    assert r.stderr.count("\n") == 1 and f"field '{flag}'" in r.stderr, r.stderr

@@ -34,7 +34,7 @@ def _values(options: tuple[tuple[str, object], ...]) -> tuple[object, ...]:
 
 def test_the_literals_are_the_registry() -> None:
     assert get_args(V.Precision) == tuple(V.RECIPE_FORMATS)
-    assert V.KV_DTYPES == ("auto", *V.KV_BYTES)
+    assert ("auto", *V.KV_BYTES) == V.KV_DTYPES
     assert set(V.LOW_PRECISION) == {"fp8", "mxfp8", "mxfp6", "fp4", "nvfp4"}
 
 

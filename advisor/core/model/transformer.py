@@ -294,16 +294,19 @@ class ModelSpec(_Frozen, PrintableModel):
 
     @classmethod
     def _from_params(cls, params: float, **dims: Any) -> ModelSpec:
+        # a dimension given as 0 is given (and refused by the shape's bounds), not inferred
         given = {k: v for k, v in dims.items() if v is not None}
-        vocab = int(given.get("vocab") or 128256)
-        hidden = int(given.get("hidden") or cls._hidden_for(params, given))
-        heads = int(given.get("heads") or max(1, hidden // 128))
-        kv_heads = int(given.get("kv_heads") or math.gcd(heads, 8))
+        vocab = int(given["vocab"]) if "vocab" in given else 128256
+        hidden = int(given["hidden"]) if "hidden" in given else cls._hidden_for(params, given)
+        heads = int(given["heads"]) if "heads" in given else max(1, hidden // 128)
+        kv_heads = int(given["kv_heads"]) if "kv_heads" in given else math.gcd(heads, 8)
         gated = bool(given.get("gated_mlp", True))
-        ffn = int(given.get("ffn") or round((3.5 if gated else 4.0) * hidden / 256) * 256)
+        ffn = (int(given["ffn"]) if "ffn" in given
+               else round((3.5 if gated else 4.0) * hidden / 256) * 256)
         shape = {**given, "hidden": hidden, "heads": heads, "kv_heads": kv_heads, "ffn": ffn,
                  "vocab": vocab, "gated_mlp": gated}
-        shape["layers"] = int(given.get("layers") or cls._layers_for(params, shape))
+        shape["layers"] = (int(given["layers"]) if "layers" in given
+                           else cls._layers_for(params, shape))
         inferred = [k for k in _INFERRED if k not in given]
         if not inferred:
             source = "the shape given (the parameter count only checks it)"

@@ -301,59 +301,36 @@ def _borderline(r: GpuResult, cal: Calibration) -> list[str]:
 def _judge(res: GpuResult, cur: GpuResult, g: ResolvedSide, c: ResolvedSide,
            f_tgt: Fitted | None, f_cur: Fitted | None, answers: Answers,
            cal: Calibration) -> GpuResult:
-    seqs = tuple(answers.workload.seq_lens)
-    gate = None if res.dtype_gate.passed else res.dtype_gate.reason
-    fix = None
-    soft_warn: tuple[str, ...] = tuple(res.dtype_gate.caveats)
-    if gate is None and res.problem:
-        gate = f"catalog gap: {res.problem}; import a probe record to project it"
-    if gate is None and res.software_gate is not None:
-        blocked, fix, warns = _gate_text(res.software_gate)
-        gate, soft_warn = blocked, soft_warn + warns
-    weak = _assumed(res) + _assumed(cur)
-    torches = [x.assumptions.probe_torch for x in (cur, res) if x.assumptions]
-    if len(torches) == 2 and None not in torches and torches[0] != torches[1]:
-        weak += (f"probe records from different stacks: torch {torches[0]} on {cur.gpu} vs "
-                 f"{torches[1]} on {res.gpu}; the upgrade guide saw +16% from a torch bump "
-                 "alone, so part of this speedup may be software",)
-    pc = cur.assumptions.price if cur.assumptions else None
-    pt = res.assumptions.price if res.assumptions else None
+    """The target with its verdict against the current GPU, the break-evens that would flip
+    it, what matching it would take in current GPUs, and what the verdict is most
+    sensitive to."""
     common = [k for k, (a, b) in enumerate(zip(cur.sweep, res.sweep, strict=True))
               if a.runnable and b.runnable and b.speedup is not None]
-    be_price = be_eff = mfu_be = None
-    buy: BuyBack | None = None
-    speeds = [res.sweep[k].speedup for k in common]
-    counts = res.gpus / cur.gpus
-    if common and pc and pt and f_tgt is not None and f_cur is not None:
-        geo = float(np.exp(np.mean(np.log([s for s in speeds if s]))))
-        be_price = break_even_price(pc.usd_per_hour, geo)
-        be_eff = _break_even_efficiency(f_cur.proj, f_tgt.proj, common,
-                                        pt.usd_per_hour / pc.usd_per_hour)
-        col = common[0]
-        mfu = res.sweep[col].mfu
-        if be_eff is not None and mfu is not None:
-            step_be = float(f_tgt.proj.step_at_scale(be_eff, "compute")[0, col])
-            mfu_be = mfu * float(f_tgt.proj.step_s[0, col]) / step_be
-    if common and c.rates is not None and f_cur is not None and c.workload.training:
-        col = common[0]
-        target_cluster = res.sweep[col].tokens_per_s_cluster or 0.0
-        cur_cluster = cur.sweep[col].tokens_per_s_cluster or 0.0
-        if target_cluster > cur_cluster:
-            buy = buy_back(c.workload, c.rates, f_cur.layouts[col], seqs[col], target_cluster,
-                           pc, cur.power_w, c.tuned or cal)
-    power_warning = None
-    if res.job and res.job.within_power_cap is False:
-        power_warning = f"{cap_words(res.gpus, res.gpu, res.job)}, over the " \
-                        f"{answers.power_cap_kw:g} kW cap: at most " \
-                        f"{res.job.max_gpus_under_cap} fit"
-    switch = format_switch(c.workload.precision, g.workload.precision, c.workload.training,
-                           c.gpu.id, g.gpu.id)
-    case = Case(
+    case = _case(res, cur, g, c, f_tgt, f_cur, common, answers, cal)
+    verdict = judge(case)
+    rows = tornado(case, verdict, f_cur, f_tgt, c.rates, g.rates, cal) \
+        if f_cur is not None and f_tgt is not None and c.rates and g.rates and common else []
+    return res.model_copy(update={
+        "verdict": verdict, "break_even_usd_per_hour": case.break_even_price,
+        "break_even_efficiency": case.break_even_efficiency,
+        "buy_back": _buy_back(res, cur, c, f_cur, common, answers, cal),
+        "sensitivity": rows})
+
+
+def _case(res: GpuResult, cur: GpuResult, g: ResolvedSide, c: ResolvedSide,
+          f_tgt: Fitted | None, f_cur: Fitted | None, common: list[int], answers: Answers,
+          cal: Calibration) -> Case:
+    """Everything the verdict weighs for one target, gathered from both sides' results, so
+    judge() (and the tornado that re-judges it) sees plain numbers and words."""
+    seqs = tuple(answers.workload.seq_lens)
+    gate, fix, soft_warn = _target_gate(res)
+    pc, pt = _price(cur), _price(res)
+    be_price, be_eff, mfu_be = _break_evens(res, common, pc, pt, f_tgt, f_cur)
+    return Case(
         target=res.gpu, current=cur.gpu, target_gate=gate, gate_fix=fix,
         current_incapable=None if cur.dtype_gate.passed else cur.dtype_gate.reason,
-        software_warnings=soft_warn, evidence_warnings=weak, seq_lens=seqs,
-        fits_current=tuple(p.fits or p.borderline for p in cur.sweep),
-        fits_target=tuple(p.fits or p.borderline for p in res.sweep),
+        software_warnings=soft_warn, evidence_warnings=_weak_evidence(cur, res),
+        seq_lens=seqs, fits_current=_fits(cur), fits_target=_fits(res),
         max_seq_current=cur.memory.max_seq_len, max_seq_target=res.memory.max_seq_len,
         speedups=tuple(p.speedup for p in res.sweep), lows=tuple(p.speedup_low for p in res.sweep),
         highs=tuple(p.speedup_high for p in res.sweep),
@@ -361,21 +338,109 @@ def _judge(res: GpuResult, cur: GpuResult, g: ResolvedSide, c: ResolvedSide,
         price_target=pt.usd_per_hour if pt else None,
         price_sources=(pc.source if pc else "none", pt.source if pt else "none"),
         break_even_price=be_price, break_even_efficiency=be_eff, break_even_mfu=mfu_be,
-        time_premium=answers.time_premium, power_warning=power_warning, count_ratio=counts,
+        time_premium=answers.time_premium, power_warning=_power_warning(res, answers),
+        count_ratio=res.gpus / cur.gpus,
         basis=("re-tuned layouts on both GPUs" if answers.basis == "retuned"
                else "the layouts as you run them"),
-        borderline=tuple(_borderline(cur, cal) + _borderline(res, cal))
-        + _capacity_binds(cur, res, seqs[0])
-        + tuple(w for w in (_over_pcie(x, s, seqs[0]) for x, s in ((cur, c), (res, g))) if w),
-        format_switch=switch,
+        borderline=_fit_warnings(cur, res, c, g, seqs[0], cal),
+        format_switch=format_switch(c.workload.precision, g.workload.precision,
+                                    c.workload.training, c.gpu.id, g.gpu.id),
         layouts=_layout_words(cur, res, answers),
     )
-    verdict = judge(case)
-    rows = tornado(case, verdict, f_cur, f_tgt, c.rates, g.rates, cal) \
-        if f_cur is not None and f_tgt is not None and c.rates and g.rates and common else []
-    return res.model_copy(update={
-        "verdict": verdict, "break_even_usd_per_hour": be_price,
-        "break_even_efficiency": be_eff, "buy_back": buy, "sensitivity": rows})
+
+
+def _target_gate(res: GpuResult) -> tuple[str | None, str | None, tuple[str, ...]]:
+    """(what blocks the target, its fix, software warnings): the number format, then a
+    catalog gap, then the software stack; the first that blocks is the one said."""
+    caveats = tuple(res.dtype_gate.caveats)
+    if not res.dtype_gate.passed:
+        return res.dtype_gate.reason, None, caveats
+    if res.problem:
+        return f"catalog gap: {res.problem}; import a probe record to project it", None, caveats
+    if res.software_gate is None:
+        return None, None, caveats
+    blocked, fix, warns = _gate_text(res.software_gate)
+    return blocked, fix, caveats + warns
+
+
+def _weak_evidence(cur: GpuResult, res: GpuResult) -> tuple[str, ...]:
+    """Evidence the speedup leans on that is weaker than a measurement: borrowed rates, and
+    probe records from different software stacks (part of the gap may be the stack)."""
+    weak = _assumed(res) + _assumed(cur)
+    torches = [x.assumptions.probe_torch for x in (cur, res) if x.assumptions]
+    if len(torches) == 2 and None not in torches and torches[0] != torches[1]:
+        weak += (f"probe records from different stacks: torch {torches[0]} on {cur.gpu} vs "
+                 f"{torches[1]} on {res.gpu}; the upgrade guide saw +16% from a torch bump "
+                 "alone, so part of this speedup may be software",)
+    return weak
+
+
+def _price(r: GpuResult) -> PriceQuote | None:
+    """The hourly price this side was costed at, if it has one."""
+    return r.assumptions.price if r.assumptions else None
+
+
+def _fits(r: GpuResult) -> tuple[bool, ...]:
+    """Per length, whether the side holds it: a borderline fit counts, and is said apart."""
+    return tuple(p.fits or p.borderline for p in r.sweep)
+
+
+def _break_evens(res: GpuResult, common: list[int], pc: PriceQuote | None,
+                 pt: PriceQuote | None, f_tgt: Fitted | None, f_cur: Fitted | None
+                 ) -> tuple[float | None, float | None, float | None]:
+    """Where $/token ties: the target's hourly price, the multiple of its assumed compute
+    rates, and the MFU that multiple means; all None without both prices and a common
+    point."""
+    if not (common and pc and pt and f_tgt is not None and f_cur is not None):
+        return None, None, None
+    speeds = [res.sweep[k].speedup for k in common]
+    geo = float(np.exp(np.mean(np.log([s for s in speeds if s]))))
+    be_eff = _break_even_efficiency(f_cur.proj, f_tgt.proj, common,
+                                    pt.usd_per_hour / pc.usd_per_hour)
+    return (break_even_price(pc.usd_per_hour, geo), be_eff,
+            _break_even_mfu(res, f_tgt, common[0], be_eff))
+
+
+def _break_even_mfu(res: GpuResult, f_tgt: Fitted, col: int, be_eff: float | None
+                    ) -> float | None:
+    """The MFU the target would reach at the break-even efficiency: a multiple of assumed
+    rates means little until said as a utilisation one can compare with measurements."""
+    mfu = res.sweep[col].mfu
+    if be_eff is None or mfu is None:
+        return None
+    step_be = float(f_tgt.proj.step_at_scale(be_eff, "compute")[0, col])
+    return mfu * float(f_tgt.proj.step_s[0, col]) / step_be
+
+
+def _buy_back(res: GpuResult, cur: GpuResult, c: ResolvedSide, f_cur: Fitted | None,
+              common: list[int], answers: Answers, cal: Calibration) -> BuyBack | None:
+    """Training, where the target's cluster is faster: the current GPUs it would take to
+    match it at the first length both run, the alternative to buying the target."""
+    if not (common and c.rates is not None and f_cur is not None and c.workload.training):
+        return None
+    col = common[0]
+    target_cluster = res.sweep[col].tokens_per_s_cluster or 0.0
+    if target_cluster <= (cur.sweep[col].tokens_per_s_cluster or 0.0):
+        return None
+    return buy_back(c.workload, c.rates, f_cur.layouts[col], answers.workload.seq_lens[col],
+                    target_cluster, _price(cur), cur.power_w, c.tuned or cal)
+
+
+def _power_warning(res: GpuResult, answers: Answers) -> str | None:
+    """The target's cluster over the power cap, and how many of its GPUs would fit under it."""
+    if not (res.job and res.job.within_power_cap is False):
+        return None
+    return f"{cap_words(res.gpus, res.gpu, res.job)}, over the " \
+           f"{answers.power_cap_kw:g} kW cap: at most {res.job.max_gpus_under_cap} fit"
+
+
+def _fit_warnings(cur: GpuResult, res: GpuResult, c: ResolvedSide, g: ResolvedSide, seq: int,
+                  cal: Calibration) -> tuple[str, ...]:
+    """What qualifies either side's fit at the primary length: a borderline memory fit, a KV
+    cache that binds, tensor or expert parallelism spread over PCIe."""
+    pcie = (_over_pcie(x, s, seq) for x, s in ((cur, c), (res, g)))
+    return (tuple(_borderline(cur, cal) + _borderline(res, cal)) + _capacity_binds(cur, res, seq)
+            + tuple(w for w in pcie if w))
 
 
 CAPS = {"kv-capacity": "the KV cache holds no more", "tpot": "the TPOT limit",

@@ -582,40 +582,74 @@ def decide(answers: Answers, catalog: Catalog,
     of the current GPU; `resolved` is that resolution when the caller made it already."""
     resolved = resolved or resolve_anchored(answers, catalog, probes, cal, alone,
                                             workload_probe)
-    sides, modelled, anchor, unused = (resolved.sides, resolved.modelled, resolved.anchor,
-                                       resolved.unused)
+    sides = resolved.sides
     quotes = [quote(s.gpu.id, answers.prices, catalog) for s in sides]
     basis: Basis = answers.basis
     built = [_result(s, basis, q, answers, cal) for s, q in zip(sides, quotes, strict=True)]
-    if anchor is not None:
+    if resolved.anchor is not None:
         built = [(r.model_copy(update={"modelled_tokens_per_s_per_gpu": _primary_rate(m, basis)}),
-                  f) for (r, f), m in zip(built, modelled, strict=True)]
+                  f) for (r, f), m in zip(built, resolved.modelled, strict=True)]
     cur, f_cur = built[0]
     cur = cur.model_copy(update={
         "sweep": [_unit(p) for p in cur.sweep], "as_run": [_unit(p) for p in cur.as_run]})
     c0 = sides[0]
-    targets = []
-    for (res, f_tgt), s in zip(built[1:], sides[1:], strict=True):
-        rc, rt = c0.rates, s.rates
-        res = res.model_copy(update={
-            "sweep": _compare(cur.sweep, res.sweep, f_cur.proj if f_cur else None,
-                              f_tgt.proj if f_tgt else None, rc, rt, cal),
-            "as_run": _compare(cur.as_run, res.as_run,
-                               c0.projection.as_run.proj if c0.projection else None,
-                               s.projection.as_run.proj if s.projection else None, rc, rt,
-                               cal)})
-        targets.append(_judge(res, cur, s, c0, f_tgt, f_cur, answers, cal))
+    targets = [_judge(_against(res, cur, s, c0, f_tgt, f_cur, cal), cur, s, c0, f_tgt, f_cur,
+                      answers, cal)
+               for (res, f_tgt), s in zip(built[1:], sides[1:], strict=True)]
     w = answers.workload
+    return Decision(
+        answers=answers, primary_seq_len=w.seq_lens[0], basis=basis,
+        electricity_source="default" if answers.electricity_is_default else "user",
+        band_level=0.9, current=cur, targets=targets,
+        defaults=_defaults(answers, sides, quotes), notes=_notes(answers, resolved, cal),
+        anchor=resolved.anchor, interactivity=_leads([cur, *targets], quotes, cal))
+
+
+def _against(res: GpuResult, cur: GpuResult, s: ResolvedSide, c0: ResolvedSide,
+             f_tgt: Fitted | None, f_cur: Fitted | None, cal: Calibration) -> GpuResult:
+    """The target's points, re-tuned and as run, with their speedups over the current GPU's
+    in the same basis."""
+    rc, rt = c0.rates, s.rates
+    return res.model_copy(update={
+        "sweep": _compare(cur.sweep, res.sweep, f_cur.proj if f_cur else None,
+                          f_tgt.proj if f_tgt else None, rc, rt, cal),
+        "as_run": _compare(cur.as_run, res.as_run,
+                           c0.projection.as_run.proj if c0.projection else None,
+                           s.projection.as_run.proj if s.projection else None, rc, rt, cal)})
+
+
+def _notes(answers: Answers, resolved: Resolution, cal: Calibration) -> list[str]:
+    """What the figures rest on, for the reader to weigh them: the band, the basis, the
+    kernels and engines, the workload's own shape, defaults, and any anchor (said first)."""
+    sides = resolved.sides
     notes = [
         "speedup band: 90% (+-1.645 sigma) from each rate's spread plus the model's "
         f"own error ({cal.model_sigma:.0%}, sized from its held-out cases)",
         ("speedups compare tokens/s per GPU, each GPU in the layout re-tuned for it (the "
          "as-run figures use your layout on both); cluster figures use each side's GPU count")
-        if basis == "retuned" else
+        if answers.basis == "retuned" else
         "speedups compare tokens/s per GPU in the layouts as you run them",
     ]
+    notes += _engine_notes(answers.workload, sides)
+    notes += _workload_notes(answers.workload)
+    if answers.electricity_is_default:
+        notes.append(f"electricity at the default ${answers.electricity_usd_per_kwh}/kWh")
+    notes += [_dropped_note(s) for s in sides if s.dropped]
+    if resolved.unused:
+        notes.append(resolved.unused)
+    anchor = resolved.anchor
+    if anchor is not None:
+        notes.insert(0, f"anchored on {anchor.whose} {anchor.measured} on {sides[0].gpu.id} "
+                        f"(the model gives {anchor.modelled_tokens_per_s_per_gpu:,.0f} tokens/s "
+                        f"per GPU as run); moved: {'; '.join(anchor.moved)}")
+    return notes
+
+
+def _engine_notes(w: Workload, sides: list[ResolvedSide]) -> list[str]:
+    """Which attention kernel and which framework or serving engine each side was modelled
+    with, and why: the speedup depends on them as much as on the silicon."""
     kernels = {s.gpu.id: s.rates.attention_why for s in sides if s.rates}
-    notes += [f"attention on {gid}: {why}" for gid, why in kernels.items()]
+    notes = [f"attention on {gid}: {why}" for gid, why in kernels.items()]
     engines = {(s.workload.framework, s.framework_why) for s in sides}
     notes += [f"{'serving engine' if not w.training else 'framework'}: {name_of(f)} ({why})"
               for f, why in sorted(engines)]
@@ -624,6 +658,13 @@ def decide(answers: Answers, catalog: Catalog,
                      "and in vLLM's prefill dispatch (AIConfigurator's per-engine figures); "
                      "their kernels, CUDA graphs and per-request host cost are modelled alike, "
                      "as no per-engine figure for them is published")
+    return notes
+
+
+def _workload_notes(w: Workload) -> list[str]:
+    """Where the workload as given is not what a reader would assume: a batch that does not
+    split, packed documents, a model's parameter count taken on trust."""
+    notes = []
     if w.training and not w.batch_splits:
         notes.append(f"your global batch of {w.global_batch} does not split into micro-batches "
                      f"of {w.micro_batch} over {w.dp} data-parallel ranks; the as-run figures "
@@ -637,24 +678,15 @@ def decide(answers: Answers, catalog: Catalog,
     shape_note = w.model.params_note()
     if shape_note:
         notes.append(shape_note)
-    if answers.electricity_is_default:
-        notes.append(f"electricity at the default ${answers.electricity_usd_per_kwh}/kWh")
-    notes += [f"{s.gpu.id}: {s.gpus} GPU{'s' if s.gpus != 1 else ''} cannot hold the current "
-              f"side's {', '.join(s.dropped)}: as run it takes 1 for "
-              f"{'that' if len(s.dropped) == 1 else 'those'}; its re-tuned layout is its own"
-              for s in sides if s.dropped]
-    if unused:
-        notes.append(unused)
-    if anchor is not None:
-        notes.insert(0, f"anchored on {anchor.whose} {anchor.measured} on {sides[0].gpu.id} "
-                        f"(the model gives {anchor.modelled_tokens_per_s_per_gpu:,.0f} tokens/s "
-                        f"per GPU as run); moved: {'; '.join(anchor.moved)}")
-    return Decision(
-        answers=answers, primary_seq_len=w.seq_lens[0], basis=basis,
-        electricity_source="default" if answers.electricity_is_default else "user",
-        band_level=0.9, current=cur, targets=targets,
-        defaults=_defaults(answers, sides, quotes), notes=notes, anchor=anchor,
-        interactivity=_leads([cur, *targets], quotes, cal))
+    return notes
+
+
+def _dropped_note(s: ResolvedSide) -> str:
+    """A side whose GPUs cannot hold the current side's parallelism takes 1 for it as run;
+    its re-tuned layout is its own, so only the as-run comparison is touched."""
+    return (f"{s.gpu.id}: {s.gpus} GPU{'s' if s.gpus != 1 else ''} cannot hold the current "
+            f"side's {', '.join(s.dropped)}: as run it takes 1 for "
+            f"{'that' if len(s.dropped) == 1 else 'those'}; its re-tuned layout is its own")
 
 
 def _primary_rate(side: ResolvedSide, basis: Basis) -> float | None:

@@ -301,59 +301,36 @@ def _borderline(r: GpuResult, cal: Calibration) -> list[str]:
 def _judge(res: GpuResult, cur: GpuResult, g: ResolvedSide, c: ResolvedSide,
            f_tgt: Fitted | None, f_cur: Fitted | None, answers: Answers,
            cal: Calibration) -> GpuResult:
-    seqs = tuple(answers.workload.seq_lens)
-    gate = None if res.dtype_gate.passed else res.dtype_gate.reason
-    fix = None
-    soft_warn: tuple[str, ...] = tuple(res.dtype_gate.caveats)
-    if gate is None and res.problem:
-        gate = f"catalog gap: {res.problem}; import a probe record to project it"
-    if gate is None and res.software_gate is not None:
-        blocked, fix, warns = _gate_text(res.software_gate)
-        gate, soft_warn = blocked, soft_warn + warns
-    weak = _assumed(res) + _assumed(cur)
-    torches = [x.assumptions.probe_torch for x in (cur, res) if x.assumptions]
-    if len(torches) == 2 and None not in torches and torches[0] != torches[1]:
-        weak += (f"probe records from different stacks: torch {torches[0]} on {cur.gpu} vs "
-                 f"{torches[1]} on {res.gpu}; the upgrade guide saw +16% from a torch bump "
-                 "alone, so part of this speedup may be software",)
-    pc = cur.assumptions.price if cur.assumptions else None
-    pt = res.assumptions.price if res.assumptions else None
+    """The target with its verdict against the current GPU, the break-evens that would flip
+    it, what matching it would take in current GPUs, and what the verdict is most
+    sensitive to."""
     common = [k for k, (a, b) in enumerate(zip(cur.sweep, res.sweep, strict=True))
               if a.runnable and b.runnable and b.speedup is not None]
-    be_price = be_eff = mfu_be = None
-    buy: BuyBack | None = None
-    speeds = [res.sweep[k].speedup for k in common]
-    counts = res.gpus / cur.gpus
-    if common and pc and pt and f_tgt is not None and f_cur is not None:
-        geo = float(np.exp(np.mean(np.log([s for s in speeds if s]))))
-        be_price = break_even_price(pc.usd_per_hour, geo)
-        be_eff = _break_even_efficiency(f_cur.proj, f_tgt.proj, common,
-                                        pt.usd_per_hour / pc.usd_per_hour)
-        col = common[0]
-        mfu = res.sweep[col].mfu
-        if be_eff is not None and mfu is not None:
-            step_be = float(f_tgt.proj.step_at_scale(be_eff, "compute")[0, col])
-            mfu_be = mfu * float(f_tgt.proj.step_s[0, col]) / step_be
-    if common and c.rates is not None and f_cur is not None and c.workload.training:
-        col = common[0]
-        target_cluster = res.sweep[col].tokens_per_s_cluster or 0.0
-        cur_cluster = cur.sweep[col].tokens_per_s_cluster or 0.0
-        if target_cluster > cur_cluster:
-            buy = buy_back(c.workload, c.rates, f_cur.layouts[col], seqs[col], target_cluster,
-                           pc, cur.power_w, c.tuned or cal)
-    power_warning = None
-    if res.job and res.job.within_power_cap is False:
-        power_warning = f"{cap_words(res.gpus, res.gpu, res.job)}, over the " \
-                        f"{answers.power_cap_kw:g} kW cap: at most " \
-                        f"{res.job.max_gpus_under_cap} fit"
-    switch = format_switch(c.workload.precision, g.workload.precision, c.workload.training,
-                           c.gpu.id, g.gpu.id)
-    case = Case(
+    case = _case(res, cur, g, c, f_tgt, f_cur, common, answers, cal)
+    verdict = judge(case)
+    rows = tornado(case, verdict, f_cur, f_tgt, c.rates, g.rates, cal) \
+        if f_cur is not None and f_tgt is not None and c.rates and g.rates and common else []
+    return res.model_copy(update={
+        "verdict": verdict, "break_even_usd_per_hour": case.break_even_price,
+        "break_even_efficiency": case.break_even_efficiency,
+        "buy_back": _buy_back(res, cur, c, f_cur, common, answers, cal),
+        "sensitivity": rows})
+
+
+def _case(res: GpuResult, cur: GpuResult, g: ResolvedSide, c: ResolvedSide,
+          f_tgt: Fitted | None, f_cur: Fitted | None, common: list[int], answers: Answers,
+          cal: Calibration) -> Case:
+    """Everything the verdict weighs for one target, gathered from both sides' results, so
+    judge() (and the tornado that re-judges it) sees plain numbers and words."""
+    seqs = tuple(answers.workload.seq_lens)
+    gate, fix, soft_warn = _target_gate(res)
+    pc, pt = _price(cur), _price(res)
+    be_price, be_eff, mfu_be = _break_evens(res, common, pc, pt, f_tgt, f_cur)
+    return Case(
         target=res.gpu, current=cur.gpu, target_gate=gate, gate_fix=fix,
         current_incapable=None if cur.dtype_gate.passed else cur.dtype_gate.reason,
-        software_warnings=soft_warn, evidence_warnings=weak, seq_lens=seqs,
-        fits_current=tuple(p.fits or p.borderline for p in cur.sweep),
-        fits_target=tuple(p.fits or p.borderline for p in res.sweep),
+        software_warnings=soft_warn, evidence_warnings=_weak_evidence(cur, res),
+        seq_lens=seqs, fits_current=_fits(cur), fits_target=_fits(res),
         max_seq_current=cur.memory.max_seq_len, max_seq_target=res.memory.max_seq_len,
         speedups=tuple(p.speedup for p in res.sweep), lows=tuple(p.speedup_low for p in res.sweep),
         highs=tuple(p.speedup_high for p in res.sweep),
@@ -361,21 +338,109 @@ def _judge(res: GpuResult, cur: GpuResult, g: ResolvedSide, c: ResolvedSide,
         price_target=pt.usd_per_hour if pt else None,
         price_sources=(pc.source if pc else "none", pt.source if pt else "none"),
         break_even_price=be_price, break_even_efficiency=be_eff, break_even_mfu=mfu_be,
-        time_premium=answers.time_premium, power_warning=power_warning, count_ratio=counts,
+        time_premium=answers.time_premium, power_warning=_power_warning(res, answers),
+        count_ratio=res.gpus / cur.gpus,
         basis=("re-tuned layouts on both GPUs" if answers.basis == "retuned"
                else "the layouts as you run them"),
-        borderline=tuple(_borderline(cur, cal) + _borderline(res, cal))
-        + _capacity_binds(cur, res, seqs[0])
-        + tuple(w for w in (_over_pcie(x, s, seqs[0]) for x, s in ((cur, c), (res, g))) if w),
-        format_switch=switch,
+        borderline=_fit_warnings(cur, res, c, g, seqs[0], cal),
+        format_switch=format_switch(c.workload.precision, g.workload.precision,
+                                    c.workload.training, c.gpu.id, g.gpu.id),
         layouts=_layout_words(cur, res, answers),
     )
-    verdict = judge(case)
-    rows = tornado(case, verdict, f_cur, f_tgt, c.rates, g.rates, cal) \
-        if f_cur is not None and f_tgt is not None and c.rates and g.rates and common else []
-    return res.model_copy(update={
-        "verdict": verdict, "break_even_usd_per_hour": be_price,
-        "break_even_efficiency": be_eff, "buy_back": buy, "sensitivity": rows})
+
+
+def _target_gate(res: GpuResult) -> tuple[str | None, str | None, tuple[str, ...]]:
+    """(what blocks the target, its fix, software warnings): the number format, then a
+    catalog gap, then the software stack; the first that blocks is the one said."""
+    caveats = tuple(res.dtype_gate.caveats)
+    if not res.dtype_gate.passed:
+        return res.dtype_gate.reason, None, caveats
+    if res.problem:
+        return f"catalog gap: {res.problem}; import a probe record to project it", None, caveats
+    if res.software_gate is None:
+        return None, None, caveats
+    blocked, fix, warns = _gate_text(res.software_gate)
+    return blocked, fix, caveats + warns
+
+
+def _weak_evidence(cur: GpuResult, res: GpuResult) -> tuple[str, ...]:
+    """Evidence the speedup leans on that is weaker than a measurement: borrowed rates, and
+    probe records from different software stacks (part of the gap may be the stack)."""
+    weak = _assumed(res) + _assumed(cur)
+    torches = [x.assumptions.probe_torch for x in (cur, res) if x.assumptions]
+    if len(torches) == 2 and None not in torches and torches[0] != torches[1]:
+        weak += (f"probe records from different stacks: torch {torches[0]} on {cur.gpu} vs "
+                 f"{torches[1]} on {res.gpu}; the upgrade guide saw +16% from a torch bump "
+                 "alone, so part of this speedup may be software",)
+    return weak
+
+
+def _price(r: GpuResult) -> PriceQuote | None:
+    """The hourly price this side was costed at, if it has one."""
+    return r.assumptions.price if r.assumptions else None
+
+
+def _fits(r: GpuResult) -> tuple[bool, ...]:
+    """Per length, whether the side holds it: a borderline fit counts, and is said apart."""
+    return tuple(p.fits or p.borderline for p in r.sweep)
+
+
+def _break_evens(res: GpuResult, common: list[int], pc: PriceQuote | None,
+                 pt: PriceQuote | None, f_tgt: Fitted | None, f_cur: Fitted | None
+                 ) -> tuple[float | None, float | None, float | None]:
+    """Where $/token ties: the target's hourly price, the multiple of its assumed compute
+    rates, and the MFU that multiple means; all None without both prices and a common
+    point."""
+    if not (common and pc and pt and f_tgt is not None and f_cur is not None):
+        return None, None, None
+    speeds = [res.sweep[k].speedup for k in common]
+    geo = float(np.exp(np.mean(np.log([s for s in speeds if s]))))
+    be_eff = _break_even_efficiency(f_cur.proj, f_tgt.proj, common,
+                                    pt.usd_per_hour / pc.usd_per_hour)
+    return (break_even_price(pc.usd_per_hour, geo), be_eff,
+            _break_even_mfu(res, f_tgt, common[0], be_eff))
+
+
+def _break_even_mfu(res: GpuResult, f_tgt: Fitted, col: int, be_eff: float | None
+                    ) -> float | None:
+    """The MFU the target would reach at the break-even efficiency: a multiple of assumed
+    rates means little until said as a utilisation one can compare with measurements."""
+    mfu = res.sweep[col].mfu
+    if be_eff is None or mfu is None:
+        return None
+    step_be = float(f_tgt.proj.step_at_scale(be_eff, "compute")[0, col])
+    return mfu * float(f_tgt.proj.step_s[0, col]) / step_be
+
+
+def _buy_back(res: GpuResult, cur: GpuResult, c: ResolvedSide, f_cur: Fitted | None,
+              common: list[int], answers: Answers, cal: Calibration) -> BuyBack | None:
+    """Training, where the target's cluster is faster: the current GPUs it would take to
+    match it at the first length both run, the alternative to buying the target."""
+    if not (common and c.rates is not None and f_cur is not None and c.workload.training):
+        return None
+    col = common[0]
+    target_cluster = res.sweep[col].tokens_per_s_cluster or 0.0
+    if target_cluster <= (cur.sweep[col].tokens_per_s_cluster or 0.0):
+        return None
+    return buy_back(c.workload, c.rates, f_cur.layouts[col], answers.workload.seq_lens[col],
+                    target_cluster, _price(cur), cur.power_w, c.tuned or cal)
+
+
+def _power_warning(res: GpuResult, answers: Answers) -> str | None:
+    """The target's cluster over the power cap, and how many of its GPUs would fit under it."""
+    if not (res.job and res.job.within_power_cap is False):
+        return None
+    return f"{cap_words(res.gpus, res.gpu, res.job)}, over the " \
+           f"{answers.power_cap_kw:g} kW cap: at most {res.job.max_gpus_under_cap} fit"
+
+
+def _fit_warnings(cur: GpuResult, res: GpuResult, c: ResolvedSide, g: ResolvedSide, seq: int,
+                  cal: Calibration) -> tuple[str, ...]:
+    """What qualifies either side's fit at the primary length: a borderline memory fit, a KV
+    cache that binds, tensor or expert parallelism spread over PCIe."""
+    pcie = (_over_pcie(x, s, seq) for x, s in ((cur, c), (res, g)))
+    return (tuple(_borderline(cur, cal) + _borderline(res, cal)) + _capacity_binds(cur, res, seq)
+            + tuple(w for w in pcie if w))
 
 
 CAPS = {"kv-capacity": "the KV cache holds no more", "tpot": "the TPOT limit",
@@ -517,40 +582,74 @@ def decide(answers: Answers, catalog: Catalog,
     of the current GPU; `resolved` is that resolution when the caller made it already."""
     resolved = resolved or resolve_anchored(answers, catalog, probes, cal, alone,
                                             workload_probe)
-    sides, modelled, anchor, unused = (resolved.sides, resolved.modelled, resolved.anchor,
-                                       resolved.unused)
+    sides = resolved.sides
     quotes = [quote(s.gpu.id, answers.prices, catalog) for s in sides]
     basis: Basis = answers.basis
     built = [_result(s, basis, q, answers, cal) for s, q in zip(sides, quotes, strict=True)]
-    if anchor is not None:
+    if resolved.anchor is not None:
         built = [(r.model_copy(update={"modelled_tokens_per_s_per_gpu": _primary_rate(m, basis)}),
-                  f) for (r, f), m in zip(built, modelled, strict=True)]
+                  f) for (r, f), m in zip(built, resolved.modelled, strict=True)]
     cur, f_cur = built[0]
     cur = cur.model_copy(update={
         "sweep": [_unit(p) for p in cur.sweep], "as_run": [_unit(p) for p in cur.as_run]})
     c0 = sides[0]
-    targets = []
-    for (res, f_tgt), s in zip(built[1:], sides[1:], strict=True):
-        rc, rt = c0.rates, s.rates
-        res = res.model_copy(update={
-            "sweep": _compare(cur.sweep, res.sweep, f_cur.proj if f_cur else None,
-                              f_tgt.proj if f_tgt else None, rc, rt, cal),
-            "as_run": _compare(cur.as_run, res.as_run,
-                               c0.projection.as_run.proj if c0.projection else None,
-                               s.projection.as_run.proj if s.projection else None, rc, rt,
-                               cal)})
-        targets.append(_judge(res, cur, s, c0, f_tgt, f_cur, answers, cal))
+    targets = [_judge(_against(res, cur, s, c0, f_tgt, f_cur, cal), cur, s, c0, f_tgt, f_cur,
+                      answers, cal)
+               for (res, f_tgt), s in zip(built[1:], sides[1:], strict=True)]
     w = answers.workload
+    return Decision(
+        answers=answers, primary_seq_len=w.seq_lens[0], basis=basis,
+        electricity_source="default" if answers.electricity_is_default else "user",
+        band_level=0.9, current=cur, targets=targets,
+        defaults=_defaults(answers, sides, quotes), notes=_notes(answers, resolved, cal),
+        anchor=resolved.anchor, interactivity=_leads([cur, *targets], quotes, cal))
+
+
+def _against(res: GpuResult, cur: GpuResult, s: ResolvedSide, c0: ResolvedSide,
+             f_tgt: Fitted | None, f_cur: Fitted | None, cal: Calibration) -> GpuResult:
+    """The target's points, re-tuned and as run, with their speedups over the current GPU's
+    in the same basis."""
+    rc, rt = c0.rates, s.rates
+    return res.model_copy(update={
+        "sweep": _compare(cur.sweep, res.sweep, f_cur.proj if f_cur else None,
+                          f_tgt.proj if f_tgt else None, rc, rt, cal),
+        "as_run": _compare(cur.as_run, res.as_run,
+                           c0.projection.as_run.proj if c0.projection else None,
+                           s.projection.as_run.proj if s.projection else None, rc, rt, cal)})
+
+
+def _notes(answers: Answers, resolved: Resolution, cal: Calibration) -> list[str]:
+    """What the figures rest on, for the reader to weigh them: the band, the basis, the
+    kernels and engines, the workload's own shape, defaults, and any anchor (said first)."""
+    sides = resolved.sides
     notes = [
         "speedup band: 90% (+-1.645 sigma) from each rate's spread plus the model's "
         f"own error ({cal.model_sigma:.0%}, sized from its held-out cases)",
         ("speedups compare tokens/s per GPU, each GPU in the layout re-tuned for it (the "
          "as-run figures use your layout on both); cluster figures use each side's GPU count")
-        if basis == "retuned" else
+        if answers.basis == "retuned" else
         "speedups compare tokens/s per GPU in the layouts as you run them",
     ]
+    notes += _engine_notes(answers.workload, sides)
+    notes += _workload_notes(answers.workload)
+    if answers.electricity_is_default:
+        notes.append(f"electricity at the default ${answers.electricity_usd_per_kwh}/kWh")
+    notes += [_dropped_note(s) for s in sides if s.dropped]
+    if resolved.unused:
+        notes.append(resolved.unused)
+    anchor = resolved.anchor
+    if anchor is not None:
+        notes.insert(0, f"anchored on {anchor.whose} {anchor.measured} on {sides[0].gpu.id} "
+                        f"(the model gives {anchor.modelled_tokens_per_s_per_gpu:,.0f} tokens/s "
+                        f"per GPU as run); moved: {'; '.join(anchor.moved)}")
+    return notes
+
+
+def _engine_notes(w: Workload, sides: list[ResolvedSide]) -> list[str]:
+    """Which attention kernel and which framework or serving engine each side was modelled
+    with, and why: the speedup depends on them as much as on the silicon."""
     kernels = {s.gpu.id: s.rates.attention_why for s in sides if s.rates}
-    notes += [f"attention on {gid}: {why}" for gid, why in kernels.items()]
+    notes = [f"attention on {gid}: {why}" for gid, why in kernels.items()]
     engines = {(s.workload.framework, s.framework_why) for s in sides}
     notes += [f"{'serving engine' if not w.training else 'framework'}: {name_of(f)} ({why})"
               for f, why in sorted(engines)]
@@ -559,6 +658,13 @@ def decide(answers: Answers, catalog: Catalog,
                      "and in vLLM's prefill dispatch (AIConfigurator's per-engine figures); "
                      "their kernels, CUDA graphs and per-request host cost are modelled alike, "
                      "as no per-engine figure for them is published")
+    return notes
+
+
+def _workload_notes(w: Workload) -> list[str]:
+    """Where the workload as given is not what a reader would assume: a batch that does not
+    split, packed documents, a model's parameter count taken on trust."""
+    notes = []
     if w.training and not w.batch_splits:
         notes.append(f"your global batch of {w.global_batch} does not split into micro-batches "
                      f"of {w.micro_batch} over {w.dp} data-parallel ranks; the as-run figures "
@@ -572,24 +678,15 @@ def decide(answers: Answers, catalog: Catalog,
     shape_note = w.model.params_note()
     if shape_note:
         notes.append(shape_note)
-    if answers.electricity_is_default:
-        notes.append(f"electricity at the default ${answers.electricity_usd_per_kwh}/kWh")
-    notes += [f"{s.gpu.id}: {s.gpus} GPU{'s' if s.gpus != 1 else ''} cannot hold the current "
-              f"side's {', '.join(s.dropped)}: as run it takes 1 for "
-              f"{'that' if len(s.dropped) == 1 else 'those'}; its re-tuned layout is its own"
-              for s in sides if s.dropped]
-    if unused:
-        notes.append(unused)
-    if anchor is not None:
-        notes.insert(0, f"anchored on {anchor.whose} {anchor.measured} on {sides[0].gpu.id} "
-                        f"(the model gives {anchor.modelled_tokens_per_s_per_gpu:,.0f} tokens/s "
-                        f"per GPU as run); moved: {'; '.join(anchor.moved)}")
-    return Decision(
-        answers=answers, primary_seq_len=w.seq_lens[0], basis=basis,
-        electricity_source="default" if answers.electricity_is_default else "user",
-        band_level=0.9, current=cur, targets=targets,
-        defaults=_defaults(answers, sides, quotes), notes=notes, anchor=anchor,
-        interactivity=_leads([cur, *targets], quotes, cal))
+    return notes
+
+
+def _dropped_note(s: ResolvedSide) -> str:
+    """A side whose GPUs cannot hold the current side's parallelism takes 1 for it as run;
+    its re-tuned layout is its own, so only the as-run comparison is touched."""
+    return (f"{s.gpu.id}: {s.gpus} GPU{'s' if s.gpus != 1 else ''} cannot hold the current "
+            f"side's {', '.join(s.dropped)}: as run it takes 1 for "
+            f"{'that' if len(s.dropped) == 1 else 'those'}; its re-tuned layout is its own")
 
 
 def _primary_rate(side: ResolvedSide, basis: Basis) -> float | None:

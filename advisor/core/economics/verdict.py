@@ -113,18 +113,65 @@ def _capacity_reasons(c: Case) -> list[Reason]:
     return out
 
 
+@dataclass(frozen=True)
+class _Ruling:
+    """One rule's call: its verdict, headline, and the reasons and flips only it adds."""
+
+    kind: Kind
+    headline: str
+    reasons: tuple[Reason, ...] = ()
+    flips: tuple[Flip, ...] = ()
+
+
 def judge(c: Case) -> Verdict:
-    """Verdict, reasons (ranked), flip points and band for one target."""
+    """Verdict, reasons (ranked), flip points and band for one target.
+
+    The rules run in the module's order: a gate blocks whatever the speed, a capability
+    counts whatever the price, and only then does money decide."""
+    speed, low, high = _speed_band(c)
+    cost, cost_lo, cost_hi = _cost_band(c, speed, low, high)
+    if c.target_gate:
+        ruling = _blocked(c, c.target_gate, speed, cost)
+    elif c.current_incapable or (not any(c.fits_current) and any(c.fits_target)):
+        ruling = _capability(c)
+    elif speed is None:
+        ruling = _Ruling("hold", f"hold: {c.target} fits none of the requested sequence lengths")
+    else:
+        ruling = _priced(c, speed, cost, cost_lo, cost_hi)
+    # Stable sort: a rule's lead reason (gate 10, capability 5) outweighs every context one.
+    reasons = sorted(_context_reasons(c) + list(ruling.reasons), key=lambda r: -r.weight)
+    return Verdict(kind=ruling.kind, headline=ruling.headline, reasons=reasons,
+                   flips=list(ruling.flips), speedup=speed, speedup_low=low, speedup_high=high,
+                   cost_ratio=cost, cost_ratio_low=cost_lo, cost_ratio_high=cost_hi)
+
+
+def _speed_band(c: Case) -> tuple[float | None, float | None, float | None]:
+    """Speedup and its band, as geometric means over the points where both GPUs fit: a
+    length only one GPU holds is a capacity reason, not a speed."""
     both = [i for i, (fc, ft) in enumerate(zip(c.fits_current, c.fits_target, strict=True))
             if fc and ft and c.speedups[i] is not None]
-    speed = _geomean([c.speedups[i] for i in both]) if both else None  # type: ignore[misc]
-    low = _geomean([c.lows[i] for i in both]) if both else None  # type: ignore[misc]
-    high = _geomean([c.highs[i] for i in both]) if both else None  # type: ignore[misc]
-    priced = c.price_current is not None and c.price_target is not None
-    ratio = (c.price_target / c.price_current) if priced else None  # type: ignore[operator]
-    cost = cost_lo = cost_hi = None
-    if ratio is not None and speed and low and high:
-        cost, cost_lo, cost_hi = ratio / speed, ratio / high, ratio / low
+    if not both:
+        return None, None, None
+    return (_geomean([c.speedups[i] for i in both]),  # type: ignore[misc]
+            _geomean([c.lows[i] for i in both]),  # type: ignore[misc]
+            _geomean([c.highs[i] for i in both]))  # type: ignore[misc]
+
+
+def _cost_band(c: Case, speed: float | None, low: float | None, high: float | None
+               ) -> tuple[float | None, float | None, float | None]:
+    """$/token against the current GPU's, and its band: the price ratio over the speedup, so
+    the fastest end of the speed band is the cheapest end of this one."""
+    if c.price_current is None or c.price_target is None:
+        return None, None, None
+    ratio = c.price_target / c.price_current
+    if not (speed and low and high):
+        return None, None, None
+    return ratio / speed, ratio / high, ratio / low
+
+
+def _context_reasons(c: Case) -> list[Reason]:
+    """What the reader should weigh whichever rule decides: software, evidence, power,
+    capacity, a change of number format, and the layouts compared."""
     reasons = [Reason(kind="software", weight=0.4, text=w) for w in c.software_warnings]
     reasons += [Reason(kind="evidence", weight=0.3, text=w) for w in c.evidence_warnings]
     if c.power_warning:
@@ -135,51 +182,59 @@ def judge(c: Case) -> Verdict:
         reasons.append(Reason(kind="format", weight=0.9, text=c.format_switch))
     if c.layouts:
         reasons.append(Reason(kind="layout", weight=0.35, text=f"compared: {c.layouts}"))
-    flips: list[Flip] = []
+    return reasons
 
-    if c.target_gate:
-        kind: Kind = "blocked-by-gate"
-        gate = c.target_gate
-        headline = gate if gate.startswith("blocked") else f"blocked: {gate}"
-        reasons.insert(0, Reason(kind="gate", weight=10.0, text=c.target_gate))
-        if c.gate_fix:
-            after = f"; then: {_money(c, speed, cost)[1]}" if speed is not None else ""
-            flips.append(Flip(assumption="software stack", current=None, threshold=None,
-                              text=f"unblocked by: {c.gate_fix}{after}"))
-    elif c.current_incapable or (not any(c.fits_current) and any(c.fits_target)):
-        kind = "capability"
-        why = c.current_incapable or (
-            f"{c.current} cannot run this at any requested sequence length (out of memory)")
-        headline = f"capability: {why}; {c.target} can"
-        reasons.insert(0, Reason(kind="capacity", weight=5.0, text=why))
-        if c.max_seq_current and not c.current_incapable:
-            flips.append(Flip(assumption="sequence length", current=float(max(c.seq_lens)),
-                              threshold=float(c.max_seq_current),
-                              text=f"{c.current} fits up to {c.max_seq_current:,} tokens: at or "
-                                   "below that it becomes a price question"))
-    elif speed is None:
-        kind = "hold"
-        headline = f"hold: {c.target} fits none of the requested sequence lengths"
-    else:
-        kind, headline = _money(c, speed, cost)
-        _money_reasons(c, speed, cost, reasons)
-        if cost is not None and cost_lo is not None and cost_hi is not None \
-                and cost_lo < 1.0 < cost_hi:
-            band = f"$/token {cost_lo:.2f}-{cost_hi:.2f}x the current"
-            if kind in ("upgrade", "hold") and abs(cost - 1.0) <= TIE:  # within the noise
-                kind = "break-even"
-                near = (f"within {abs(cost - 1):.0%} of" if abs(cost - 1) >= 0.005
-                        else "the same as")
-                headline = (f"break-even: $/token {near} the current ({band}), "
-                            f"{_pace(c, speed)}; decide on wall-clock and capacity")
-            reasons.append(Reason(kind="evidence", weight=0.45,
-                                  text=f"the band straddles a tie: {band}"))
-        flips += _money_flips(c, kind, speed)
 
-    reasons.sort(key=lambda r: -r.weight)
-    return Verdict(kind=kind, headline=headline, reasons=reasons, flips=flips, speedup=speed,
-                   speedup_low=low, speedup_high=high, cost_ratio=cost, cost_ratio_low=cost_lo,
-                   cost_ratio_high=cost_hi)
+def _blocked(c: Case, gate: str, speed: float | None, cost: float | None) -> _Ruling:
+    """A target that cannot run the recipe is blocked whatever its speed; the fix, when there
+    is one, says what the verdict would be once applied."""
+    headline = gate if gate.startswith("blocked") else f"blocked: {gate}"
+    flips: tuple[Flip, ...] = ()
+    if c.gate_fix:
+        after = f"; then: {_money(c, speed, cost)[1]}" if speed is not None else ""
+        flips = (Flip(assumption="software stack", current=None, threshold=None,
+                      text=f"unblocked by: {c.gate_fix}{after}"),)
+    return _Ruling("blocked-by-gate", headline,
+                   (Reason(kind="gate", weight=10.0, text=gate),), flips)
+
+
+def _capability(c: Case) -> _Ruling:
+    """The target runs what the current GPU cannot run at all, whatever the price; when only
+    memory stops the current GPU, the length at which it becomes a price question."""
+    why = c.current_incapable or (
+        f"{c.current} cannot run this at any requested sequence length (out of memory)")
+    flips: tuple[Flip, ...] = ()
+    if c.max_seq_current and not c.current_incapable:
+        flips = (Flip(assumption="sequence length", current=float(max(c.seq_lens)),
+                      threshold=float(c.max_seq_current),
+                      text=f"{c.current} fits up to {c.max_seq_current:,} tokens: at or "
+                           "below that it becomes a price question"),)
+    return _Ruling("capability", f"capability: {why}; {c.target} can",
+                   (Reason(kind="capacity", weight=5.0, text=why),), flips)
+
+
+def _priced(c: Case, speed: float, cost: float | None, cost_lo: float | None,
+            cost_hi: float | None) -> _Ruling:
+    """Money decides; a band that straddles a tie is said, and a saving or premium within
+    the noise is called break-even rather than a verdict the model cannot tell apart."""
+    kind, headline = _money(c, speed, cost)
+    reasons: list[Reason] = []
+    _money_reasons(c, speed, cost, reasons)
+    if cost is not None and cost_lo is not None and cost_hi is not None \
+            and cost_lo < 1.0 < cost_hi:
+        band = f"$/token {cost_lo:.2f}-{cost_hi:.2f}x the current"
+        if kind in ("upgrade", "hold") and abs(cost - 1.0) <= TIE:
+            kind, headline = "break-even", _break_even_headline(c, speed, cost, band)
+        reasons.append(Reason(kind="evidence", weight=0.45,
+                              text=f"the band straddles a tie: {band}"))
+    return _Ruling(kind, headline, tuple(reasons), tuple(_money_flips(c, kind, speed)))
+
+
+def _break_even_headline(c: Case, speed: float, cost: float, band: str) -> str:
+    """A tie on $/token sends the decision to wall-clock and capacity."""
+    near = f"within {abs(cost - 1):.0%} of" if abs(cost - 1) >= 0.005 else "the same as"
+    return (f"break-even: $/token {near} the current ({band}), "
+            f"{_pace(c, speed)}; decide on wall-clock and capacity")
 
 
 def _pace(c: Case, speed: float) -> str:

@@ -259,5 +259,5 @@ def test_a_workload_probes_figure_is_blamed_on_the_record(capsys, tmp_path, toke
     path.write_text(json.dumps(record))
     line = one_line_exit_2(capsys, [*COMPARE, "--target", "b200-sxm", "--probe", str(path)],
                            f"{path}, field 'workload.phases.0.full_model.tokens_per_s'",
-                           f"{tokens_per_s:,} tok/s per GPU", needle)
+                           f"{tokens_per_s:,} tokens/s per GPU", needle)
     assert "--measured" not in line and "command line" not in line

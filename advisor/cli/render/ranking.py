@@ -10,7 +10,8 @@ from advisor.cli.render.decision import SERVING
 from advisor.humanize import NA, duration, number
 
 if TYPE_CHECKING:
-    from advisor.core import GpuResult, Ranking, Remedy, Report
+    from advisor.cli.render.decision import Figure
+    from advisor.core import Decision, GpuResult, Ranking, Remedy, Report, SweepPoint
 
 ORDERS = {"cost": "$/token", "time": "time", "energy": "energy"}
 FIRST = {"upgrade": "upgrade first", "check": "check first"}
@@ -41,24 +42,25 @@ def ranking_blocks(report: Report, ranking: Ranking, *, answers_file: bool = Fal
     """The ranked table first, then what is out, then the notes. `answers_file`: the answers
     came from a file, so a missing price or stack is given there, not with compare's flags."""
     d = report.decision
-    seq = d.primary_seq_len
-    budget = d.answers.workload.token_budget is not None
     waits = [] if d.answers.workload.training else [f for f in SERVING if not f.col.drop]
-    rows = []
-    for i, r in enumerate(ranking.ranked, 1):
-        p = r.point(seq)
-        j = r.job
-        rows.append([
-            str(i), r.gpu + (" (now)" if r.role == "current" else ""), str(r.gpus),
-            _verdict(r, ranking.remedies),
-            number(p.usd_per_mtok, 3) if p and p.usd_per_mtok else "?",
-            *(f.cell(d, r, p) for f in waits), _price(r),
-            number(p.tokens_per_s_per_gpu) if p else NA,
-            (duration(j.wall_clock_h) if budget else number(p.tokens_per_s_cluster))
-            if j and p else NA,
-            (number(j.energy_kwh) if budget else number(j.power_kw, 1))
-            if j and j.power_kw is not None else "?"])
-    table = Table(
+    out: list[Block] = [Heading(f"Which GPU for {d.answers.workload.model.name}?")]
+    out.append(_ranked_table(d, ranking, waits) if ranking.ranked else Para(
+        f"none of the {len(ranking.out)} GPUs runs these answers: each is listed below with "
+        "why (the power cap and the deadline count too)"))
+    return out + _remedies_and_out(ranking) + _caveats(ranking, _has_budget(d), answers_file)
+
+
+def _has_budget(d: Decision) -> bool:
+    """With a token budget the table shows the job (wall-clock, kWh); without, the rates."""
+    return d.answers.workload.token_budget is not None
+
+
+def _ranked_table(d: Decision, ranking: Ranking, waits: list[Figure]) -> Table:
+    """One row per ranked GPU in rank order, with a serving workload's wait columns."""
+    seq, budget = d.primary_seq_len, _has_budget(d)
+    rows = [_ranked_row(i, r, d, ranking.remedies, waits)
+            for i, r in enumerate(ranking.ranked, 1)]
+    return Table(
         [Col("#", numeric=True), Col("GPU", whole=True), Col("GPUs", numeric=True, drop=4),
          Col("verdict", drop=3), Col("cost", "$/Mtok", numeric=True),
          *(f.col for f in waits), Col("price", "$/GPU-h", drop=5),
@@ -72,10 +74,40 @@ def ranking_blocks(report: Report, ranking: Ranking, *, answers_file: bool = Fal
                "upgrade (or a check of a package with no support data) is ranked on its "
                "figures, its remedy listed below; 'default' prices are the catalog's medians "
                "of dated public quotes, not quotes"])
-    out: list[Block] = [Heading(f"Which GPU for {d.answers.workload.model.name}?")]
-    out.append(table if rows else Para(
-        f"none of the {len(ranking.out)} GPUs runs these answers: each is listed below with "
-        "why (the power cap and the deadline count too)"))
+
+
+def _ranked_row(i: int, r: GpuResult, d: Decision, remedies: dict[str, Remedy],
+                waits: list[Figure]) -> list[str]:
+    """A ranked GPU's cells, in the table's column order."""
+    p = r.point(d.primary_seq_len)
+    return [
+        str(i), r.gpu + (" (now)" if r.role == "current" else ""), str(r.gpus),
+        _verdict(r, remedies),
+        number(p.usd_per_mtok, 3) if p and p.usd_per_mtok else "?",
+        *(f.cell(d, r, p) for f in waits), _price(r),
+        number(p.tokens_per_s_per_gpu) if p else NA,
+        _pace(r, p, _has_budget(d)), _energy(r, _has_budget(d))]
+
+
+def _pace(r: GpuResult, p: SweepPoint | None, budget: bool) -> str:
+    """The job's wall-clock for the budget, else the cluster's tokens/s."""
+    j = r.job
+    if not (j and p):
+        return NA
+    return duration(j.wall_clock_h) if budget else number(p.tokens_per_s_cluster)
+
+
+def _energy(r: GpuResult, budget: bool) -> str:
+    """The job's kWh for the budget, else its power draw in kW; "?" without a power figure."""
+    j = r.job
+    if not (j and j.power_kw is not None):
+        return "?"
+    return number(j.energy_kwh) if budget else number(j.power_kw, 1)
+
+
+def _remedies_and_out(ranking: Ranking) -> list[Block]:
+    """What the ranked GPUs need first, by remedy, and the GPUs that are out and why."""
+    out: list[Block] = []
     first = ranking.by_remedy()
     if first:
         out.append(Bullets([f"{', '.join(gpus)}: {what}" for what, gpus in first.items()],
@@ -84,23 +116,35 @@ def ranking_blocks(report: Report, ranking: Ranking, *, answers_file: bool = Fal
         out.append(Bullets([f"{r.gpu} ({_gpus(r.gpus)}): {why}" for r, why in ranking.out],
                            title=f"Out ({len(ranking.out)}): the hardware cannot, another "
                                  "stack is needed, or over the cap or the deadline"))
+    return out
+
+
+def _caveats(ranking: Ranking, budget: bool, answers_file: bool) -> list[Block]:
+    """What the ranking could not count (prices, the stack, a token budget), each with where
+    to give it: the answers file's tables or compare's flags."""
+    out: list[Block] = []
     unpriced, unchecked = ranking.unpriced(), ranking.unchecked()
     if unpriced:
         where = "under [prices] in the answers file" if answers_file else "with --price GPU=USD"
         out.append(Para(f"no price for {', '.join(unpriced)}, so ranked last on $/token: "
                         f"quote one {where}", dim=True))
     if unchecked:
-        where = ("[stack] in the answers file, or a target's own as stacks.<id>" if answers_file
-                 else "--stack 'torch==2.7.1+cu128 ...', or a target's own with "
-                      "--target-stack GPU=...")
-        which = (": no stack given, so every GPU is" if len(unchecked) == len(ranking.ranked)
-                 else f" on {', '.join(unchecked)}: no stack given for them, so they are")
-        out.append(Para(f"software not checked{which} ranked on the hardware alone; give the "
-                        f"job's ({where})", dim=True))
+        out.append(_unchecked_note(unchecked, len(ranking.ranked), answers_file))
     if not budget:
         out.append(Para("no token budget: time ranks by cluster tokens/s and energy cannot be "
                         "ranked; give one for wall-clock, $ and kWh", dim=True))
     return out
+
+
+def _unchecked_note(unchecked: list[str], ranked: int, answers_file: bool) -> Para:
+    """Which ranked GPUs were ranked without a software check (all, or the named ones)."""
+    where = ("[stack] in the answers file, or a target's own as stacks.<id>" if answers_file
+             else "--stack 'torch==2.7.1+cu128 ...', or a target's own with "
+                  "--target-stack GPU=...")
+    which = (": no stack given, so every GPU is" if len(unchecked) == ranked
+             else f" on {', '.join(unchecked)}: no stack given for them, so they are")
+    return Para(f"software not checked{which} ranked on the hardware alone; give the "
+                f"job's ({where})", dim=True)
 
 
 def ranking_json(report: Report, ranking: Ranking) -> dict[str, Any]:

@@ -15,6 +15,7 @@ so this module stays light at import: the engine loads inside the functions that
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from advisor.core.model.catalog import Catalog
     from advisor.core.model.probe_record import ProbeRecord
     from advisor.core.projection.calibration import Calibration
+    from advisor.core.projection.retune import Fitted
     from advisor.core.sides import ResolvedSide
 
 class ConfigPoint(BaseModel):
@@ -132,7 +134,7 @@ def sweep_configs(answers: Answers, catalog: Catalog,
     not a re-derivation.
     """
     from advisor.core.anchored import resolve_anchored
-    from advisor.core.economics.cost import job_cost, quote
+    from advisor.core.economics.cost import quote
     from advisor.core.projection.calibration import CAL
 
     cal = cal or CAL
@@ -143,65 +145,18 @@ def sweep_configs(answers: Answers, catalog: Catalog,
                          field="workload.token_budget")
     given = sides if sides is not None else resolve_anchored(answers, catalog, probes, cal,
                                                              alone=True).sides
-    sides = []
-    for s in given:
-        if s.gpu.id not in [x.gpu.id for x in sides]:
-            sides.append(s)
+    sides = _one_per_gpu(given)
     quotes = [quote(s.gpu.id, answers.prices, catalog) for s in sides]
-    base_quote = quotes[0]
+    sweep = _Sweep(answers, opts, cal, quotes[0])
     points: list[ConfigPoint] = []
     skipped: list[Skipped] = []
-    first_rate: dict[str, float] = {}
     for n in opts.gpu_counts():
         for s, q in zip(sides, quotes, strict=True):
-            if s.gate or s.rates is None:
-                skipped.append(Skipped(gpu=s.gpu.id, gpus=n, reason=s.gate or "no rates"))
-                continue
-            try:
-                at = s.at(n, opts.gpus_per_node).project(cal, s.workload.seq_lens[:1])
-            except InputError as exc:
-                skipped.append(Skipped(gpu=s.gpu.id, gpus=n, reason=exc.message))
-                continue
-            assert at.projection is not None
-            fitted = at.projection.retuned
-            p, ok = fitted.proj, fitted.fits[0]
-            busy = float(p.busy()[0, 0])
-            busy_w, idle_w = s.power.draw_w(busy), s.power.idle_w
-            if not ok:
-                skipped.append(Skipped(gpu=s.gpu.id, gpus=n, reason=(
-                    f"does not fit: {fitted.memory_gib[0]:.0f} GiB of "
-                    f"{at.projection.usable_gib:.0f} usable in any layout")))
-                continue
-            if busy_w is None or idle_w is None:
-                skipped.append(Skipped(gpu=s.gpu.id, gpus=n,
-                                       reason="the catalog has no TDP, so no power draw"))
-                continue
-            rate = float(p.tokens_per_s[0, 0])
-            step = float(p.step_s[0, 0])
-            nodes = at.workload.nodes
-            idle = max(0, nodes * at.slots_per_node - n) if opts.count_idle_slots else 0
-            job = job_cost(n, w.token_budget, rate, q, busy_w,
-                           answers.electricity_usd_per_kwh, None, nodes=nodes,
-                           host_w_per_node=at.host_w, slots=at.slots_per_node)
-            idle_kw = idle * idle_w / 1000.0
-            ref = first_rate.setdefault(s.gpu.id, rate)
-            points.append(ConfigPoint(
-                gpu=s.gpu.id, name=s.gpu.name, gpus=n, nodes=nodes, idle_gpus=idle,
-                layout=fitted.layouts[0].describe(not w.training),
-                tokens_per_s=rate * n, tokens_per_s_per_gpu=rate,
-                scaling_efficiency=rate / ref,
-                comm_share=float(p.times["communication"][0, 0]) / step,
-                utilisation=busy, mfu=float(p.mfu[0, 0]),
-                eta_days=job.wall_clock_h / 24, usd=job.usd,
-                usd_per_gpu_hour=q.usd_per_hour if q else None,
-                price_source=q.source if q else None, gpu_days=job.gpu_days,
-                gpu_days_equiv=(job.usd / (base_quote.usd_per_hour * 24)
-                                if job.usd is not None and base_quote else None),
-                power_kw=job.power_kw or 0.0, idle_slots_kw=idle_kw, host_kw=job.host_kw or 0.0,
-                energy_kwh=(job.energy_kwh or 0.0) + idle_kw * job.wall_clock_h,
-                energy_usd=(job.energy_usd or 0.0)
-                + idle_kw * job.wall_clock_h * answers.electricity_usd_per_kwh,
-            ))
+            got = sweep.point(s, q, n)
+            if isinstance(got, Skipped):
+                skipped.append(got)
+            else:
+                points.append(got)
     gpus = [s.gpu for s in sides]
     points = sorted(mark(points, answers.power_cap_kw, opts.deadline_days),
                     key=lambda p: (p.gpu != gpus[0].id, p.gpu, p.gpus))
@@ -214,6 +169,85 @@ def sweep_configs(answers: Answers, catalog: Catalog,
         assumptions=_assumptions(answers, opts, sides, quotes, cal.idle_power_fraction)
         + _superlinear(points),
     )
+
+
+def _one_per_gpu(sides: Sequence[ResolvedSide]) -> list[ResolvedSide]:
+    """The sides in order, each GPU once: a target that is also the current GPU is swept once."""
+    out: list[ResolvedSide] = []
+    for s in sides:
+        if s.gpu.id not in [x.gpu.id for x in out]:
+            out.append(s)
+    return out
+
+
+@dataclass
+class _Sweep:
+    """What every (GPU, count) point of one sweep is projected and priced with, and each GPU's
+    per-GPU rate at the first count it runs at (the scaling reference, filled as counts are
+    swept from the smallest up)."""
+
+    answers: Answers
+    opts: ConfigOptions
+    cal: Calibration
+    base_quote: PriceQuote | None  # the current GPU's, for GPU-days-equivalent
+    first_rate: dict[str, float] = field(default_factory=dict)
+
+    def point(self, s: ResolvedSide, q: PriceQuote | None, n: int) -> ConfigPoint | Skipped:
+        """One GPU at `n` GPUs, re-tuned, or why it is left out: gated, no rates, a count its
+        layout cannot take, no layout that fits, or no TDP to draw power from."""
+        if s.gate or s.rates is None:
+            return Skipped(gpu=s.gpu.id, gpus=n, reason=s.gate or "no rates")
+        try:
+            at = s.at(n, self.opts.gpus_per_node).project(self.cal, s.workload.seq_lens[:1])
+        except InputError as exc:
+            return Skipped(gpu=s.gpu.id, gpus=n, reason=exc.message)
+        assert at.projection is not None
+        fitted = at.projection.retuned
+        busy = float(fitted.proj.busy()[0, 0])
+        busy_w, idle_w = s.power.draw_w(busy), s.power.idle_w
+        if not fitted.fits[0]:
+            return Skipped(gpu=s.gpu.id, gpus=n, reason=(
+                f"does not fit: {fitted.memory_gib[0]:.0f} GiB of "
+                f"{at.projection.usable_gib:.0f} usable in any layout"))
+        if busy_w is None or idle_w is None:
+            return Skipped(gpu=s.gpu.id, gpus=n,
+                           reason="the catalog has no TDP, so no power draw")
+        return self._priced(at, fitted, q, n, busy, busy_w, idle_w)
+
+    def _priced(self, at: ResolvedSide, fitted: Fitted, q: PriceQuote | None, n: int,
+                busy: float, busy_w: float, idle_w: float) -> ConfigPoint:
+        """A fitted point's speed, time, money and power for the whole token budget, the empty
+        slots of a partly used node drawing idle power when the options count them."""
+        from advisor.core.economics.cost import job_cost
+
+        answers, opts, w = self.answers, self.opts, self.answers.workload
+        p = fitted.proj
+        rate = float(p.tokens_per_s[0, 0])
+        step = float(p.step_s[0, 0])
+        nodes = at.workload.nodes
+        idle = max(0, nodes * at.slots_per_node - n) if opts.count_idle_slots else 0
+        job = job_cost(n, w.token_budget, rate, q, busy_w,
+                       answers.electricity_usd_per_kwh, None, nodes=nodes,
+                       host_w_per_node=at.host_w, slots=at.slots_per_node)
+        idle_kw = idle * idle_w / 1000.0
+        ref = self.first_rate.setdefault(at.gpu.id, rate)
+        return ConfigPoint(
+            gpu=at.gpu.id, name=at.gpu.name, gpus=n, nodes=nodes, idle_gpus=idle,
+            layout=fitted.layouts[0].describe(not w.training),
+            tokens_per_s=rate * n, tokens_per_s_per_gpu=rate,
+            scaling_efficiency=rate / ref,
+            comm_share=float(p.times["communication"][0, 0]) / step,
+            utilisation=busy, mfu=float(p.mfu[0, 0]),
+            eta_days=job.wall_clock_h / 24, usd=job.usd,
+            usd_per_gpu_hour=q.usd_per_hour if q else None,
+            price_source=q.source if q else None, gpu_days=job.gpu_days,
+            gpu_days_equiv=(job.usd / (self.base_quote.usd_per_hour * 24)
+                            if job.usd is not None and self.base_quote else None),
+            power_kw=job.power_kw or 0.0, idle_slots_kw=idle_kw, host_kw=job.host_kw or 0.0,
+            energy_kwh=(job.energy_kwh or 0.0) + idle_kw * job.wall_clock_h,
+            energy_usd=(job.energy_usd or 0.0)
+            + idle_kw * job.wall_clock_h * answers.electricity_usd_per_kwh,
+        )
 
 
 def _assumptions(answers: Answers, opts: ConfigOptions, sides: Sequence[ResolvedSide],

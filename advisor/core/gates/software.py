@@ -260,6 +260,11 @@ def _quote(text: str) -> str:
     return f"'{text}'" if text else ""
 
 
+def _gpu_error(row: Support, gpu: Gpu) -> str:
+    """The row's failure text as this GPU would print it, quoted."""
+    return _quote(row.error.replace("<GPU name>", gpu.name))
+
+
 def _package_finding(
     package: str,
     installed: str | None,
@@ -270,69 +275,117 @@ def _package_finding(
     flavour: str | None,
 ) -> SoftwareFinding:
     """The verdict for one package from its applicable rows: the best reachable outcome wins."""
-
-    def error(row: Support) -> str:
-        return _quote(row.error.replace("<GPU name>", gpu.name))
-
     if not rows:
         return _unknown(package, installed, f"no support data for {package} on {arch.id}")
     outcomes = [_judge(r, installed) for r in rows]
     by_kind = {k: [o for o in outcomes if o.kind == k] for k in ("ga", "beta", "upgrade")}
-    shown = installed or "not installed"
     if by_kind["ga"]:
-        o = by_kind["ga"][0]
-        return SoftwareFinding(
-            package=package,
-            installed=installed,
-            required=o.row.min_version or None,
-            status="ok",
-            action="",
-            message=f"{package} {shown} supports {arch.id}",
-            source=list(o.row.source),
-        )
-    ga_later = sorted((o for o in by_kind["upgrade"] if o.row.status == "ga"), key=_floor_key)
-    ga_from = ga_later[0].floor if ga_later else None
+        return _ga_finding(package, installed, by_kind["ga"][0], arch)
+    ga_from = _ga_floor(by_kind["upgrade"])
     if by_kind["beta"]:
-        o = by_kind["beta"][0]
-        notes = f" ({o.row.notes})" if o.row.notes else ""
-        ga_note = f"; GA from {ga_from}" if ga_from else ""
-        return SoftwareFinding(
-            package=package,
-            installed=installed,
-            required=o.row.min_version or None,
-            status="beta",
-            action="",
-            message=f"{_subject(package, o.row)} {shown} on {arch.id} is beta{ga_note}{notes}",
-            source=list(o.row.source),
-        )
+        return _beta_finding(package, installed, by_kind["beta"][0], arch, ga_from)
     if by_kind["upgrade"]:
-        o = sorted(by_kind["upgrade"], key=_floor_key)[0]
-        tier = "GA" if o.row.status == "ga" else f"beta; GA from {ga_from}" if ga_from else "beta"
-        if installed is None:
-            message = f"{package} is needed but not installed; {arch.id} support is {tier}"
-            if o.floor:
-                message += f" from {o.floor}"
-        else:
-            message = f"{_subject(package, o.row)} {installed} is below {o.floor}, the first "
-            message += f"version that supports {arch.id} ({tier})"
-            if (
-                o.floor
-                and is_prerelease(installed)
-                and not is_prerelease(o.floor)
-                and same_release(installed, o.floor)
-            ):
-                message += f"; {installed} is a pre-release of {o.floor} (a nightly or NGC build)"
-        if o.row.error and package != "torch":  # torch's errors come with its build check
-            message += f"; older versions fail with {error(o.row)}"
-        return SoftwareFinding(
-            package=package,
-            installed=installed,
-            required=o.floor,
-            status="upgrade",
-            action=_install_action(catalog, package, installed, o.floor),
-            message=message,
-            source=list(o.row.source),
-        )
+        nearest = sorted(by_kind["upgrade"], key=_floor_key)[0]
+        return _upgrade_finding(package, installed, nearest, gpu, arch, catalog, ga_from)
+    return _unsupported_finding(package, installed, outcomes, gpu, arch, catalog, flavour)
+
+
+def _ga_floor(upgrades: list[_Outcome]) -> str | None:
+    """The lowest version that would make the package GA here, for a beta or an upgrade to
+    mention; None when no upgrade reaches GA."""
+    ga_later = sorted((o for o in upgrades if o.row.status == "ga"), key=_floor_key)
+    return ga_later[0].floor if ga_later else None
+
+
+def _ga_finding(package: str, installed: str | None, o: _Outcome, arch: Arch) -> SoftwareFinding:
+    """The installed version is GA on this arch: nothing to do."""
+    return SoftwareFinding(
+        package=package,
+        installed=installed,
+        required=o.row.min_version or None,
+        status="ok",
+        action="",
+        message=f"{package} {installed or 'not installed'} supports {arch.id}",
+        source=list(o.row.source),
+    )
+
+
+def _beta_finding(
+    package: str, installed: str | None, o: _Outcome, arch: Arch, ga_from: str | None
+) -> SoftwareFinding:
+    """The installed version runs here as beta: not a block, but said, with the GA version
+    when one exists."""
+    notes = f" ({o.row.notes})" if o.row.notes else ""
+    ga_note = f"; GA from {ga_from}" if ga_from else ""
+    shown = installed or "not installed"
+    return SoftwareFinding(
+        package=package,
+        installed=installed,
+        required=o.row.min_version or None,
+        status="beta",
+        action="",
+        message=f"{_subject(package, o.row)} {shown} on {arch.id} is beta{ga_note}{notes}",
+        source=list(o.row.source),
+    )
+
+
+def _upgrade_finding(
+    package: str,
+    installed: str | None,
+    o: _Outcome,
+    gpu: Gpu,
+    arch: Arch,
+    catalog: Catalog,
+    ga_from: str | None,
+) -> SoftwareFinding:
+    """The nearest version that supports this arch is newer than the installed one (or the
+    package is missing): the upgrade, and how older versions fail."""
+    message = _upgrade_message(package, installed, o, arch, ga_from)
+    if o.row.error and package != "torch":  # torch's errors come with its build check
+        message += f"; older versions fail with {_gpu_error(o.row, gpu)}"
+    return SoftwareFinding(
+        package=package,
+        installed=installed,
+        required=o.floor,
+        status="upgrade",
+        action=_install_action(catalog, package, installed, o.floor),
+        message=message,
+        source=list(o.row.source),
+    )
+
+
+def _upgrade_message(
+    package: str, installed: str | None, o: _Outcome, arch: Arch, ga_from: str | None
+) -> str:
+    """What is missing or too old, from which version the arch is supported, and at what tier."""
+    tier = "GA" if o.row.status == "ga" else f"beta; GA from {ga_from}" if ga_from else "beta"
+    if installed is None:
+        message = f"{package} is needed but not installed; {arch.id} support is {tier}"
+        return message + (f" from {o.floor}" if o.floor else "")
+    message = f"{_subject(package, o.row)} {installed} is below {o.floor}, the first "
+    message += f"version that supports {arch.id} ({tier})"
+    if o.floor and _prerelease_of(installed, o.floor):
+        message += f"; {installed} is a pre-release of {o.floor} (a nightly or NGC build)"
+    return message
+
+
+def _prerelease_of(installed: str, floor: str) -> bool:
+    """Whether the installed version is a nightly or NGC build of the release it is below, so
+    "below" is not read as "an old release"."""
+    return is_prerelease(installed) and not is_prerelease(floor) and same_release(installed, floor)
+
+
+def _unsupported_finding(
+    package: str,
+    installed: str | None,
+    outcomes: list[_Outcome],
+    gpu: Gpu,
+    arch: Arch,
+    catalog: Catalog,
+    flavour: str | None,
+) -> SoftwareFinding:
+    """No version supports this arch, or the installed one is past the last that did: pin
+    it back, use another kernel, or say that nothing runs."""
     past = [o.row for o in outcomes if o.row.last_version and try_parse_version(o.row.last_version)]
     row = past[0] if past and installed else outcomes[0].row
     subject = _subject(package, row)
@@ -342,7 +395,7 @@ def _package_finding(
     else:
         message = f"{subject} does not support {arch.id}"
     if row.error:
-        message += f": {error(row)}"
+        message += f": {_gpu_error(row, gpu)}"
     if row.notes:
         message += f" ({row.notes})"
     alternatives = _alternatives(catalog, package, arch, flavour)

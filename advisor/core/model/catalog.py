@@ -573,71 +573,16 @@ def catalog_from_docs(docs: Mapping[str, Mapping[str, Any]],
     def label(f: str) -> str:
         return name.get(f, f)
 
-    archs_raw = _table_list(docs["archs.toml"], "arch", label("archs.toml"))
-    archs = [_validate(Arch, r, label("archs.toml"), _entry_id(r)) for r in archs_raw]
-    _unique(((a.id, a.id) for a in archs), label("archs.toml"), "architecture id")
+    archs = _valid_archs(docs["archs.toml"], label("archs.toml"))
     arch_map = {a.id: a for a in archs}
-
-    gpus_raw = _table_list(docs["gpus.toml"], "gpu", label("gpus.toml"))
-    gpus = [_validate(Gpu, r, label("gpus.toml"), _entry_id(r)) for r in gpus_raw]
-    _unique(((g.id, g.id) for g in gpus), label("gpus.toml"), "GPU id")
-    _check_names(gpus, label("gpus.toml"), pulled)
-    _check_families(gpus, label("gpus.toml"))
-    by_id = {g.id: g for g in gpus}
-    for g in gpus:
-        if g.arch not in arch_map:
-            raise InputError(
-                "architecture not defined in archs.toml",
-                file=label("gpus.toml"), entry=g.id, field="arch", value=g.arch,
-            )
-        twin = by_id.get(g.same_die_as) if g.same_die_as else None
-        if g.same_die_as is not None and (twin is None or twin.id == g.id
-                                          or twin.family != g.family):
-            raise InputError("same_die_as names no other GPU of the same family",
-                             file=label("gpus.toml"), entry=g.id, field="same_die_as",
-                             value=g.same_die_as)
-
-    sw = docs["software.toml"]
-    packages = [
-        _validate(Package, r, label("software.toml"), _entry_id(r))
-        for r in _table_list(sw, "package", label("software.toml"))
-    ]
-    _unique(((p.id, p.id) for p in packages), label("software.toml"), "package id")
+    gpus = _valid_gpus(docs["gpus.toml"], label("gpus.toml"), arch_map, pulled)
+    sw, sw_file = docs["software.toml"], label("software.toml")
+    packages = _valid_packages(sw, sw_file)
     pkg_map = {p.id: p for p in packages}
-    support = []
-    for r in _table_list(sw, "support", label("software.toml")):
-        entry = f"{_entry_id(r, 'package')}@{_entry_id(r, 'arch')}"
-        s = _package_row(Support, r, label("software.toml"), entry, pkg_map)
-        if s.arch not in arch_map:
-            raise InputError("architecture not defined in archs.toml", file=label("software.toml"),
-                             entry=entry, field="arch", value=s.arch)
-        support.append(s)
-
-    platforms = [_validate(Platform, r, label("software.toml"), _entry_id(r, "vendor"))
-                 for r in _optional_list(sw, "platform", label("software.toml"))]
-    _unique(((p.vendor, p.vendor) for p in platforms), label("software.toml"),
-            "platform vendor")
-    equivalents = []
-    for r in _optional_list(sw, "equivalent", label("software.toml")):
-        entry = f"{_entry_id(r, 'package')}@{_entry_id(r, 'vendor')}"
-        equivalents.append(_package_row(Equivalent, r, label("software.toml"), entry, pkg_map))
-    _unique(((f"{e.package}@{e.vendor}", f"{e.package}@{e.vendor}") for e in equivalents),
-            label("software.toml"), "equivalent")
-
-    gpu_ids = {g.id for g in gpus}
-    prices = []
-    for r in _table_list(docs["prices.toml"], "price", label("prices.toml")):
-        p = _validate(Price, r, label("prices.toml"), _entry_id(r, "gpu"))
-        if p.gpu not in gpu_ids:
-            raise InputError("GPU not defined in gpus.toml", file=label("prices.toml"),
-                             entry=p.gpu, field="gpu", value=p.gpu)
-        prices.append(p)
-    defaults = [p.gpu for p in prices if p.default]
-    for gid in set(defaults):
-        if defaults.count(gid) > 1:
-            raise InputError("more than one default price", file=label("prices.toml"),
-                             entry=gid, field="default", value=True)
-
+    support = _valid_support(sw, sw_file, pkg_map, arch_map)
+    platforms = _valid_platforms(sw, sw_file)
+    equivalents = _valid_equivalents(sw, sw_file, pkg_map)
+    prices = _valid_prices(docs["prices.toml"], label("prices.toml"), {g.id for g in gpus})
     return Catalog(
         gpus=tuple(gpus),
         archs=arch_map,
@@ -648,3 +593,100 @@ def catalog_from_docs(docs: Mapping[str, Mapping[str, Any]],
         platforms={p.vendor: p for p in platforms},
         equivalents=tuple(equivalents),
     )
+
+
+def _valid_archs(doc: Mapping[str, Any], file: str) -> list[Arch]:
+    """archs.toml's [[arch]] entries, each valid and with an id of its own."""
+    archs = [_validate(Arch, r, file, _entry_id(r)) for r in _table_list(doc, "arch", file)]
+    _unique(((a.id, a.id) for a in archs), file, "architecture id")
+    return archs
+
+
+def _valid_gpus(doc: Mapping[str, Any], file: str, arch_map: Mapping[str, Arch],
+                pulled: Collection[str]) -> list[Gpu]:
+    """gpus.toml's [[gpu]] entries: each valid, named apart from the others, in line with its
+    family, on a defined architecture and, for a die twin, paired within its family."""
+    gpus = [_validate(Gpu, r, file, _entry_id(r)) for r in _table_list(doc, "gpu", file)]
+    _unique(((g.id, g.id) for g in gpus), file, "GPU id")
+    _check_names(gpus, file, pulled)
+    _check_families(gpus, file)
+    by_id = {g.id: g for g in gpus}
+    for g in gpus:
+        if g.arch not in arch_map:
+            raise InputError("architecture not defined in archs.toml",
+                             file=file, entry=g.id, field="arch", value=g.arch)
+        _check_die_twin(g, by_id, file)
+    return gpus
+
+
+def _check_die_twin(g: Gpu, by_id: Mapping[str, Gpu], file: str) -> None:
+    """`same_die_as` borrows another GPU's figures, so it must name another GPU of the
+    same family."""
+    if g.same_die_as is None:
+        return
+    twin = by_id.get(g.same_die_as)
+    if twin is None or twin.id == g.id or twin.family != g.family:
+        raise InputError("same_die_as names no other GPU of the same family", file=file,
+                         entry=g.id, field="same_die_as", value=g.same_die_as)
+
+
+def _valid_packages(sw: Mapping[str, Any], file: str) -> list[Package]:
+    """software.toml's [[package]] entries, each valid and with an id of its own."""
+    packages = [_validate(Package, r, file, _entry_id(r))
+                for r in _table_list(sw, "package", file)]
+    _unique(((p.id, p.id) for p in packages), file, "package id")
+    return packages
+
+
+def _valid_support(sw: Mapping[str, Any], file: str, pkg_map: Mapping[str, Package],
+                   arch_map: Mapping[str, Arch]) -> list[Support]:
+    """software.toml's [[support]] rows, each of a declared package on a defined
+    architecture."""
+    support = []
+    for r in _table_list(sw, "support", file):
+        entry = f"{_entry_id(r, 'package')}@{_entry_id(r, 'arch')}"
+        s = _package_row(Support, r, file, entry, pkg_map)
+        if s.arch not in arch_map:
+            raise InputError("architecture not defined in archs.toml", file=file,
+                             entry=entry, field="arch", value=s.arch)
+        support.append(s)
+    return support
+
+
+def _valid_platforms(sw: Mapping[str, Any], file: str) -> list[Platform]:
+    """software.toml's optional [[platform]] entries, at most one per vendor."""
+    platforms = [_validate(Platform, r, file, _entry_id(r, "vendor"))
+                 for r in _optional_list(sw, "platform", file)]
+    _unique(((p.vendor, p.vendor) for p in platforms), file, "platform vendor")
+    return platforms
+
+
+def _valid_equivalents(sw: Mapping[str, Any], file: str,
+                       pkg_map: Mapping[str, Package]) -> list[Equivalent]:
+    """software.toml's optional [[equivalent]] entries, each of a declared package, at most
+    one per package and vendor."""
+    equivalents = []
+    for r in _optional_list(sw, "equivalent", file):
+        entry = f"{_entry_id(r, 'package')}@{_entry_id(r, 'vendor')}"
+        equivalents.append(_package_row(Equivalent, r, file, entry, pkg_map))
+    _unique(((f"{e.package}@{e.vendor}", f"{e.package}@{e.vendor}") for e in equivalents),
+            file, "equivalent")
+    return equivalents
+
+
+def _valid_prices(doc: Mapping[str, Any], file: str, gpu_ids: Collection[str]) -> list[Price]:
+    """prices.toml's [[price]] entries, each for a defined GPU, with at most one default per
+    GPU (the one a GPU without a quote is priced at)."""
+    prices = []
+    for r in _table_list(doc, "price", file):
+        p = _validate(Price, r, file, _entry_id(r, "gpu"))
+        if p.gpu not in gpu_ids:
+            raise InputError("GPU not defined in gpus.toml", file=file,
+                             entry=p.gpu, field="gpu", value=p.gpu)
+        prices.append(p)
+    defaults = [p.gpu for p in prices if p.default]
+    for gid in set(defaults):
+        if defaults.count(gid) > 1:
+            raise InputError("more than one default price", file=file,
+                             entry=gid, field="default", value=True)
+    return prices

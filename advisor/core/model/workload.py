@@ -152,10 +152,25 @@ class Workload(_Frozen):
 
     @model_validator(mode="after")
     def _layout(self) -> Workload:
+        self._check_seq_lens()
+        self._check_parallelism()
+        if self.packed_doc_len is not None and self.packed_doc_len > min(self.seq_lens):
+            raise ValueError("packed_doc_len is longer than the shortest sequence")
+        self._check_mode_fields()
+        self._check_framework()
+        self._lora()
+        self._check_virtual_stages()
+        return self
+
+    def _check_seq_lens(self) -> None:
+        """The swept lengths: each within bounds, and each given once."""
         if any(not 1 <= s <= B.MAX_SEQ_LEN for s in self.seq_lens):
             raise ValueError(f"sequence lengths must be 1 to {B.MAX_SEQ_LEN:,}")
         if len(set(self.seq_lens)) != len(self.seq_lens):
             raise ValueError("sequence lengths repeat")
+
+    def _check_parallelism(self) -> None:
+        """TP x PP x CP groups, nodes and EP must all split the GPUs (and the experts) evenly."""
         group = self.tp * self.pp * self.cp
         if self.gpus % group:
             raise ValueError(f"gpus {self.gpus} is not a multiple of TP x PP x CP = {group}")
@@ -167,8 +182,9 @@ class Workload(_Frozen):
             raise ValueError("ep > 1 needs a mixture-of-experts model")
         if self.model.experts and self.model.experts % self.ep:
             raise ValueError(f"ep {self.ep} must divide the {self.model.experts} experts")
-        if self.packed_doc_len is not None and self.packed_doc_len > min(self.seq_lens):
-            raise ValueError("packed_doc_len is longer than the shortest sequence")
+
+    def _check_mode_fields(self) -> None:
+        """Fields that belong to training or to serving are given only in those modes."""
         if not self.training and (self.zero_stage or self.offload_optimizer
                                   or self.recompute != "none"):
             raise ValueError("zero_stage, offload_optimizer and recompute are training options")
@@ -180,19 +196,23 @@ class Workload(_Frozen):
             raise ValueError("osl applies to mode = serve")
         if self.training and self.min_tokens_per_user is not None:
             raise ValueError("min_tokens_per_user is a serving target")
+
+    def _check_framework(self) -> None:
+        """A training mode runs on a training framework, a serving mode on a serving engine."""
         if self.training and self.framework in SERVING_ENGINES:
             raise ValueError(f"framework {self.framework} is a serving engine; training runs on "
                              f"{', '.join(TRAINING_FRAMEWORKS)}")
         if not self.training and self.framework in TRAINING_FRAMEWORKS:
             raise ValueError(f"framework {self.framework} is a training framework; serving runs "
                              f"on {', '.join(SERVING_ENGINES)}")
-        self._lora()
+
+    def _check_virtual_stages(self) -> None:
+        """Interleaved pipeline stages need a pipeline, and the layers must split into them."""
         if self.vp > 1 and self.pp == 1:
             raise ValueError("vp > 1 needs pp > 1")
         if self.vp > 1 and (self.model.layers % (self.pp * self.vp)):
             raise ValueError(f"layers {self.model.layers} do not split into pp x vp = "
                              f"{self.pp * self.vp} chunks")
-        return self
 
     def _lora(self) -> None:
         """LoRA's own fields: only in mode = lora, and consistent with the recipe."""

@@ -11,6 +11,7 @@ make sense is one vectorised pass, not a loop.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from itertools import product
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -156,48 +157,78 @@ def training_candidates(w: Workload, gpus: int, per_node: int, domain: int,
     construction.
     """
     held = bases or ((BASE_FORMATS.index(w.base_format), int(w.offload_frozen_weights)),)
-    m = w.model
-    gbs = w.sequences_per_step
     domain = max(1, min(domain, per_node, gpus))
     framework = framework_of(w.framework, w.training, w.zero_stage)[0]
     parallel = PARALLEL[framework]
-    # TP stays inside a node's scale-up domain; PP takes any divisor of what is left (an
-    # uneven layer split, e.g. 80 layers over 3 stages, is how 12 GPUs run a 70B model)
-    tps = [t for t in _pow2_upto(min(domain, MAX_DEGREE) if parallel else 1)
-           if m.heads % t == 0 and gpus % t == 0 and per_node % t == 0]
-    pps = _divisors(gpus, min(m.layers, MAX_DEGREE)) if parallel else [1]
-    cp_cap = min(MAX_DEGREE, gpus, max(1, min(w.seq_lens) // 1024)) if parallel else 1
-    cps = [c for c in _pow2_upto(cp_cap) if c == 1 or min(w.seq_lens) >= MIN_CP_SEQ]
-    eps = [e for e in _pow2_upto(min(m.experts, MAX_DEGREE)) if m.experts % e == 0] \
-        if m.experts and parallel else [1]
+    eps = _ep_degrees(w, parallel)
     rows: list[tuple[int, ...]] = []
-    for tp in tps:
-        for pp in pps:
-            for cp in cps:
-                group = tp * pp * cp
-                if gpus % group:
-                    continue
-                dp = gpus // group
-                # a global batch that does not split over the DP ranks is padded up to one
-                # that does (the re-tune prefers layouts that need no padding)
-                per_rank = -(-gbs // dp)
-                chunks = m.layers // pp
-                vps = [1] if pp == 1 else sorted({1, max(v for v in range(1, MAX_VIRTUAL_STAGES + 1)
-                                                         if chunks % v == 0)})
-                levels = MEMORY_LEVELS[framework] if dp > 1 else SINGLE_RANK_LEVELS
-                for ep in eps:
-                    if ep > 1 and dp % ep:
-                        continue
-                    for mb in _pow2_divisors(per_rank, MAX_MICRO_BATCH):
-                        for vp in vps:
-                            rows += [(gpus, per_node, tp, pp, cp, ep, vp, mb, per_rank // mb,
-                                      z, r, o, 1, b, f) for b, f in held for z, r, o in levels]
+    for tp, pp, cp in product(_tp_degrees(w, gpus, per_node, domain, parallel),
+                              _pp_degrees(w, gpus, parallel), _cp_degrees(w, gpus, parallel)):
+        if gpus % (tp * pp * cp):
+            continue
+        dp = gpus // (tp * pp * cp)
+        levels = MEMORY_LEVELS[framework] if dp > 1 else SINGLE_RANK_LEVELS
+        rows += [(gpus, per_node, tp, pp, cp, ep, vp, mb, acc, z, r, o, 1, b, f)
+                 for ep, mb, acc, vp in _within_group(w, dp, pp, eps)
+                 for b, f in held for z, r, o in levels]
     if len(rows) > MAX_LAYOUTS:  # keep the search bounded: an even, deterministic subset
         rows = rows[:: -(-len(rows) // MAX_LAYOUTS)]
     if not rows:  # the global batch does not split over this many GPUs: give each rank one
         rows += [(gpus, per_node, 1, 1, 1, 1, 1, 1, 1, 1 if gpus > 1 else 0, 2, 0, 1, b, f)
                  for b, f in held]
     return grid_of(rows)
+
+
+def _tp_degrees(w: Workload, gpus: int, per_node: int, domain: int, parallel: bool) -> list[int]:
+    """TP stays inside a node's scale-up domain, in powers of two that split the heads, the
+    GPUs and a node; a framework without model parallelism has none."""
+    return [t for t in _pow2_upto(min(domain, MAX_DEGREE) if parallel else 1)
+            if w.model.heads % t == 0 and gpus % t == 0 and per_node % t == 0]
+
+
+def _pp_degrees(w: Workload, gpus: int, parallel: bool) -> list[int]:
+    """PP takes any divisor of the GPUs up to the layer count: an uneven layer split (80
+    layers over 3 stages) is how 12 GPUs run a 70B model."""
+    return _divisors(gpus, min(w.model.layers, MAX_DEGREE)) if parallel else [1]
+
+
+def _cp_degrees(w: Workload, gpus: int, parallel: bool) -> list[int]:
+    """CP in powers of two, at most one rank per 1,024 tokens of the shortest sequence, and
+    only for sequences long enough to pay for it."""
+    shortest = min(w.seq_lens)
+    cap = min(MAX_DEGREE, gpus, max(1, shortest // 1024)) if parallel else 1
+    return [c for c in _pow2_upto(cap) if c == 1 or shortest >= MIN_CP_SEQ]
+
+
+def _ep_degrees(w: Workload, parallel: bool) -> list[int]:
+    """EP in powers of two that split a mixture-of-experts model's experts; 1 for a dense
+    model or a framework without model parallelism."""
+    experts = w.model.experts
+    if not (experts and parallel):
+        return [1]
+    return [e for e in _pow2_upto(min(experts, MAX_DEGREE)) if experts % e == 0]
+
+
+def _within_group(w: Workload, dp: int, pp: int, eps: list[int]
+                  ) -> list[tuple[int, int, int, int]]:
+    """(EP, micro-batch, accumulation, VP) for one TP x PP x CP group with `dp` data-parallel
+    ranks: EP splits the ranks, micro-batch times accumulation holds each rank's share of
+    the global batch (padded up when it does not split: the re-tune prefers layouts that
+    need no padding), and VP interleaves the pipeline."""
+    per_rank = -(-w.sequences_per_step // dp)
+    vps = _virtual_stages(w.model.layers // pp, pp)
+    return [(ep, mb, per_rank // mb, vp)
+            for ep in eps if dp % ep == 0
+            for mb in _pow2_divisors(per_rank, MAX_MICRO_BATCH)
+            for vp in vps]
+
+
+def _virtual_stages(chunks: int, pp: int) -> list[int]:
+    """No interleaving, and with a pipeline the most chunks per stage (up to the bound) that
+    split its `chunks` layers evenly."""
+    if pp == 1:
+        return [1]
+    return sorted({1, max(v for v in range(1, MAX_VIRTUAL_STAGES + 1) if chunks % v == 0)})
 
 
 def serving_batches(w: Workload, stated: bool) -> list[int]:

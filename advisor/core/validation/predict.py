@@ -152,75 +152,124 @@ def predict(case: CaseSpec, catalog: Catalog, cal: Calibration = CAL
     if k == "speedup":
         return _speedup(case, catalog, cal)
     if k == "report":
-        from advisor.core.entry import run
-
-        report = run(need(case.answers, case, "answers"), catalog, cal=cal)
-        value: Any = report.model_dump()
-        for part in need(case.figure_path, case, "figure_path").split("."):
-            value = value[int(part)] if isinstance(value, list) else value[part]
-        return float(value), None, None
-    if k == "matmul-ratio":  # the catalog's published best-shape figures, passed through
-        c, t = (catalog.gpu(need(x, case, f)) for x, f in ((case.current, "current"),
-                                                             (case.target, "target")))
-        mc, mt = c.mamf.get(case.dtype), t.mamf.get(case.dtype)  # type: ignore[call-overload]
-        return (mt.tflops / mc.tflops if mc and mt else float("nan")), None, None
+        return _report_figure(case, catalog, cal), None, None
+    if k == "matmul-ratio":
+        return _matmul_ratio(case, catalog), None, None
     if k == "attention-ratio":
-        s = float(need(case.seq_len, case, "seq_len"))
-        w = at_primary(case)
-        a = Answers(current=need(case.current, case, "current"),
-                    targets=[need(case.target, case, "target")], workload=w)
-        pair = [x.rates for x in resolve_sides(a, catalog, {}, cal)]
-        speed = [r.attn_fb_tflops * s / (s + r.attn_s_half) for r in pair if r is not None]
-        return speed[1] / speed[0], None, None
+        return _attention_ratio(case, catalog, cal), None, None
     if k == "tflops":
         side = _sides(case, catalog, cal, gpu=need(case.gpu, case, "gpu"))[0]
         return _per_token(side, case, at_primary(case))[1] / 1e12, None, None
     if k in ("memory", "max-seq", "fits"):
-        w = need(case.workload, case, "workload")
-        gpu = catalog.gpu(need(case.gpu, case, "gpu"))
-        grid = as_run(w)
-        if k == "memory":
-            at = np.asarray([[float(need(case.seq_len, case, "seq_len"))]])
-            mem = memory_training(w, grid, at, cal) if w.training else memory_serving(w, grid, at,
-                                                                                      cal)
-            return float(mem[0, 0]), None, None
-        sd = _sides(case.model_copy(update={"figure": "as_run"}), catalog, cal, gpu=gpu.id)[0]
-        if k == "max-seq":
-            return float(sd.max_seq_as_run or 0), None, None
-        return sd.as_run.fits[0], None, None
+        return _memory_figure(case, catalog, cal), None, None
     if k == "usable-gib":
         g = catalog.gpu(need(case.gpu, case, "gpu"))
         return usable_gib(g.memory.gib if g.memory else 0.0, cal), None, None
     if k == "busbw":
-        n = need(case.ranks, case, "ranks")
-        gpu = catalog.gpu(need(case.gpu, case, "gpu"))
-        w = Workload(model=resolve_preset("llama-3.1-8b"), seq_lens=[1], gpus=n,
-                     nodes=case.nodes, nic_gbit=case.nic_gbit)
-        rates = resolve_gpu(gpu.id, w, catalog, cal).rates
-        size = need(case.payload_gib, case, "payload_gib") * GIB
-        assert rates is not None
-        return all_reduce_busbw(rates, n, n // case.nodes, size, cal) / 1e9, None, None
+        return _busbw(case, catalog, cal), None, None
     if k in ("value-per-dollar", "cheaper-by"):
-        v = value_per_dollar(need(case.speedup, case, "speedup"),
-                             need(case.price_ratio, case, "price_ratio"))
-        return (v if k == "value-per-dollar" else 1.0 - 1.0 / v), None, None
+        return _value_figure(case), None, None
     if k == "binding":
-        side = _sides(case, catalog, cal, gpu=need(case.gpu, case, "gpu"))[0]
-        f = side.retuned if case.figure == "retuned" else side.as_run
-        return RESOURCES[int(f.proj.resource_time()[:, 0, 0].argmax())], None, None
+        return _binding(case, catalog, cal), None, None
     if k == "verdict":
-        verdict = decide(answers_for(case, need(case.workload, case, "workload")), catalog,
-                         cal=cal).targets[0].verdict
-        return (verdict.kind if verdict else "none"), None, None
+        return _verdict_kind(case, catalog, cal), None, None
+    return _model_bytes(case), None, None
+
+
+def _report_figure(case: CaseSpec, catalog: Catalog, cal: Calibration) -> float:
+    """One figure of the whole report the case's answers produce, by its dotted path (a
+    number indexes a list)."""
+    from advisor.core.entry import run
+
+    report = run(need(case.answers, case, "answers"), catalog, cal=cal)
+    value: Any = report.model_dump()
+    for part in need(case.figure_path, case, "figure_path").split("."):
+        value = value[int(part)] if isinstance(value, list) else value[part]
+    return float(value)
+
+
+def _matmul_ratio(case: CaseSpec, catalog: Catalog) -> float:
+    """The catalog's published best-shape matmul figures, target over current, passed
+    through (NaN when either GPU lacks one)."""
+    c, t = (catalog.gpu(need(x, case, f)) for x, f in ((case.current, "current"),
+                                                         (case.target, "target")))
+    mc, mt = c.mamf.get(case.dtype), t.mamf.get(case.dtype)  # type: ignore[call-overload]
+    return mt.tflops / mc.tflops if mc and mt else float("nan")
+
+
+def _attention_ratio(case: CaseSpec, catalog: Catalog, cal: Calibration) -> float:
+    """Attention throughput at the case's sequence length, target over current, from each
+    side's forward-attention rate and its half-saturation length."""
+    s = float(need(case.seq_len, case, "seq_len"))
+    w = at_primary(case)
+    a = Answers(current=need(case.current, case, "current"),
+                targets=[need(case.target, case, "target")], workload=w)
+    pair = [x.rates for x in resolve_sides(a, catalog, {}, cal)]
+    speed = [r.attn_fb_tflops * s / (s + r.attn_s_half) for r in pair if r is not None]
+    return speed[1] / speed[0]
+
+
+def _memory_figure(case: CaseSpec, catalog: Catalog, cal: Calibration) -> float | bool:
+    """The workload as run on the case's GPU: its memory at a sequence length (GiB), the
+    longest sequence that fits, or whether it fits."""
     w = need(case.workload, case, "workload")
-    if k == "kv-bytes":
-        return float(w.model.kv_elems_per_token * 2), None, None
-    grid = as_run(w)
-    if k == "kv-cache":  # raw KV bytes of the batch, times the sizing's own overhead factor
+    gpu = catalog.gpu(need(case.gpu, case, "gpu"))
+    if case.kind == "memory":
+        at = np.asarray([[float(need(case.seq_len, case, "seq_len"))]])
+        grid = as_run(w)
+        mem = memory_training(w, grid, at, cal) if w.training else memory_serving(w, grid, at,
+                                                                                  cal)
+        return float(mem[0, 0])
+    sd = _sides(case.model_copy(update={"figure": "as_run"}), catalog, cal, gpu=gpu.id)[0]
+    if case.kind == "max-seq":
+        return float(sd.max_seq_as_run or 0)
+    return sd.as_run.fits[0]
+
+
+def _busbw(case: CaseSpec, catalog: Catalog, cal: Calibration) -> float:
+    """The all-reduce bus bandwidth (GB/s) the model gives the case's GPU for its ranks,
+    nodes and payload."""
+    n = need(case.ranks, case, "ranks")
+    gpu = catalog.gpu(need(case.gpu, case, "gpu"))
+    w = Workload(model=resolve_preset("llama-3.1-8b"), seq_lens=[1], gpus=n,
+                 nodes=case.nodes, nic_gbit=case.nic_gbit)
+    rates = resolve_gpu(gpu.id, w, catalog, cal).rates
+    size = need(case.payload_gib, case, "payload_gib") * GIB
+    assert rates is not None
+    return all_reduce_busbw(rates, n, n // case.nodes, size, cal) / 1e9
+
+
+def _value_figure(case: CaseSpec) -> float:
+    """Value per dollar from a speedup and a price ratio, or how much cheaper per unit of
+    work that makes the target."""
+    v = value_per_dollar(need(case.speedup, case, "speedup"),
+                         need(case.price_ratio, case, "price_ratio"))
+    return v if case.kind == "value-per-dollar" else 1.0 - 1.0 / v
+
+
+def _binding(case: CaseSpec, catalog: Catalog, cal: Calibration) -> str:
+    """The resource that takes the longest in a step on the case's GPU."""
+    side = _sides(case, catalog, cal, gpu=need(case.gpu, case, "gpu"))[0]
+    f = side.retuned if case.figure == "retuned" else side.as_run
+    return RESOURCES[int(f.proj.resource_time()[:, 0, 0].argmax())]
+
+
+def _verdict_kind(case: CaseSpec, catalog: Catalog, cal: Calibration) -> str:
+    """The kind of the verdict `advisor compare` gives the case ("none" without one)."""
+    verdict = decide(answers_for(case, need(case.workload, case, "workload")), catalog,
+                     cal=cal).targets[0].verdict
+    return verdict.kind if verdict else "none"
+
+
+def _model_bytes(case: CaseSpec) -> float:
+    """What the workload's model holds: KV bytes per token at 16 bits, the batch's KV cache
+    (GB, times the sizing's own overhead factor), or each GPU's share of the weights (GB)."""
+    w = need(case.workload, case, "workload")
+    if case.kind == "kv-bytes":
+        return float(w.model.kv_elems_per_token * 2)
+    if case.kind == "kv-cache":
         raw = w.model.kv_elems_per_token * w.kv_bytes * w.seq_lens[0] * w.micro_batch
-        return float(raw * (case.overhead or 1.0) / 1e9), None, None
+        return float(raw * (case.overhead or 1.0) / 1e9)
     from advisor.core.model.vocabulary import WEIGHT_BYTES
     from advisor.core.projection.engine import local_params
-    return float(local_params(w, grid)[0, 0] * WEIGHT_BYTES[w.precision] / 1e9), None, None
-
-
+    return float(local_params(w, as_run(w))[0, 0] * WEIGHT_BYTES[w.precision] / 1e9)

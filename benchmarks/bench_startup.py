@@ -10,7 +10,8 @@ nothing, timed in the same run.
 - `advisor decide` on examples/answers.toml (with its GPU-count sweep) against the same;
 - for context, not a target: importing only the libraries a compare cannot do without
   (numpy with one BLAS thread as advisor runs it, pydantic, rich's console and table),
-  against the same: the floor under the compare ratio on this box.
+  against the same: the floor under the compare ratio on this box;
+- `advisor compare` against that floor directly (target: 2x, min).
 
 Each subject is timed alternately with its reference, so load on the box hits both alike;
 the min and median ratios are printed with the absolute times for context, never judged
@@ -68,6 +69,8 @@ def main(argv: list[str] | None = None) -> int:
          nothing, "cpu"),
         ("context: numpy, pydantic and rich alone, CPU time, vs python -c pass", LIBRARIES,
          nothing, "cpu"),
+        ("advisor compare, CPU time, vs numpy, pydantic and rich alone (issue 31: 2x)",
+         [*ADVISOR, *COMPARE], LIBRARIES, "cpu"),
     ]
     print(f"{args.runs} runs of each, alternating with its reference")
     for label, subject, reference, clock in cases:

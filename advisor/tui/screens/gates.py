@@ -136,7 +136,7 @@ class GateScreen(ReportScreen):
         ok, hint = super().ready()
         if not ok:
             return ok, hint
-        report = self.wizard.report
+        report = self.drawn_report
         if report is None:
             return False, "judging…"
         blocked = [t.gpu for t in report.decision.targets if self.verdict_of(t) == "fail"]
@@ -177,7 +177,7 @@ class DtypeScreen(GateScreen):
         return f"{g.precision}: {text}" + (" (caveat below)" if g.caveats else "")
 
     def details_of(self, r: GpuResult) -> list[str]:
-        return format_lines(r, self.wizard.report)
+        return format_lines(r, self.drawn_report)
 
 
 def format_lines(r: GpuResult, report: Report | None) -> list[str]:
@@ -290,7 +290,7 @@ class SoftwareScreen(GateScreen):
         else:
             new, box = stack, self.state.box_stack
         if (new, box) != (self.state.stack, self.state.box_stack):
-            self.state.stack, self.state.box_stack = new, box
+            self.state.declare_stack(new, box)
             self.query_one("#stack-field", FormField).set_note(self._stack_note())
             self.ask()
         self.refresh_nav()

@@ -17,6 +17,11 @@ from advisor.core.text import clean
 if TYPE_CHECKING:
     from advisor.core import Gpu
 
+SPELLING = {"tokens/s": ("tok/s", "tokens/sec", "tok/sec"), "x": ("×",), "-": ("–", "−")}
+"""One spelling per unit across the CLI's output, and the variants it never prints (a test
+scans every rendered output for them): `tokens/s` (`K tokens/s`, `12.3K tokens/s` for
+thousands), `x` for a ratio and for a count of GPUs (`1.97x`, `8x h100-sxm`), `-` for a
+range (`1.56-2.50`). `NA` is a mark, not a dash."""
 NA = "—"
 """Does not apply or not supported: the GPU has no such number format, nothing fits."""
 UNKNOWN = "?"

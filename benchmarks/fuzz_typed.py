@@ -9,21 +9,28 @@ it well formed, as a user or a hostile sheet would: a value of the wrong type (t
 count, a list for a name, "8k", "١٢", "1,000" or 10^40 for a number), a GPU named by an
 alias, a loose name, an unknown id or with a count after @ (good and bad), a key spelled
 nearly right, a field dropped, a serving figure on a training job, a measured MFU of 1, a
-figure scaled by 1e-3..1e5, a pulled GPU that takes another's name. Loaders, all in this
-process (no network: pulls go through an httpx MockTransport):
+figure scaled by 1e-6..1e5, a pulled GPU that takes another's name. Loaders, all in this
+process, each through the path a user's input takes (the command line itself, `advisor.cli
+.main`, except for pulls, which go through `pull` with an httpx MockTransport: no network):
 
-  answers    an answers file: read, decided (`run`), configs and pipeline included
-  flags      `advisor compare` argument lists, through advisor.cli.main
+  answers    `advisor decide --answers FILE --out REPORT` (configs and pipeline included),
+             or `advisor configs pipeline FILE` for a pipeline on its own
+  flags      `advisor compare` (and `rank`, `configs sweep`) argument lists
   sheets     pulled price sheets (CSV, TOML, JSON; any Content-Type and URL suffix)
   catalogs   pulled team catalogs (TOML, JSON), then a decision on every GPU they add
-  probes     probe records (JSON), then a decision that uses the record
-  reports    decision reports (TOML, JSON), read and shown as `report show` does
+  probes     probe records, suite and workload probe (whose throughput anchors the
+             decision): `compare --probe FILE`, or `advisor probe import FILE` and then
+             `compare` with the store
+  reports    decision reports (TOML, JSON): `advisor report show FILE`
+  models     Hugging Face config.json files: `advisor compare --model PATH`
 
-Outcomes: ok; clean (one line naming the file, field or flag); unnamed (one line naming
-none); multiline; traceback (any other exception: a bug); above_peak (a result or an
-accepted figure past its GPU's peak: any MFU above 1, or a pulled figure more than
-MAX_FAMILY_FACTOR above the highest the shipped catalog publishes). Exits 1 when any
-traceback, multiline, unnamed or above_peak was counted.
+Outcomes: ok; clean (one line naming the file, field or flag); grouped (a flag error that
+names the workload flags as a whole: a rule across several of them); unnamed (one line
+naming none); multiline; traceback (any other exception or exit: a bug); above_peak (a
+result or an accepted figure past its GPU's peak: any MFU above 1 in what the command
+built, whatever it printed, a pipeline stage stated above its GPU's highest peak, or a
+pulled figure more than MAX_FAMILY_FACTOR above the highest the shipped catalog
+publishes). Exits 1 when any traceback, multiline, unnamed or above_peak was counted.
 """
 
 from __future__ import annotations
@@ -35,6 +42,7 @@ import io
 import json
 import os
 import random
+import re
 import sys
 import tempfile
 import time
@@ -47,6 +55,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
+KINDS = ("ok", "clean", "grouped")
 FAILURES = ("traceback", "multiline", "unnamed", "above_peak")
 
 WRONG = [True, False, [], {}, "", " ", "8k", "1,000", "-1", "nan", "inf", "1e309", "١٢",
@@ -102,8 +111,8 @@ def mutate(doc: Any, rng: random.Random, extras: list[Callable[[Any, random.Rand
         parent, key = _parent(doc, path), path[-1]
         value = parent[key]
         if op < 0.6:  # a value of another type or form
-            parent[key] = rng.choice(WRONG) if not isinstance(value, str) or rng.random() < 0.5 \
-                else (_gpu_name(rng) if rng.random() < 0.6 else rng.choice(WRONG))
+            parent[key] = _wrong(rng) if not isinstance(value, str) or rng.random() < 0.5 \
+                else (_gpu_name(rng) if rng.random() < 0.6 else _wrong(rng))
         elif op < 0.7 and isinstance(parent, dict):  # a key spelled nearly right
             new = rng.choice([str(key).upper(), str(key).replace("_", "-"), f"{key}s",
                               str(key)[:-1], f"{key}@8", "H100 SXM", "h100-sxm@x"])
@@ -114,10 +123,15 @@ def mutate(doc: Any, rng: random.Random, extras: list[Callable[[Any, random.Rand
             parent[key] = type(value)(value * rng.choice([1e-3, 0.5, 2, 10, 1e3, 1e5])) \
                 if isinstance(value, float) else value * rng.choice([0, 2, 1000, 10**9])
         elif isinstance(value, list) and value:  # a list grown, emptied or of one wrong item
-            parent[key] = rng.choice([[], value * rng.randint(2, 50), [rng.choice(WRONG)]])
+            parent[key] = rng.choice([[], value * rng.randint(2, 50), [_wrong(rng)]])
         else:
-            parent[key] = rng.choice(WRONG)
+            parent[key] = _wrong(rng)
     return doc
+
+
+def _wrong(rng: random.Random) -> Any:
+    """A value of the wrong type or form: a copy, so no later edit changes WRONG itself."""
+    return copy.deepcopy(rng.choice(WRONG))
 
 
 def _to_toml(doc: Any) -> str:
@@ -150,6 +164,8 @@ class Runner:
         self.catalog = load_catalog()
         self.home = home
         self.shipped_top = self._top_figures(self.catalog)
+        self.built: list[Any] = []
+        _keep_what_is_built(self.built)
 
     @staticmethod
     def _top_figures(catalog: Any) -> dict[str, float]:
@@ -168,7 +184,90 @@ class Runner:
         if self.above_peak(report.decision):
             return True
         configs = report.configs
-        return configs is not None and any(p.mfu > 1 + 1e-9 for p in configs.points)
+        if configs is not None and any(p.mfu > 1 + 1e-9 for p in configs.points):
+            return True
+        spec = report.decision.answers.pipeline
+        return spec is not None and self.pipeline_above_peak(spec)
+
+    def pipeline_above_peak(self, spec: Any) -> bool:
+        """A stage stated above its GPU's highest published peak."""
+        stated = [(s.gpu, s.peak_tflops) for s in spec.stages]
+        stated += [(a.gpu, r.peak_tflops) for a in spec.alternatives for r in a.stages.values()]
+        for gpu, tflops in stated:
+            peaks = self.catalog.gpu(gpu.split("@")[0]).peak_tflops.items()
+            if tflops is not None and tflops > max((v for _, v in peaks), default=0.0):
+                return True
+        return False
+
+    def built_above_peak(self) -> bool:
+        """Whether anything the last command built (a report, a pipeline) is above peak,
+        whatever the command printed of it."""
+        for kind, item in self.built:
+            if kind == "report" and self.report_above_peak(item):
+                return True
+            if kind == "pipeline" and self.pipeline_above_peak(item):
+                return True
+        return False
+
+
+def _keep_what_is_built(into: list[Any]) -> None:
+    """Every report `run()` builds, and every pipeline `configs pipeline` balances, is kept
+    in `into`: the results are judged as built, not as one output format shows them."""
+    import advisor.core
+    from advisor.core import entry
+
+    build, balance = entry.build_report, entry.run_pipeline
+
+    def building(*args: Any, **kw: Any) -> Any:
+        report = build(*args, **kw)
+        into.append(("report", report))
+        return report
+
+    def balancing(spec: Any, *args: Any, **kw: Any) -> Any:
+        pipeline = balance(spec, *args, **kw)
+        into.append(("pipeline", spec))
+        return pipeline
+
+    entry.build_report = building  # type: ignore[assignment]
+    entry.run_pipeline = balancing  # type: ignore[assignment]
+    advisor.core.run_pipeline = balancing  # type: ignore[attr-defined]
+
+
+def cli(r: Runner, argv: list[str], names: tuple[str, ...]) -> str:
+    """`advisor ARGV` run in this process, sorted: ok (exit 0, nothing built above peak),
+    clean (exit 2 and one line naming one of `names`: the file, the flag), grouped (a flag
+    error naming the workload flags as a whole, not the one flag), unnamed, multiline,
+    traceback (any other exit or exception) or above_peak."""
+    from advisor.cli import main
+
+    r.built.clear()
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = main(argv)
+    except SystemExit as exc:  # argparse
+        code = exc.code if isinstance(exc.code, int) else 2
+    except Exception as exc:
+        return classify(exc)
+    LAST[0] = f"{argv}: {err.getvalue()[-1500:]}"
+    if code == 0:
+        return "above_peak" if r.built_above_peak() else "ok"
+    if code != 2:
+        return "traceback"
+    lines = [ln for ln in err.getvalue().splitlines()
+             if ln.strip() and not ln.startswith("advisor: warning:")]
+    if len(lines) != 1:
+        return "multiline"
+    said = HELP_HINT.sub("", lines[0])  # every usage error ends "(see advisor X --help)"
+    if any(n in said for n in names):
+        return "clean"
+    return "grouped" if "the workload flags" in said else "unnamed"
+
+
+HELP_HINT = re.compile(r"\s*\(see advisor [^()]*--help\)$")
+FLAG = "--"
+"""In `names`: any flag named (argparse's "argument --seq-len", "unrecognized arguments:
+--nodes", advisor's "field '--price b200-sxm'")."""
 
 
 LAST = [""]
@@ -198,7 +297,8 @@ def _answers_seeds() -> list[dict[str, Any]]:
                           "osl": 512, "gpus": 8, "precision": "fp8", "tpot_ms": 50}}
     with_sides = [s if "current" in s else {**base, **s} for s in seeds if "current" in s
                   or "pipeline" in s]  # a pipeline file's [pipeline], in answers around it
-    return [*with_sides, base, serve]
+    alone = [s for s in seeds if "current" not in s]  # as `configs pipeline` reads them
+    return [*with_sides, *alone, base, serve]
 
 
 def _table(doc: dict[str, Any], key: str) -> dict[str, Any]:
@@ -246,18 +346,15 @@ def _answers_extras() -> list[Callable[[Any, random.Random], None]]:
 
 
 def run_answers(r: Runner, rng: random.Random, seeds: list[Any]) -> str:
-    from advisor.core import parse_answers, run
-    from advisor.core.formats import parse_toml
-
+    """`advisor decide --answers FILE --out REPORT` (the report written too), or `advisor
+    configs pipeline FILE` for a pipeline on its own."""
     doc = mutate(rng.choice(seeds), rng, _answers_extras())
-    text = _to_toml(doc)
-    try:
-        data = parse_toml(text, "answers.toml")
-        answers = parse_answers(data, "answers.toml", r.catalog)
-        report = run(answers, r.catalog)
-    except Exception as exc:
-        return classify(exc) if not isinstance(exc, KeyboardInterrupt) else "traceback"
-    return "above_peak" if r.report_above_peak(report) else "ok"
+    path = r.home / "answers.toml"
+    path.write_text(_to_toml(doc))
+    if isinstance(doc, dict) and "current" not in doc:
+        return cli(r, ["configs", "pipeline", str(path)], (str(path),))
+    return cli(r, ["decide", "--answers", str(path), "--out", str(r.home / "report.toml")],
+               (str(path),))
 
 
 FLAG_VALUES: dict[str, list[str]] = {
@@ -287,40 +384,21 @@ FLAG_VALUES: dict[str, list[str]] = {
 
 
 def run_flags(r: Runner, rng: random.Random, seeds: list[Any]) -> str:
-    from advisor.cli import main
-
-    argv = ["compare", "--current", _gpu_name(rng)]
-    for _ in range(rng.randint(1, 3)):
+    """`advisor compare` (or `rank`, or `configs sweep`) argument lists."""
+    command = rng.choices(["compare", "rank", "sweep"], [0.7, 0.15, 0.15])[0]
+    argv = ["configs", "sweep"] if command == "sweep" else [command]
+    argv += ["--current", _gpu_name(rng)]
+    for _ in range(rng.randint(1, 3) if command == "compare" else rng.randint(0, 1)):
         argv += ["--target", _gpu_name(rng)]
     if rng.random() < 0.9:
         argv += ["--model", rng.choice(["llama-3.1-8b", "llama-3.1-70b", "qwen3-32b", "nope"])]
     argv += ["--seq-len", rng.choice(["4096", "8k"])] if rng.random() < 0.9 else []
+    if command == "sweep" and rng.random() < 0.8:
+        argv += ["--token-budget", rng.choice(["1e11", "3e12"])]
     for flag in rng.sample(sorted(FLAG_VALUES), rng.randint(0, 4)):
         values = FLAG_VALUES[flag]
         argv += [flag, values[0] if rng.random() < 0.5 else rng.choice(values)]
-    argv += ["--json"]
-    out, err = io.StringIO(), io.StringIO()
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(argv)
-    except SystemExit as exc:  # argparse
-        code = int(exc.code or 0)
-    except Exception as exc:
-        return classify(exc)
-    lines = [ln for ln in err.getvalue().splitlines() if ln.strip()]
-    LAST[0] = f"{argv}: {err.getvalue()[-1500:]}"
-    if code == 0:
-        doc = json.loads(out.getvalue())
-        sides = [doc["current"], *doc["targets"]]
-        hot = any((p.get("mfu") or 0) > 1 + 1e-9 for s in sides
-                  for p in (*s["sweep"], *s["sweep_as_run"]))
-        return "above_peak" if hot else "ok"
-    if code != 2:
-        return "traceback"
-    errors = [ln for ln in lines if "error" in ln]
-    if len(errors) != 1:
-        return "multiline"
-    return "clean" if ("--" in errors[0] or "field" in errors[0]) else "unnamed"
+    return cli(r, [*argv, "--json"], (FLAG,))
 
 
 def _pick(rng: random.Random, good: list[Any], bad: list[Any]) -> Any:
@@ -502,37 +580,63 @@ def _record_seed(catalog: Any, gpu: str) -> dict[str, Any]:
     return base
 
 
-def run_probes(r: Runner, rng: random.Random, seeds: list[Any]) -> str:
-    from advisor.core import parse_answers, run
-    from advisor.io.probe_store import probes_for
+def _workload_seed(gpu: str) -> dict[str, Any]:
+    """The workload probe's own record of llama-3.1-8b training (filed as `gpu`)."""
+    base = json.loads((ROOT / "tests" / "unit" / "data" / "h100_workload_probe.json").read_text())
+    base["stamp"]["device"]["catalog_id"] = gpu
+    return base
 
+
+def _probe_extras() -> list[Callable[[Any, random.Random], None]]:
     def figures(doc: Any, rng: random.Random) -> None:
         for section in ("matmul", "attention", "bandwidth"):
             for m in doc.get(section) or []:
                 if isinstance(m, dict):
                     for k, v in m.items():
                         if k.endswith(("_tflops", "_median")) and isinstance(v, float):
-                            m[k] = v * rng.choice([1e-6, 0.1, 2, 10, 1e4])
+                            m[k] = v * rng.choice([1e-6, 1e-4, 0.1, 2, 10, 1e4])
 
     def device(doc: Any, rng: random.Random) -> None:
         dev = _table(doc, "stamp").get("device")
         if isinstance(dev, dict):
             dev["catalog_id"] = rng.choice([_gpu_name(rng), None, 5, ["h100-sxm"]])
 
-    doc = mutate(rng.choice(seeds), rng, [figures, device])
+    def throughput(doc: Any, rng: random.Random) -> None:  # the anchor a workload probe gives
+        phases = (doc.get("workload") or {}).get("phases") if isinstance(doc, dict) else None
+        for phase in phases if isinstance(phases, list) else []:
+            whole = phase.get("full_model") if isinstance(phase, dict) else None
+            if isinstance(whole, dict):
+                key = rng.choice(["tokens_per_s", "attention_share", "peak_memory_gib"])
+                if isinstance(whole.get(key), int | float):
+                    whole[key] = whole[key] * rng.choice([0.01, 0.5, 1.5, 2.8, 3, 10, 1e3])
+
+    return [figures, device, throughput]
+
+
+def run_probes(r: Runner, rng: random.Random, seeds: list[Any]) -> str:
+    """A probe record as `advisor compare --probe FILE` reads it, or imported with `advisor
+    probe import FILE` and then used from the store: suite records and workload-probe
+    records (which anchor the decision on the current GPU)."""
+    import shutil
+
+    doc = mutate(rng.choice(seeds), rng, _probe_extras())
     path = r.home / "box.json"
     path.write_text(_to_json(doc))
-    current = rng.choice(["h100-sxm", "b200-sxm", "mi300x", "l4"])
-    target = "b200-sxm" if current != "b200-sxm" else "h100-sxm"
-    try:  # as `advisor compare --probe box.json` reads it: the record for whichever GPU
-        answers = parse_answers({"current": current, "targets": [target],
-                                 "workload": {"model": "llama-3.1-8b", "seq_lens": [4096]}},
-                                "answers", r.catalog)
-        probes = probes_for([current, target], r.catalog, [str(path)], stored=False)
-        decision = run(answers, r.catalog, probes).decision
-    except Exception as exc:
-        return classify(exc)
-    return "above_peak" if r.above_peak(decision) else "ok"
+    stamp = doc.get("stamp") if isinstance(doc, dict) else None
+    device = stamp.get("device") if isinstance(stamp, dict) else None
+    named = device.get("catalog_id") if isinstance(device, dict) else None
+    gpu = named if isinstance(named, str) and rng.random() < 0.8 else rng.choice(
+        ["h100-sxm", "b200-sxm", "mi300x", "l4"])
+    other = rng.choice(["b200-sxm", "h200-sxm", "mi300x", "h100-sxm"])
+    sides = [gpu, other] if rng.random() < 0.7 else [other, gpu]
+    argv = ["compare", "--current", sides[0], "--target", sides[1], "--model", "llama-3.1-8b",
+            "--seq-len", rng.choice(["4096", "4096", "8192"]), "--json"]
+    store = r.home / "probes"
+    shutil.rmtree(store, ignore_errors=True)
+    if rng.random() < 0.5:
+        return cli(r, [*argv, "--probe", str(path)], (str(path), FLAG))
+    got = cli(r, ["probe", "import", str(path)], (str(path), FLAG))
+    return got if got != "ok" else cli(r, argv, (str(path), str(store), FLAG))
 
 
 def _report_seeds(r: Runner) -> list[str]:
@@ -549,36 +653,54 @@ def _report_seeds(r: Runner) -> list[str]:
 
 
 def run_reports(r: Runner, rng: random.Random, seeds: list[Any]) -> str:
-    from advisor.cli import main
-
     doc = mutate(rng.choice(seeds), rng, [])
     as_json = rng.random() < 0.3
-    text = _to_json(doc) if as_json else _to_toml(doc)
     path = r.home / ("r.json" if as_json else "r.toml")
-    path.write_text(text)
-    out, err = io.StringIO(), io.StringIO()
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            code = main(["report", "show", str(path), "--format", rng.choice(["text", "json"])])
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    except Exception as exc:
-        return classify(exc)
-    LAST[0] = err.getvalue()[-1500:]
-    if code == 0:
-        from advisor.io.documents import load_report
+    path.write_text(_to_json(doc) if as_json else _to_toml(doc))
+    got = cli(r, ["report", "show", str(path), "--format", rng.choice(["text", "json"])],
+              (str(path),))
+    if got != "ok":
+        return got
+    from advisor.io.documents import load_report
 
-        return "above_peak" if r.report_above_peak(load_report(path)) else "ok"
-    lines = [ln for ln in err.getvalue().splitlines() if ln.strip()]
-    if code != 2:
-        return "traceback"
-    if len(lines) != 1:
-        return "multiline"
-    return "clean" if ("field" in lines[0] or str(path) in lines[0]) else "unnamed"
+    return "above_peak" if r.report_above_peak(load_report(path)) else "ok"
+
+
+def _model_extras() -> list[Callable[[Any, random.Random], None]]:
+    def wide(doc: Any, rng: random.Random) -> None:  # a dimension far past any published
+        if isinstance(doc, dict):
+            key = rng.choice(["vocab_size", "hidden_size", "intermediate_size",
+                              "num_hidden_layers", "num_local_experts", "n_routed_experts",
+                              "sliding_window", "max_position_embeddings"])
+            doc[key] = rng.choice([2**24, 2**20, 10**6, 1, 0, 3, 2**31])
+
+    def family(doc: Any, rng: random.Random) -> None:
+        if isinstance(doc, dict):
+            doc[rng.choice(["model_type", "architectures"])] = rng.choice(
+                ["llama", "qwen3_moe", "deepseek_v3", "gpt_oss", "mamba", ["LlamaForCausalLM"],
+                 ["Qwen3MoeForCausalLM", "x"], "", None])
+
+    return [wide, family]
+
+
+def run_models(r: Runner, rng: random.Random, seeds: list[Any]) -> str:
+    """A Hugging Face config.json as `advisor compare --model PATH` reads it (the file or
+    its folder)."""
+    doc = mutate(rng.choice(seeds), rng, _model_extras())
+    folder = r.home / "model"
+    folder.mkdir(exist_ok=True)
+    path = folder / "config.json"
+    path.write_text(_to_json(doc))
+    mode = rng.choice([[], [], ["--mode", "prefill"], ["--mode", "serve", "--osl", "256"]])
+    argv = ["compare", "--current", "h100-sxm", "--target", rng.choice(["b200-sxm", "mi300x"]),
+            "--model", str(path if rng.random() < 0.5 else folder),
+            "--seq-len", rng.choice(["4096", "8k", "32k"]), *mode, "--json"]
+    return cli(r, argv, (str(folder), FLAG))
 
 
 LOADERS = {"answers": run_answers, "flags": run_flags, "sheets": run_sheets,
-           "catalogs": run_catalogs, "probes": run_probes, "reports": run_reports}
+           "catalogs": run_catalogs, "probes": run_probes, "reports": run_reports,
+           "models": run_models}
 
 
 def seeds_for(loader: str, r: Runner) -> list[Any]:
@@ -591,7 +713,11 @@ def seeds_for(loader: str, r: Runner) -> list[Any]:
         return json.loads(json.dumps(tomllib.loads(read_shipped_texts()["gpus.toml"])["gpu"],
                                      default=str))
     if loader == "probes":
-        return [_record_seed(r.catalog, g) for g in ("h100-sxm", "b200-sxm", "mi300x", "l4")]
+        return [*(_record_seed(r.catalog, g) for g in ("h100-sxm", "b200-sxm", "mi300x", "l4")),
+                _workload_seed("h100-sxm"), _workload_seed("b200-sxm")]
+    if loader == "models":
+        return [json.loads(p.read_text()) for p in sorted((ROOT / "tests" / "data").glob(
+            "*/config.json"))]
     if loader == "reports":
         return [tomllib.loads(t) for t in _report_seeds(r)]
     return []
@@ -625,12 +751,12 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     failed = False
     print(f"{'loader':<10}{'inputs':>8}" + "".join(f"{k:>12}" for k in
-                                                  ("ok", "clean", *FAILURES)) + "   seconds")
+                                                  (*KINDS, *FAILURES)) + "   seconds")
     for loader in args.only or list(LOADERS):
         start = time.perf_counter()
         counts, examples = fuzz(loader, args.n, args.seed)
         print(f"{loader:<10}{sum(counts.values()):>8}" + "".join(
-            f"{counts[k]:>12}" for k in ("ok", "clean", *FAILURES))
+            f"{counts[k]:>12}" for k in (*KINDS, *FAILURES))
             + f"   {time.perf_counter() - start:7.0f}", flush=True)
         for e in examples:
             print("   ", e.replace("\n", "\n    "))

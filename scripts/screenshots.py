@@ -4,10 +4,11 @@ real engine on the shipped catalog, the same bytes on every run.
     python scripts/screenshots.py [--out screenshots]
 
 The scenario is fixed: Llama-3.1-8B pre-training on 8×H100 today, B200 (quoted at
-$4.80/h), H200 and MI300X as candidates, a 200B-token budget under a 12 kW cap, sweeping
-8 to 32 GPUs against a 30-day deadline; the same anchored on a measured 9,000 tok/s per GPU
-(02-workload-anchor, 09-verdict-anchored); and serving Llama-3.1-70B in fp8 against B200
-in nvfp4 and H200 under a 50 ms TPOT limit (03-targets-layout, 11-serving-*). The box is a
+$4.80/h), H200 and MI300X as candidates, a 200B-token budget under a 15 kW rack cap (hosts
+counted: a DGX B200 is 14.3 kW), sweeping 8 to 32 GPUs against a 30-day deadline; the same
+anchored on a measured 9,000 tok/s per GPU (02-workload-anchor, 09-verdict-anchored); and
+serving Llama-3.1-70B in fp8 against B200 in nvfp4 and H200 under a 50 ms TPOT limit
+(03-targets-layout, 11-serving-*). The box is a
 made-up 8×H100 node (no nvidia-smi needed) running torch 2.7.1+cu128 and flash-attn 2.8.3,
 so the software gate blocks MI300X (a CUDA build of torch cannot drive it).
 
@@ -63,7 +64,7 @@ def anchored(start: int) -> WizardState:
 def scenario(start: int) -> WizardState:
     return WizardState(
         current="h100-sxm", reached=start, targets=("b200-sxm", "h200-sxm", "mi300x"),
-        quotes={"b200-sxm": ("usd", 4.80)}, power_cap_kw=12.0, probe_choice="none",
+        quotes={"b200-sxm": ("usd", 4.80)}, power_cap_kw=15.0, probe_choice="none",
         configs=ConfigOptions(counts=[8, 16, 32], deadline_days=30), examples=frozenset(),
         given={**EXAMPLE_WORKLOAD, "seq_lens": (4096, 8192, 16384), "recompute": "selective",
                "token_budget": 200e9})

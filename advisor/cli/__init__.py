@@ -40,8 +40,21 @@ COMMANDS: dict[str, str] = {
 the order listed there."""
 
 
+def _help_formatter(prog: str) -> argparse.HelpFormatter:
+    """argparse makes a formatter only to print help or a usage line: its module (and
+    textwrap) load then, not on every start."""
+    from advisor.cli.helptext import HelpFormatter
+
+    return HelpFormatter(prog)
+
+
 class _Parser(argparse.ArgumentParser):
-    """A usage error is one line that points at --help, not the whole usage block."""
+    """A usage error is one line that points at --help, not the whole usage block; every
+    command's help is laid out by `helptext.HelpFormatter` (within the terminal's width)."""
+
+    def __init__(self, *args: typing.Any, **kwargs: typing.Any) -> None:
+        kwargs.setdefault("formatter_class", _help_formatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> typing.NoReturn:
         self.exit(EXIT_INPUT_ERROR, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
@@ -131,6 +144,9 @@ def _ctrl_c_as_exception(wanted: bool) -> typing.Iterator[None]:
 
 
 def _dispatch(argv: Sequence[str] | None) -> int:
+    from advisor.cli.encoding import plain_streams
+
+    plain_streams()  # an ASCII-only stdout gets plain stand-ins, not a traceback
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     if args.command in (None, "probe"):  # the wizard and the probes stay, and use torch

@@ -10,6 +10,7 @@ from advisor.cli import COMMANDS
 from advisor.cli.output import add_output_options, show
 from advisor.cli.prices import PULL_HELP, add_pull_options, run_pull
 from advisor.cli.render.blocks import Block, Bullets, Col, Heading, Para, Table
+from advisor.cli.schemas import CATALOG
 from advisor.core import InputError
 from advisor.humanize import NA, UNKNOWN, fmt_num, number, peak
 
@@ -46,7 +47,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     pull = csub.add_parser(
         "pull", help="fetch a team catalog (TOML or JSON) and merge it over the shipped one",
         description=CATALOG_PULL_HELP + "\n" + PULL_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_pull_options(pull)
     pull.set_defaults(handler=lambda args: run_pull("catalog", args))
@@ -135,7 +135,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     catalog = effective_catalog()
     gpus = _filtered(catalog, args.query, args.vendor)
     show(args, lambda: [list_table(gpus, catalog)], "advisor catalog",
-         lambda: [_with_price(g, catalog) for g in gpus], lambda: [g.id for g in gpus])
+         lambda: {"gpus": [_with_price(g, catalog) for g in gpus]},
+         lambda: [g.id for g in gpus], schema=CATALOG)
     return 0
 
 
@@ -226,6 +227,6 @@ def cmd_show(args: argparse.Namespace) -> int:
         catalog.gpu(args.gpu)  # raises with suggestions
     show(args, lambda: [b for g in gpus for b in describe(g, catalog)],
          f"advisor catalog: {args.gpu}",
-         lambda: [g.model_dump(mode="json") for g in gpus],  # a list, however many match
-         lambda: [f"{g.id}: {g.name}" for g in gpus])
+         lambda: {"gpus": [_with_price(g, catalog) for g in gpus]},  # however many match
+         lambda: [f"{g.id}: {g.name}" for g in gpus], schema=CATALOG)
     return 0

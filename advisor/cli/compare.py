@@ -8,6 +8,7 @@ figure, input and assumption, as text, Markdown, HTML or SVG, or `--json` for sc
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +16,7 @@ from advisor.cli import COMMANDS
 from advisor.cli.flags import COMMAND_LINE, errors_name_flags
 from advisor.cli.numbers import amount, keyed, plain, tokens, whole
 from advisor.cli.output import add_output_options, show
+from advisor.cli.schemas import DECISION_SUMMARY, Schema
 from advisor.core import InputError
 
 if TYPE_CHECKING:
@@ -33,6 +35,7 @@ DIMENSIONS = {
 MODES = ["pretrain", "finetune", "lora", "prefill", "decode", "serve"]
 PRECISIONS = ["bf16", "fp16", "fp8", "fp4", "nvfp4"]
 KV_DTYPES = ["auto", "bf16", "fp8", "fp4"]
+BASE_FORMATS = ["bf16", "fp8", "int8", "nf4", "int4"]
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -93,7 +96,10 @@ def add_workload_args(p: argparse.ArgumentParser, *, required: bool, counts: boo
     p.add_argument("--target-precision", choices=PRECISIONS,
                    help="every target's format (default --precision)")
     p.add_argument("--zero", type=int, choices=range(4), help="ZeRO/FSDP stage as you run it")
-    p.add_argument("--optimizer", choices=["adamw", "adamw8bit", "sgd"])
+    p.add_argument("--optimizer",
+                   choices=["adamw", "adamw8bit", "paged_adamw", "paged_adamw8bit", "sgd"],
+                   help="paged_*: bitsandbytes' paged optimizers, the state in host-backed "
+                        "memory that pages in for the update")
     p.add_argument("--checkpointing", action="store_true",
                    help="full activation checkpointing (same as --recompute full)")
     p.add_argument("--recompute", choices=["none", "selective", "full"])
@@ -108,6 +114,21 @@ def add_workload_args(p: argparse.ArgumentParser, *, required: bool, counts: boo
     p.add_argument("--attention-kernel",
                    choices=["auto", "fa2", "fa3", "fa4", "cudnn", "sdpa", "ck"])
     p.add_argument("--packed-doc-len", type=tokens, help="mean document length of packed sequences")
+    lora = p.add_argument_group("LoRA", "with --mode lora: the adapters and the frozen base")
+    lora.add_argument("--base-format", choices=BASE_FORMATS,
+                      help="the frozen base as held: bf16 (default), fp8, int8 (LLM.int8), nf4 "
+                           "(bitsandbytes 4-bit, QLoRA) or int4 (GPTQ/AWQ)")
+    lora.add_argument("--double-quant", action=argparse.BooleanOptionalAction, default=None,
+                      help="nf4: quantize the absmax constants too (QLoRA's default, on)")
+    lora.add_argument("--lora-rank", type=whole, help="adapter rank (default 16)")
+    lora.add_argument("--lora-targets", metavar="LAYERS",
+                      help="comma-separated PEFT module names (q_proj,v_proj; qkv_proj for a "
+                           "fused QKV) or all-linear (default)")
+    lora.add_argument("--offload-frozen-weights", action="store_true",
+                      help="the frozen base on the host, streamed to the GPU each pass")
+    lora.add_argument("--allow-quantized-base", action="store_true",
+                      help="where the base as given fits nowhere, let the re-tune hold it in "
+                           "4-bit NF4 (QLoRA) or offload it")
     p.add_argument("--mode", choices=MODES, help="default pretrain")
     p.add_argument("--kv-dtype", choices=KV_DTYPES,
                    help="serving: KV-cache format on every GPU (auto: fp8 for fp8/fp4 weights)")
@@ -238,6 +259,10 @@ def _workload(args: argparse.Namespace) -> dict[str, Any]:
         "token_budget": args.token_budget, "osl": args.osl, "kv_dtype": args.kv_dtype,
         "ttft_ms": args.ttft_ms, "tpot_ms": args.tpot_ms, "max_batch": args.max_batch,
         "min_tokens_per_user": args.min_tokens_per_user,
+        "base_format": args.base_format, "double_quant": args.double_quant,
+        "lora_rank": args.lora_rank, "lora_targets": args.lora_targets,
+        "offload_frozen_weights": args.offload_frozen_weights or None,
+        "allow_quantized_base": args.allow_quantized_base or None,
     }
     data = {k: v for k, v in given.items() if v is not None}
     if args.model or args.params:
@@ -338,7 +363,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
             if not [t for t in args.target if not _is_all(t)]:
                 args.target = [*args.target, args.current]  # answers need one; all replace it
             show_ranking(args, answers_from_args(args, catalog), catalog, vendors.pop() or None,
-                         "command line")
+                         COMMAND_LINE)
             return 0
         answers = answers_from_args(args, catalog)
         ids = [s.gpu for s in answers.compared(catalog)]
@@ -349,7 +374,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def show_report(args: argparse.Namespace, report: Report, *, kept: bool,
-                answers_file: bool = True, data: Callable[[], Any] | None = None) -> None:
+                answers_file: bool = True, data: Callable[[], Any] | None = None,
+                schema: Schema = DECISION_SUMMARY) -> None:
     """The report as the output flags ask: the verdict first and the details after, as text,
     md, html or svg; `summary` as JSON unless `data` says otherwise; the verdict lines alone
     with --quiet. `kept` adds what a saved report records (prices, probes, provenance);
@@ -359,7 +385,8 @@ def show_report(args: argparse.Namespace, report: Report, *, kept: bool,
 
     show(args, lambda: document.blocks(report, provenance=kept, answers_file=answers_file),
          document.title(report),
-         data or (lambda: summary(report)), lambda: decision.verdict_summary(report.decision))
+         data or (lambda: summary(report)), lambda: decision.verdict_summary(report.decision),
+         schema=schema)
 
 
 # --- JSON -----------------------------------------------------------------------------------------
@@ -380,7 +407,13 @@ def _point_json(p: SweepPoint | None) -> dict[str, Any]:
         "uncapped_tokens_per_s_per_gpu": p.uncapped_tokens_per_s_per_gpu,
         "memory_margin_gib": p.memory_margin_gib, "borderline": p.borderline,
         "layout": p.layout.model_dump() if p.layout else None,
+        "frozen_base": p.frozen_base.model_dump() if p.frozen_base else None,
     }
+
+
+def _key(quantity: str) -> str:
+    """A quantity's name as a JSON key: `HBM bandwidth` is `hbm_bandwidth`."""
+    return re.sub(r"[^a-z0-9]+", "_", quantity.lower()).strip("_")
 
 
 def _gpu_json(r: GpuResult, primary: int) -> dict[str, Any]:
@@ -395,6 +428,7 @@ def _gpu_json(r: GpuResult, primary: int) -> dict[str, Any]:
         **{k: val for k, val in _point_json(p).items() if k != "seq_len"},
         "as_run": {k: val for k, val in _point_json(run_p).items() if k != "seq_len"},
         "fit_change": r.change_at(primary),
+        "base_options": [o.model_dump() for o in r.base_options.get(str(primary), [])],
         "max_seq_len": r.memory.max_seq_len,
         "max_seq_len_as_run": r.memory.max_seq_len_as_run,
         "verdict": v.kind if v else None,
@@ -405,7 +439,7 @@ def _gpu_json(r: GpuResult, primary: int) -> dict[str, Any]:
         "dtype_gate": {"passed": r.dtype_gate.passed, "reason": r.dtype_gate.reason},
         "software_gate": r.software_gate.status if r.software_gate else None,
         "problem": r.problem,
-        "rate_sources": a.rate_sources if a else {},
+        "rate_sources": {_key(q): src for q, src in a.rate_sources.items()} if a else {},
         "attention_kernel": a.attention_kernel if a else None,
         "attention_why": a.attention_why if a else None,
         "price": a.price.model_dump() if a and a.price else None,

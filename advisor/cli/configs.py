@@ -17,6 +17,7 @@ from advisor.cli import COMMANDS
 from advisor.cli.flags import COMMAND_LINE, errors_name_flags
 from advisor.cli.numbers import plain, whole
 from advisor.cli.output import add_output_options, show
+from advisor.cli.schemas import CONFIG_SWEEP, PIPELINE
 from advisor.core import MAX_GPUS, InputError, in_file
 
 if TYPE_CHECKING:
@@ -61,8 +62,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     s = cmds.add_parser("sweep",
                         help="every candidate GPU at every count: time, $, power, Pareto front",
-                        description=SWEEP_HELP,
-                        formatter_class=argparse.RawDescriptionHelpFormatter)
+                        description=SWEEP_HELP)
     add_workload_args(s, required=False, counts=False)
     s.add_argument("--answers", metavar="FILE", help="answers.toml (its [configs] section too)")
     s.add_argument("--counts", type=_ints, metavar="N,N,...", help="GPU counts to sweep")
@@ -77,8 +77,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s.set_defaults(handler=cmd_sweep)
 
     pl = cmds.add_parser("pipeline", help="stage rates, bottleneck, queues and best splits",
-                         description=PIPELINE_HELP,
-                         formatter_class=argparse.RawDescriptionHelpFormatter)
+                         description=PIPELINE_HELP)
     pl.add_argument("file", metavar="FILE", help="TOML with a [pipeline] section")
     pl.add_argument("--gpus", type=whole, help="find the best splits of this many GPUs")
     pl.add_argument("--vary", metavar="STAGE", help="stage the neighbour table walks")
@@ -98,7 +97,12 @@ def _options(args: argparse.Namespace, base: ConfigOptions | None) -> ConfigOpti
              "count_idle_slots": False if args.no_idle_slots else None}
     data = {**(base.model_dump() if base else {}),
             **{k: v for k, v in given.items() if v is not None}}
-    return load_model(ConfigOptions, data, "command line")
+    try:
+        return load_model(ConfigOptions, data, COMMAND_LINE)
+    except InputError as exc:  # each option is its flag: gpus_per_node is --gpus-per-node
+        if exc.field:
+            exc.field = "--" + exc.field.split(".")[0].replace("_", "-")
+        raise
 
 
 def _sweep_answers(args: argparse.Namespace, catalog: Catalog) -> Answers:
@@ -145,7 +149,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
     show(args, lambda: sweep_blocks(result, answers),
          f"advisor: GPU-count sweep, {answers.current}", lambda: result.model_dump(mode="json"),
-         lambda: [result.choice.reason])
+         lambda: [result.choice.reason], schema=CONFIG_SWEEP)
     return 0
 
 
@@ -183,5 +187,6 @@ def cmd_pipeline(args: argparse.Namespace) -> int:
 
     show(args, lambda: pipeline_blocks(report), f"advisor: pipeline {args.file}",
          lambda: report.model_dump(mode="json"),
-         lambda: [f"bottleneck: {report.current.bottleneck}; {report.current.queue}"])
+         lambda: [f"bottleneck: {report.current.bottleneck}; {report.current.queue}"],
+         schema=PIPELINE)
     return 0

@@ -26,7 +26,7 @@ line naming the file, field and value, and exit code 2.
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "decide", help=COMMANDS["decide"],
-        description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=DESCRIPTION,
     )
     p.add_argument("--answers", required=True, metavar="FILE",
                    help="the answers (TOML); - reads them from standard input")

@@ -113,8 +113,13 @@ def _lines(data: dict[str, object], indent: str = "") -> list[str]:
 def cmd_env(args: argparse.Namespace) -> int:
     import json
 
+    from advisor.cli.schemas import ENV
     from advisor.core import clean_block
 
     data = collect()
-    print(json.dumps(data, indent=2) if args.json else clean_block("\n".join(_lines(data))))
+    if args.json:  # the keys the text says in words, in snake_case
+        print(json.dumps(ENV.document({k.replace(" ", "_"): v for k, v in data.items()}),
+                         indent=2))
+    else:
+        print(clean_block("\n".join(_lines(data))))
     return 0

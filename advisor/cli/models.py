@@ -10,6 +10,7 @@ import argparse
 
 from advisor.cli import COMMANDS
 from advisor.cli.output import add_output_options, chosen, show
+from advisor.cli.schemas import MODELS
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -47,8 +48,8 @@ def cmd_models(args: argparse.Namespace) -> int:
                      "Another model: --model PATH/config.json (or its folder, or a hub id "
                      "org/name) reads its Hugging Face config."])
     show(args, lambda: [table], "advisor models",
-         lambda: [m.model_dump(mode="json") | {"params_total": m.params_total,
-                                               "params_active": m.params_active}
-                  for m in specs],
-         lambda: [m.name for m in specs])
+         lambda: {"models": [m.model_dump(mode="json") | {"params_total": m.params_total,
+                                                          "params_active": m.params_active}
+                             for m in specs]},
+         lambda: [m.name for m in specs], schema=MODELS)
     return 0

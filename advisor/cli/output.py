@@ -10,11 +10,12 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
     from advisor.cli.render.blocks import Block
+    from advisor.cli.schemas import Schema
 
 FORMATS = ("text", "md", "html", "svg", "json")
 """The formats the renderer draws (`emit.Format` names the same; a unit test keeps them
@@ -45,15 +46,16 @@ def chosen(args: argparse.Namespace) -> str:
 
 
 def show(args: argparse.Namespace, blocks: Callable[[], Sequence[Block]], title: str,
-         data: Callable[[], Any], quiet_lines: Callable[[], list[str]] | None = None) -> None:
-    """Print what the flags ask for: JSON of `data()`, the quiet lines, or `blocks()` drawn
-    as text (fitted to the terminal) or as a shareable document."""
+         data: Callable[[], Mapping[str, Any]], quiet_lines: Callable[[], list[str]] | None = None,
+         *, schema: Schema) -> None:
+    """Print what the flags ask for: `data()` as the JSON document `schema` names, the quiet
+    lines, or `blocks()` drawn as text (fitted to the terminal) or as a shareable document."""
     from advisor.core import clean_block
 
     out = sys.stdout
     fmt = chosen(args)
     if fmt == "json":
-        print(json.dumps(data(), indent=2), file=out)
+        print(json.dumps(schema.document(data()), indent=2), file=out)
         return
     if args.quiet and fmt == "text" and quiet_lines is not None:
         print(clean_block("\n".join(quiet_lines())), file=out)
@@ -62,8 +64,13 @@ def show(args: argparse.Namespace, blocks: Callable[[], Sequence[Block]], title:
 
     if fmt == "text":
         emit.print_text(blocks(), out)
-    else:
-        out.write(emit.render(list(blocks()), fmt, title))  # type: ignore[arg-type]
+        return
+    document = emit.render(list(blocks()), fmt, title)  # type: ignore[arg-type]
+    if fmt in ("html", "svg"):  # what the stream cannot show, as character references
+        from advisor.cli.encoding import for_document
+
+        document = for_document(document, out)
+    out.write(document)
 
 
 def status(args: argparse.Namespace, line: str, file: TextIO | None = None) -> None:

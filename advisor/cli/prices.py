@@ -44,6 +44,7 @@ on Linux, ~/Library/Application Support/advisor on macOS) is replaced; a failed 
 invalid pull keeps the previous data. Pulling the same URL again sends its ETag
 and Last-Modified, so an unchanged document is not downloaded twice. Offline,
 advisor uses the cache and never the network.
+
 Exit codes: 1 when the download failed, 2 when the URL or document is invalid.
 """
 
@@ -89,7 +90,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     pl = psub.add_parser(
         "pull", help="fetch a team price sheet (CSV, TOML or JSON) and use it as defaults",
         description=PRICE_SHEET_HELP + "\n" + PULL_HELP,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_pull_options(pl)
     pl.set_defaults(handler=lambda args: run_pull("prices", args))

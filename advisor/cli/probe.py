@@ -62,7 +62,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser(
         "probe", help=COMMANDS["probe"],
         description=DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_suite_arguments(p)
     p.add_argument("--workload", metavar="ANSWERS",
@@ -165,7 +164,7 @@ def workload_config(args: argparse.Namespace) -> Any:
             shape=shape_from_mapping(shape, f"{file}: workload.model"),
             mode=w.mode, seq_len=w.seq_lens[0], micro_batch=w.micro_batch,
             precision=w.precision, attention=_KERNELS[w.attention_kernel],
-            recompute=w.recompute, osl=w.osl, device=args.device,
+            recompute=w.recompute, osl=w.osl, device=args.device, lora_rank=w.lora_rank,
             catalog_id=args.catalog_id, source=file, notes=tuple(_not_run(w)),
         ).checked(file)
     except ShapeError as exc:
@@ -196,6 +195,13 @@ def _not_run(w: Any) -> list[str]:
     if w.fused_kernels:
         notes.append("answers: fused kernels (Liger-style) are not built; norms, RoPE and the "
                       "MLP activation run as eager torch ops")
+    if w.mode == "lora" and (w.base_format != "bf16" or w.offload_frozen_weights):
+        notes.append(f"answers: the frozen base is built in 16 bits on the device, not "
+                     f"{w.base_format}{', offloaded' if w.offload_frozen_weights else ''}: "
+                     "no dequantisation or host streaming is measured")
+    if w.mode == "lora" and w.lora_targets != ("all-linear",):
+        notes.append(f"answers: adapters on every linear layer (the fused QKV, output, "
+                     f"gate-up and down projections), not only {', '.join(w.lora_targets)}")
     if w.packed_doc_len:
         notes.append(f"answers: packed documents of {w.packed_doc_len} tokens are not built; "
                      "attention is causal over the whole sequence")

@@ -10,10 +10,13 @@ GPU needs first, and lists the rest with why. `advisor compare --target all` is 
 from __future__ import annotations
 
 import argparse
+import contextlib
 from typing import TYPE_CHECKING
 
 from advisor.cli import COMMANDS
+from advisor.cli.flags import COMMAND_LINE, errors_name_flags
 from advisor.cli.output import add_output_options, show
+from advisor.cli.schemas import RANKING
 from advisor.core import InputError, in_file
 
 if TYPE_CHECKING:
@@ -33,8 +36,7 @@ with why.
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     from advisor.cli.compare import add_workload_args
 
-    p = sub.add_parser("rank", help=COMMANDS["rank"], description=DESCRIPTION,
-                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = sub.add_parser("rank", help=COMMANDS["rank"], description=DESCRIPTION)
     add_workload_args(p, required=False, counts=True)
     p.add_argument("--answers", metavar="FILE", help="answers.toml; - reads standard input")
     add_rank_args(p)
@@ -66,8 +68,10 @@ def cmd_rank(args: argparse.Namespace) -> int:
     from advisor.io.catalog_store import effective_catalog
 
     catalog = effective_catalog()
-    show_ranking(args, _answers(args, catalog), catalog, args.vendor,
-                 args.answers or "command line")
+    named = contextlib.nullcontext() if args.answers else errors_name_flags(args.current)
+    with named:
+        show_ranking(args, _answers(args, catalog), catalog, args.vendor,
+                     args.answers or COMMAND_LINE)
     return 0
 
 
@@ -90,8 +94,8 @@ def show_ranking(args: argparse.Namespace, answers: Answers, catalog: Catalog,
     ranking = rank(report.decision, args.by, deadline)
     from advisor.cli.render.ranking import ranking_blocks, ranking_json
 
-    show(args, lambda: ranking_blocks(report, ranking), "advisor: ranking",
-         lambda: ranking_json(report, ranking),
-         lambda: [f"{i}. {r.gpu}" + (f" (first: {ranking.remedies[r.gpu]})"
+    show(args, lambda: ranking_blocks(report, ranking, answers_file=where != COMMAND_LINE),
+         "advisor: ranking", lambda: ranking_json(report, ranking),
+         lambda: [f"{i}. {r.gpu}" + (f" (first: {ranking.remedies[r.gpu].text})"
                                      if r.gpu in ranking.remedies else "")
-                  for i, r in enumerate(ranking.ranked, 1)])
+                  for i, r in enumerate(ranking.ranked, 1)], schema=RANKING)

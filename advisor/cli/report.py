@@ -10,6 +10,7 @@ import argparse
 
 from advisor.cli import COMMANDS
 from advisor.cli.output import add_output_options, chosen, show
+from advisor.cli.schemas import DECISION_REPORT, REPORT_DIFF
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -42,7 +43,8 @@ def cmd_show(args: argparse.Namespace) -> int:
     chosen(args)
     report = load_report(args.file)
     show_report(args, report, kept=True,
-                data=lambda: report.model_dump(mode="json", by_alias=True))
+                data=lambda: report.model_dump(mode="json", by_alias=True),
+                schema=DECISION_REPORT)
     return 0
 
 
@@ -56,7 +58,8 @@ def cmd_diff(args: argparse.Namespace) -> int:
     chosen(args)
     changes = diff_reports(load_report(args.old), load_report(args.new))
     show(args, lambda: changes_blocks(changes), f"advisor: {args.old} against {args.new}",
-         lambda: [asdict(c) | {"delta": c.delta} for c in changes],
+         lambda: {"changes": [asdict(c) | {"delta": c.delta} for c in changes]},
          lambda: [f"{len(changes)} change(s)" + (
-             "; the verdict changed" if any(c.topic == "verdict" for c in changes) else "")])
+             "; the verdict changed" if any(c.topic == "verdict" for c in changes) else "")],
+         schema=REPORT_DIFF)
     return 0

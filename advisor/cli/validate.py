@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from advisor.cli import COMMANDS
 from advisor.cli.output import add_output_options, chosen, show
 from advisor.cli.render.blocks import Block, Bullets, Col, Heading, Para, Table
+from advisor.cli.schemas import ANCHORED_VALIDATION, VALIDATION
 from advisor.humanize import NA, number
 
 if TYPE_CHECKING:
@@ -187,7 +188,8 @@ def cmd_validate(args: argparse.Namespace) -> int:
     missed = [r for r in summary.results if not r.passed]
     show(args, lambda: _blocks(summary, refits, skipped), "advisor validate", data,
          lambda: [f"{len(missed)} of {len(summary.results)} cases outside tolerance"
-                  + (": " + ", ".join(r.id for r in missed) if missed else "")])
+                  + (": " + ", ".join(r.id for r in missed) if missed else "")],
+         schema=VALIDATION)
     return EXIT_OUTSIDE_TOLERANCE if missed else 0
 
 
@@ -231,5 +233,6 @@ def _anchored(args: argparse.Namespace, catalog: Catalog, cases: list[CaseSpec])
          lambda: {"cases": [r.model_dump() for r in rows],
                   "groups": [g.model_dump() for g in groups]},
          lambda: [f"{g.group}: target {g.absolute:.1%} -> {g.anchored:.1%}, speedup "
-                  f"{g.ratio:.1%} -> {g.anchored_ratio:.1%}" for g in groups])
+                  f"{g.ratio:.1%} -> {g.anchored_ratio:.1%}" for g in groups],
+         schema=ANCHORED_VALIDATION)
     return 0

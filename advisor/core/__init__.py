@@ -45,6 +45,10 @@ _PUBLIC: dict[str, str] = {
     "PRESETS": "advisor.core.model.presets",
     "LayoutOverride": "advisor.core.model.layout",
     "LayoutChoice": "advisor.core.model.layout",
+    "BASE_WORDS": "advisor.core.model.layout",
+    "BaseOption": "advisor.core.model.lora",
+    "BASE_ACCURACY": "advisor.core.model.lora",
+    "BASE_FORMATS": "advisor.core.model.workload",
     "ConfigOptions": "advisor.core.model.options",
     "PipelineSpec": "advisor.core.model.options",
     "StageSpec": "advisor.core.model.options",
@@ -67,6 +71,7 @@ _PUBLIC: dict[str, str] = {
     "rank": "advisor.core.economics.ranking",
     "ranking_answers": "advisor.core.economics.ranking",
     "Ranking": "advisor.core.economics.ranking",
+    "Remedy": "advisor.core.economics.ranking",
     "Evidence": "advisor.core.projection.rates",
     "SoftwareGate": "advisor.core.gates.software",
     "DtypeGate": "advisor.core.gates.dtype",
@@ -132,7 +137,7 @@ def __getattr__(name: str) -> Any:
 if TYPE_CHECKING:  # the names above, for type checkers
     from advisor.core.economics.configs import ConfigPoint, ConfigSweep
     from advisor.core.economics.pipeline import PipelineBalance
-    from advisor.core.economics.ranking import Ranking, rank, ranking_answers
+    from advisor.core.economics.ranking import Ranking, Remedy, rank, ranking_answers
     from advisor.core.economics.stages import PipelineReport
     from advisor.core.entry import run, run_pipeline
     from advisor.core.errors import EXIT_INPUT_ERROR, InputError, in_file
@@ -149,7 +154,8 @@ if TYPE_CHECKING:  # the names above, for type checkers
     from advisor.core.model.catalog import Catalog, Gpu, Sourced
     from advisor.core.model.drift import drift_warning, stack_drift
     from advisor.core.model.gpu_name import split_count
-    from advisor.core.model.layout import LayoutChoice, LayoutOverride
+    from advisor.core.model.layout import BASE_WORDS, LayoutChoice, LayoutOverride
+    from advisor.core.model.lora import BASE_ACCURACY, BaseOption
     from advisor.core.model.options import (
         ConfigOptions,
         PipelineAlternative,
@@ -160,7 +166,13 @@ if TYPE_CHECKING:  # the names above, for type checkers
     from advisor.core.model.probe_record import ProbeRecord, parse_probe_record
     from advisor.core.model.stack import ATTENTION_KERNELS, Stack, format_stack, parse_stack
     from advisor.core.model.transformer import ModelSpec
-    from advisor.core.model.workload import SERVING_MODES, TRAINING_MODES, Precision, Workload
+    from advisor.core.model.workload import (
+        BASE_FORMATS,
+        SERVING_MODES,
+        TRAINING_MODES,
+        Precision,
+        Workload,
+    )
     from advisor.core.numbers import (
         AMOUNT,
         PLAIN,

@@ -88,7 +88,12 @@ def resolve_anchored(answers: Answers, catalog: Catalog,
         unused = None if workload_probe is None else f"workload probe not used: {found}"
         return Resolution(modelled, modelled, None, unused)
     m, measured_w, grid = found
-    anchor = fit(m, measured_w, cur.rates, grid, cal)
+    try:
+        anchor = fit(m, measured_w, cur.rates, grid, cal)
+    except InputError as exc:  # a workload-probe figure is the record's, not `measured`'s
+        if answers.measured is not None or workload_probe is None:
+            raise
+        raise _on_the_record(exc, workload_probe) from None
     anchored, transfers = [], []
     for i, s in enumerate(modelled):
         if s.rates is None:
@@ -107,6 +112,14 @@ def resolve_anchored(answers: Answers, catalog: Catalog,
         transfers=transfers, efficiency=anchor.knobs.efficiency,
         attention=anchor.knobs.attention)
     return Resolution(anchored, modelled, report, None)
+
+
+def _on_the_record(exc: InputError, record: ProbeRecord) -> InputError:
+    """An anchor's refusal of a workload-probe figure (`measured`: its throughput;
+    `measured.attention_share`...), said about the record's own field and file."""
+    figure = (exc.field or "").partition(".")[2] or "tokens_per_s"
+    return InputError(exc.message, file=record.origin, field=record.workload_field(figure),
+                      value=exc.value)
 
 
 def _anchored_spread(r: GpuRates, current: bool, cal: Calibration) -> GpuRates:

@@ -33,13 +33,14 @@ from advisor.core.gates.software import SoftwareGate
 from advisor.core.model.answers import Answers, split_count
 from advisor.core.model.catalog import Catalog
 from advisor.core.model.frameworks import name_of
+from advisor.core.model.lora import BaseOption
 from advisor.core.model.probe_record import ProbeRecord
 from advisor.core.model.workload import Workload
 from advisor.core.projection.calibration import CAL, Z90, Calibration
 from advisor.core.projection.engine import BUCKETS, RESOURCES, Projection
 from advisor.core.projection.interactivity import leaders
 from advisor.core.projection.rates import GpuRates
-from advisor.core.projection.retune import Fitted, memory_margin
+from advisor.core.projection.retune import Fitted, base_option, memory_margin
 from advisor.core.projection.uncertainty import band, log_sigma
 from advisor.core.result import (
     Assumptions,
@@ -111,7 +112,8 @@ def _points(fitted: Fitted | None, side: ResolvedSide, seqs: list[int],
             uncapped_batch=limit.uncapped_batch if limit else None,
             uncapped_tokens_per_s_per_gpu=limit.uncapped_tokens_per_s if limit else None,
             usd_per_mtok=usd_per_mtok(quote_.usd_per_hour, tok) if (quote_ and run) else None,
-            speedup=None, speedup_low=None, speedup_high=None))
+            speedup=None, speedup_low=None, speedup_high=None,
+            frozen_base=_frozen_base(side.workload, fitted, c)))
     return out
 
 
@@ -140,6 +142,17 @@ def _leads(results: list[GpuResult], quotes: list[PriceQuote | None], cal: Calib
     return [InteractivityLead(from_tokens_per_user=lo, to_tokens_per_user=hi, gpu=gpu,
                               by="cost" if priced else "throughput")
             for lo, hi, gpu in leaders(curves, score, cal.lead_tie)]
+
+
+def _frozen_base(w: Workload, fitted: Fitted, c: int) -> BaseOption | None:
+    """A LoRA point's frozen base as the fitted layout holds it, and whether the re-tune chose
+    that over the answers' base."""
+    if w.mode != "lora":
+        return None
+    layout = fitted.layouts[c]
+    moved = (layout.base_format, layout.offload_frozen_weights) != (
+        w.base_format, w.offload_frozen_weights)
+    return base_option(fitted.proj, layout, 0, c, chosen=moved, fits=fitted.fits[c])
 
 
 def _latency_met(w: Workload, p: Projection, c: int) -> bool:
@@ -262,7 +275,10 @@ def _result(g: ResolvedSide, basis: Basis, q: PriceQuote | None, answers: Answer
         memory=memfit, sweep=sweep, as_run=as_run,
         curve=_curve(fitted, q) if runnable else [],
         fit_change={str(s): c for s, c in zip(seqs, side.fit_change, strict=True) if c}
-        if side else {}, job=job, power_w=power)
+        if side else {},
+        base_options={str(s): list(o) for s, o in zip(seqs, side.base_options or [], strict=False)
+                      if o} if side else {},
+        job=job, power_w=power)
     return res, fitted
 
 
@@ -413,7 +429,7 @@ def _over_pcie(r: GpuResult, side: ResolvedSide, seq: int) -> str | None:
         return None
     comm = p.bucket_seconds.get("communication", 0.0)
     binds = comm >= max(p.bucket_seconds.values(), default=0.0)
-    kind = link.kind if link else "no scale-up link"
+    kind = link.kind if link else "the catalog names no scale-up link for it"
     return (f"{r.gpu}: {' and '.join(spread)} run over PCIe ({kind}): their all-reduce and "
             f"all-to-all take {comm / p.step_s:.0%} of its step"
             + (", the largest part: the link binds" if binds else ""))
@@ -433,6 +449,7 @@ TRAINING_DEFAULTS = ("micro_batch", "global_batch", "precision", "optimizer", "z
                      "recompute", "fused_kernels", "gpus", "attention_kernel", "token_budget")
 SERVING_DEFAULTS = ("precision", "gpus", "kv_dtype", "max_batch", "attention_kernel",
                     "token_budget")
+LORA_DEFAULTS = ("base_format", "lora_rank", "lora_targets", "allow_quantized_base")
 
 
 def _counted(answers: Answers) -> bool:
@@ -446,7 +463,9 @@ def _defaults(answers: Answers, sides: list[ResolvedSide], quotes: list[PriceQuo
     w = answers.workload
     out = []
     per_side = {k for v in answers.layouts.values() for k in v.fields_given()}
-    for name in TRAINING_DEFAULTS if w.training else SERVING_DEFAULTS:
+    names = (TRAINING_DEFAULTS + (LORA_DEFAULTS if w.mode == "lora" else ())
+             if w.training else SERVING_DEFAULTS)
+    for name in names:
         if name in w.model_fields_set or name in per_side or (
                 name == "recompute" and "checkpointing" in w.model_fields_set) or (
                 name == "gpus" and _counted(answers)):
@@ -462,6 +481,8 @@ def _defaults(answers: Answers, sides: list[ResolvedSide], quotes: list[PriceQuo
             value = "none: jobs are priced per hour and per Mtok"
         elif name == "kv_dtype":
             value = f"auto: {w.kv_bytes:g}-byte KV for {w.precision} weights"
+        elif name == "lora_targets":
+            value = ", ".join(w.lora_targets)
         out.append(DefaultUsed(field=f"workload.{name}", value=str(value), source=source))
     if not w.training:
         for layout in ("tp", "pp", "ep", "micro_batch"):
@@ -561,7 +582,7 @@ def decide(answers: Answers, catalog: Catalog,
         notes.append(unused)
     if anchor is not None:
         notes.insert(0, f"anchored on {anchor.whose} {anchor.measured} on {sides[0].gpu.id} "
-                        f"(the model gives {anchor.modelled_tokens_per_s_per_gpu:,.0f} tok/s "
+                        f"(the model gives {anchor.modelled_tokens_per_s_per_gpu:,.0f} tokens/s "
                         f"per GPU as run); moved: {'; '.join(anchor.moved)}")
     return Decision(
         answers=answers, primary_seq_len=w.seq_lens[0], basis=basis,

@@ -46,7 +46,7 @@ def run(answers: Answers, catalog: Catalog, probes: Mapping[str, ProbeRecord] | 
     mine = {catalog.gpu(k).id: v for k, v in (workloads or {}).items()}.get(current)
     resolved = resolve_anchored(answers, catalog, used, cal, alone=alone, workload_probe=mine)
     decision = decide(answers, catalog, used, cal, alone=alone, resolved=resolved)
-    check_plausible(decision)  # a result no real pair of GPUs gives is an input problem
+    check_plausible(decision, used, mine)  # what no real pair of GPUs gives: an input problem
     configs = sweep_configs(answers, catalog, used, cal, sides=resolved.sides) \
         if answers.configs is not None and answers.workload.token_budget else None
     if configs is not None:

@@ -57,6 +57,13 @@ class InputError(Exception):
         return self.one_line()
 
 
+class FieldError(InputError, ValueError):
+    """An input error a model's validator raises about one of its own fields. Raised inside
+    pydantic's validation it is a ValueError there, so the error keeps the path to the model
+    it was raised in (`workload` of an answers file, `stages.0.workload` of a pipeline) and
+    `validation_error` adds this field under it; raised anywhere else it is an InputError."""
+
+
 # The schemas advisor writes, so a file of the wrong kind can be named for what it is.
 KNOWN_SCHEMAS = {
     "advisor.probe-record": "a probe record",

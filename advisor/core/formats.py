@@ -182,6 +182,11 @@ def validation_error(exc: ValidationError, file: str, entry: str | None = None) 
     """The first pydantic error as one line: file, entry, dotted field path, offending value."""
     err = exc.errors()[0]
     loc = ".".join(str(p) for p in err["loc"] if p != "[key]")  # a key: its path is its own
+    cause = (err.get("ctx") or {}).get("error")
+    if isinstance(cause, InputError):  # a validator's FieldError: its field, under this path
+        return InputError(cause.message, file=file, entry=entry,
+                          field=".".join(p for p in (loc, cause.field) if p) or None,
+                          value=cause.value, has_value=cause.has_value)
     value = err.get("input")
     if isinstance(value, dict | list) or err["type"] == "extra_forbidden":
         value = None  # a key that is not ours: its value may be anything, so it is not shown

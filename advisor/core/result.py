@@ -15,6 +15,7 @@ from advisor.core.gates.dtype import DtypeGate
 from advisor.core.gates.software import SoftwareGate
 from advisor.core.model.answers import Answers
 from advisor.core.model.layout import LayoutChoice
+from advisor.core.model.lora import BaseOption
 from advisor.core.projection.rates import Evidence
 
 Binding = Literal["compute", "memory", "network", "host", "capacity"]
@@ -65,6 +66,9 @@ class SweepPoint(_Frozen):
     speedup: float | None
     speedup_low: float | None
     speedup_high: float | None
+    frozen_base: BaseOption | None = Field(
+        default=None, description="lora: how this point holds the frozen base, what that costs "
+                                  "per step and in accuracy, and whether the re-tune chose it")
 
 
 class InteractivityPoint(_Frozen):
@@ -161,6 +165,11 @@ class GpuResult(_Frozen):
     fit_change: dict[str, str] = Field(
         default_factory=dict,
         description="by sequence length: the smallest change that makes the as-run layout fit")
+
+    base_options: dict[str, list[BaseOption]] = Field(
+        default_factory=dict,
+        description="lora, by sequence length where the base as given fits in no layout: each "
+                    "other way of holding it that fits, fastest first")
 
     def change_at(self, seq_len: int) -> str | None:
         return self.fit_change.get(str(seq_len))

@@ -212,7 +212,8 @@ def build_effective(overlays: Sequence[tuple[str, Entries]]) -> Catalog:
             file = TABLE_FILE[table]
             _merge_table(docs[file].setdefault(table, []), table, items)
             origin[file] = f"{label} over catalog/{file}"
-    return catalog_from_docs(docs, origin)
+    pulled = {g.get("id") for _, entries in overlays for g in entries.get("gpu") or []}
+    return catalog_from_docs(docs, origin, {i for i in pulled if isinstance(i, str)})
 
 
 def effective_catalog() -> Catalog:

@@ -81,8 +81,9 @@ def load_report(path: str | Path) -> Report:
 
 def probe_record_from_bytes(data: bytes, file: str) -> ProbeRecord:
     """The one probe-record loader: `probe import` validates with it exactly what every
-    later reader of the store will read with it."""
-    return parse_probe_record(parse_json(decode_text(data, file), file), file)
+    later reader of the store will read with it. The record knows the file it came from,
+    so an implausible result it drives is blamed on that file."""
+    return parse_probe_record(parse_json(decode_text(data, file), file), file).read_from(file)
 
 
 def load_probe_record(path: str | Path) -> ProbeRecord:

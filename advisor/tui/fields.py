@@ -28,7 +28,17 @@ PRECISIONS = (("bf16", "bf16"), ("fp16", "fp16"), ("fp8", "fp8"), ("fp4", "fp4")
 SHARDING = (("ZeRO-0 (DDP)", 0), ("ZeRO-1 (optimizer)", 1), ("ZeRO-2 (+ grads)", 2),
             ("ZeRO-3 / FSDP", 3))
 RECOMPUTE = (("none", "none"), ("selective", "selective"), ("full", "full"))
-OPTIMIZERS = (("AdamW", "adamw"), ("AdamW 8-bit", "adamw8bit"), ("SGD", "sgd"))
+OPTIMIZERS = (("AdamW", "adamw"), ("AdamW 8-bit", "adamw8bit"), ("paged AdamW", "paged_adamw"),
+              ("paged AdamW 8-bit", "paged_adamw8bit"), ("SGD", "sgd"))
+LORA = frozenset({"lora"})
+BASES = (("bf16", "bf16"), ("fp8", "fp8"), ("int8 (LLM.int8)", "int8"),
+         ("nf4 (QLoRA)", "nf4"), ("int4 (GPTQ/AWQ)", "int4"))
+TARGETS = (("all linear", ("all-linear",)),
+           ("attention: q, k, v, o", ("q_proj", "k_proj", "v_proj", "o_proj")),
+           ("q and v (PEFT's default)", ("q_proj", "v_proj")),
+           ("MLP: gate, up, down", ("gate_proj", "up_proj", "down_proj")),
+           ("fused QKV and output", ("qkv_proj", "o_proj")))
+"""The adapted layers people pick; answers may name any other set (PEFT's module names)."""
 YES_NO = (("no", False), ("yes", True))
 KV = (("auto", "auto"), ("bf16", "bf16"), ("fp8", "fp8"), ("fp4", "fp4"))
 KERNELS = (("auto", "auto"), ("FlashAttn-2", "fa2"), ("FlashAttn-3", "fa3"),
@@ -90,6 +100,15 @@ FIELDS: tuple[FieldDef, ...] = (
              hint="every GPU's, unless Targets gives one its own"),
     FieldDef("kv_dtype", "KV cache format", "choice", SERVING, choices=KV,
              hint="auto: fp8 for fp8/fp4 recipes"),
+    FieldDef("base_format", "base format", "choice", LORA, choices=BASES,
+             hint="the frozen base as held; nf4 and int4 are dequantised before each GEMM"),
+    FieldDef("lora_rank", "LoRA rank", "int", LORA, spec=_int("LoRA rank", 1, B.MAX_WIDTH, "16"),
+             hint="adapter rank: sets the trained weights"),
+    FieldDef("lora_targets", "LoRA targets", "choice", LORA, choices=TARGETS,
+             hint="the layers that carry adapters"),
+    FieldDef("allow_quantized_base", "may quantize base", "choice", LORA, choices=YES_NO,
+             hint="where the base fits nowhere, the re-tune may hold it 4-bit (QLoRA) or "
+                  "offload it"),
     FieldDef("token_budget", "token budget", "float",
              spec=NumberSpec("token budget", low=B.MIN_TOKENS, high=B.MAX_TOKENS,
                              example="300B"),
@@ -109,6 +128,10 @@ FIELDS: tuple[FieldDef, ...] = (
     FieldDef("offload_optimizer", "offload optimizer", "choice", TRAINING, True,
              choices=YES_NO),
     FieldDef("fused_kernels", "fused kernels", "choice", TRAINING, True, choices=YES_NO),
+    FieldDef("offload_frozen_weights", "offload frozen base", "choice", LORA, True,
+             choices=YES_NO, hint="the base on the host, streamed to the GPU each pass"),
+    FieldDef("double_quant", "double quantization", "choice", LORA, True, choices=YES_NO,
+             hint="nf4: its absmax constants quantized too (QLoRA's)"),
     FieldDef("tp", "tensor parallel", "int", ALL, True, _int("TP", 1, B.MAX_GPUS, "2"),
              hint="GPUs per TP group"),
     FieldDef("pp", "pipeline parallel", "int", ALL, True, _int("PP", 1, B.MAX_GPUS, "2"),
@@ -188,7 +211,8 @@ def applies(key: str, mode: str, value: Any = None) -> bool:
     f = field_for(key, mode)
     if f is None:
         return False
-    return value is None or f.kind != "choice" or any(v == value for _, v in f.choices)
+    return (value is None or f.kind != "choice" or any(v == value for _, v in f.choices)
+            or isinstance(value, tuple))  # a set of LoRA targets an answers file named
 
 
 @cache
@@ -231,7 +255,8 @@ def show_value(f: FieldDef, value: Any) -> str:
     """A value for reading: the choice's label, or the figure."""
     if f.kind == "choice":
         if isinstance(value, str):  # a default as core lists it ("0", "False", "megatron")
-            match = next((label for label, v in f.choices if str(v) == value), None)
+            match = next((label for label, v in f.choices if str(v) == value or (
+                isinstance(v, tuple) and ", ".join(v) == value)), None)  # LoRA targets
             if match is not None:
                 return match
         return choice_label(f, value)

@@ -168,7 +168,7 @@ def anchor_lines(decision: Decision) -> list[str]:
     if a is None:
         return []
     lines = [f"anchored on {a.whose} {a.measured} on {decision.current.gpu} "
-             f"(the model gives {fmt_num(a.modelled_tokens_per_s_per_gpu, 0)} tok/s per GPU "
+             f"(the model gives {fmt_num(a.modelled_tokens_per_s_per_gpu, 0)} tokens/s per GPU "
              "as run)"]
     lines += [f"moved: {m}" for m in a.moved]
     lines += [f"carries to {t}" for t in a.transfers]

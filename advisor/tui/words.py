@@ -16,6 +16,10 @@ PHRASES: dict[str, str] = {
     "+-": "±",
     "serve needs osl, the output tokens per request":
         "serving needs the output tokens per request (OSL)",
+    "--allow-quantized-base": "may quantize base, on step 2 (Workload)",
+    "--offload-frozen-weights": "offload frozen base, on step 2 (Workload, Advanced)",
+    **{f"--base-format {f}": f"base format {f}, on step 2 (Workload)"
+       for f in ("fp8", "int8", "nf4", "int4")},
 }
 NAMES: dict[str, str] = {
     "buy_back": "buying back the speed",
@@ -38,6 +42,12 @@ NAMES: dict[str, str] = {
     "time_premium": "time premium",
     "osl": "output tokens",
     "kv_heads": "KV heads",
+    "base_format": "base format",
+    "lora_rank": "LoRA rank",
+    "lora_targets": "LoRA targets",
+    "offload_frozen_weights": "frozen-weight offload",
+    "allow_quantized_base": "may quantize base",
+    "double_quant": "double quantization",
 }
 _NAME = re.compile(r"\b(?:workload\.)?(" + "|".join(map(re.escape, NAMES)) + r")\b")
 _FIELD_PREFIX = re.compile(r"\b(?:workload|answers)\.(?=[a-z])")

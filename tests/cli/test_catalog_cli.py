@@ -40,7 +40,7 @@ def test_list_shows_a_dated_default_price_for_most_gpus(advisor_cli):
     priced = re.findall(r"(\d+\.\d\d)\s+(\d+) \((20\d\d-\d\d-\d\d)\)\s*$", r.stdout, re.M)
     assert len(priced) >= 25
     assert "29 with a default price" in r.stdout
-    rows = json.loads(advisor_cli("catalog", "list", "--json").stdout)
+    rows = json.loads(advisor_cli("catalog", "list", "--json").stdout)["gpus"]
     b200 = next(row for row in rows if row["id"] == "b200-sxm")
     assert b200["default_price"]["label"].startswith("median of 10 on-demand quotes")
 
@@ -48,7 +48,7 @@ def test_list_shows_a_dated_default_price_for_most_gpus(advisor_cli):
 def test_list_vendor_filter(advisor_cli):
     r = advisor_cli("catalog", "list", "--vendor", "amd", "--json")
     assert r.returncode == 0, r.stderr
-    rows = json.loads(r.stdout)
+    rows = json.loads(r.stdout)["gpus"]
     assert rows and {row["vendor"] for row in rows} == {"AMD"}
 
 
@@ -71,7 +71,7 @@ def test_show_prints_sources_and_dates(advisor_cli):
 def test_show_json(advisor_cli):
     r = advisor_cli("catalog", "show", "b200-sxm", "--json")
     assert r.returncode == 0, r.stderr
-    [doc] = json.loads(r.stdout)  # a list, however many match
+    [doc] = json.loads(r.stdout)["gpus"]  # a list, however many match
     assert doc["id"] == "b200-sxm" and doc["peak_tflops"]["bf16"] == 2250.0
 
 

@@ -156,3 +156,59 @@ def test_target_all_ranks_the_catalog_at_each_targets_count(advisor_cli, tmp_pat
     ranked = advisor_cli("rank", "--answers", str(path), "--json")
     assert ranked.returncode == 0, ranked.stderr
     assert json.loads(ranked.stdout)["ranked"] == out["ranked"]
+
+
+def test_the_ranking_at_80_columns_names_what_it_could_not_weigh(advisor_cli, tmp_path,
+                                                               monkeypatch) -> None:
+    """At 80 columns a GPU id is never cut in two ('rtx-pro-6000-bw-wo / rkstation'); the
+    ranked GPUs with no price and those no stack was checked on are named, with the flag (or
+    the answers table) that gives one."""
+    flags = ("--current", "rtx-4090@1", "--model", "llama-3.1-8b", "--mode", "serve",
+             "--isl", "1000", "--osl", "500", "--target", "all")
+    monkeypatch.setenv("COLUMNS", "80")
+    r = advisor_cli("compare", *flags)
+    assert r.returncode == 0, r.stderr
+    assert max(len(line) for line in r.stdout.splitlines()) <= 80
+    assert "rtx-pro-6000-bw-workstation" in r.stdout
+    prose = " ".join(r.stdout.split())
+    assert "no price for rtx-a6000" in prose and "quote one with --price GPU=USD" in prose
+    assert "software not checked: no stack given, so every GPU is ranked on the hardware" \
+        in prose and "--stack 'torch==" in prose
+    stacked = advisor_cli("compare", *flags, "--stack", "torch==2.9.0+cu128")
+    assert stacked.returncode == 0, stacked.stderr
+    assert "software not checked" not in " ".join(stacked.stdout.split())
+    path = tmp_path / "a.toml"
+    path.write_text('current = "rtx-4090@1"\ntargets = ["l40"]\n[workload]\n'
+                    'model = "llama-3.1-8b"\nmode = "serve"\nseq_lens = [1000]\nosl = 500\n')
+    filed = " ".join(advisor_cli("rank", "--answers", str(path)).stdout.split())
+    assert "quote one under [prices] in the answers file" in filed
+    assert "[stack] in the answers file, or a target's own as stacks.<id>" in filed
+
+
+def test_the_stated_layout_is_the_current_sides(advisor_cli) -> None:
+    """Issue 29's two reproductions, typed as flags. `--current h200-sxm@2 --target
+    b200-sxm@1 --tp 2` was refused as "field 'layouts.b200-sxm', value 1: gpus 1 is not a
+    multiple of TP x PP x CP = 2" (a field never written): TP 2 runs on the two H200s, the
+    one B200 runs its own layout and says why it cannot take TP 2. `--current gb200@512
+    --target gb300@512 --tp 4 --pp 8 --cp 2` was refused as "gpus 8 is not a multiple of
+    TP x PP x CP = 64": the layout is checked on the 512 GPUs after @."""
+    r = advisor_cli("compare", "--current", "h200-sxm@2", "--target", "b200-sxm@1", "--tp", "2",
+                    "--model", "llama-3.1-70b", "--mode", "serve", "--isl", "1000", "--osl",
+                    "1000", "--precision", "fp8", "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    cur, tgt = out["current"], out["targets"][0]
+    assert (cur["gpus"], cur["as_run"]["layout"]["tp"]) == (2, 2)
+    assert (tgt["gpus"], tgt["layout"]["gpus"], tgt["layout"]["tp"]) == (1, 1, 1)
+    assert 1.2 < tgt["speedup"] < 3.0  # per GPU, fp8 on both
+    assert any("b200-sxm: 1 GPU cannot hold the current side's TP 2" in n for n in out["notes"])
+    r = advisor_cli("compare", "--current", "gb200@512", "--target", "gb300@512", "--tp", "4",
+                    "--pp", "8", "--cp", "2", "--model", "llama-3.1-70b", "--seq-len", "8192",
+                    "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    mine = out["current"]["as_run"]["layout"]
+    assert (mine["gpus"], mine["tp"], mine["pp"], mine["cp"]) == (512, 4, 8, 2)
+    tgt = out["targets"][0]
+    assert tgt["gpus"] == 512 and tgt["as_run"]["layout"]["gpus"] == 512
+    assert 0.9 < tgt["speedup"] < 2.0

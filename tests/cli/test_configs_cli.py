@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -15,25 +16,26 @@ SWEEP = ["configs", "sweep", "--current", "h100-sxm", "--target", "b200-sxm",
 
 
 def test_sweep_text_shows_inputs_prices_front_and_choice(advisor_cli):
-    r = advisor_cli(*SWEEP, "--power-cap", "6", "--deadline-days", "5")
+    r = advisor_cli(*SWEEP, "--power-cap", "12", "--deadline-days", "5")
     assert r.returncode == 0, r.stderr
     out = " ".join(r.stdout.split())
     assert out.startswith("GPU-count sweep")
-    assert "Best (cost):" in out and "meeting a 6 kW power cap and a 5-day deadline" in out
+    assert "Best (cost):" in out and "meeting a 12 kW power cap and a 5-day deadline" in out
     assert "Workload: llama-3.1-8b" in out and "20.0B tokens" in out
     assert "Pareto front" in out and "Sweep assumptions" in out and "Time against cost" in out
-    md = advisor_cli(*SWEEP, "--power-cap", "6", "--deadline-days", "5", "--format", "md")
-    assert "3.90 user" in md.stdout and "6.40 default" in md.stdout  # every column in a file
+    md = advisor_cli(*SWEEP, "--power-cap", "12", "--deadline-days", "5", "--format", "md")
+    # every column in a file: the quoted price and the catalog's dated default, each labelled
+    assert "3.90 user" in md.stdout and re.search(r"\| \d+\.\d\d default \|", md.stdout)
 
 
 def test_sweep_json_matches_the_answers_file(advisor_cli):
-    flags = advisor_cli(*SWEEP, "--power-cap", "6", "--deadline-days", "5", "--json")
+    flags = advisor_cli(*SWEEP, "--power-cap", "12", "--deadline-days", "5", "--json")
     case = ROOT / "advisor" / "published_cases" / "configs_sweep.toml"
     answers = advisor_cli("configs", "sweep", "--answers", str(case), "--json")
     assert flags.returncode == answers.returncode == 0, flags.stderr + answers.stderr
     a, b = json.loads(flags.stdout), json.loads(answers.stdout)
     assert a["points"] == b["points"] and a["choice"] == b["choice"]
-    assert a["counts"] == [4, 8, 16] and a["choice"]["best"]["power_kw"] <= 6
+    assert a["counts"] == [4, 8, 16] and a["choice"]["best"]["power_kw"] <= 12
 
 
 def test_sweep_input_errors_are_one_line(advisor_cli):
@@ -50,12 +52,12 @@ def test_pipeline_text_walks_the_published_neighbours(advisor_cli):
     r = advisor_cli("configs", "pipeline", EXAMPLE)
     assert r.returncode == 0, r.stderr
     out = r.stdout
-    assert "Now (7+1): 34.7 Ktok/s, 3.7 days, 4.70-4.70 kW" in out
+    assert "Now (7+1): 34.7K tokens/s, 3.7 days, 4.70-4.70 kW" in out
     assert "Now: 7+1 in a box of 8 GPUs" in out
     five = next(line for line in out.splitlines() if line.startswith("5+1"))
     assert "24.8" in five and "5.2 days" in five and "1.06-1.21" in five
     md = advisor_cli("configs", "pipeline", EXAMPLE, "--format", "md").stdout
-    assert "measured: 34.7 Ktok/s on 7 GPU(s)" in md
+    assert "measured: 34.7K tokens/s on 7 GPU(s)" in md
     five = next(line for line in md.splitlines() if line.startswith("| 5+1"))
     assert "drafter starve" in five
 

@@ -140,15 +140,15 @@ def test_a_report_given_as_answers_says_so(report_file: Path) -> None:
 def test_decide_does_not_suggest_a_flag_it_lacks(tmp_path: Path) -> None:
     answers = tmp_path / "a.toml"
     answers.write_text(ANSWERS.read_text().replace('targets = ["b200-sxm"]',
-                                                   'targets = ["gb200"]'))
+                                                   'targets = ["gh200-144g"]'))
     out = advisor("decide", "--answers", str(answers), columns=200).stdout
     assert "no price" in out and "--price" not in out
     assert "[prices]" in out  # and data in brackets is not taken for markup
 
 
 def test_catalog_show_json_is_a_list_however_many_match() -> None:
-    one = json.loads(advisor("catalog", "show", "b200-sxm", "--json").stdout)
-    many = json.loads(advisor("catalog", "show", "h100", "--json").stdout)
+    one = json.loads(advisor("catalog", "show", "b200-sxm", "--json").stdout)["gpus"]
+    many = json.loads(advisor("catalog", "show", "h100", "--json").stdout)["gpus"]
     assert isinstance(one, list) and len(one) == 1 and one[0]["id"] == "b200-sxm"
     assert isinstance(many, list) and len(many) > 1
 
@@ -164,7 +164,7 @@ def test_models_lists_presets_with_their_sizes() -> None:
     r = advisor("models", "llama-3.1")
     assert r.returncode == 0
     assert any(line.startswith("llama-3.1-8b") and "8.0B" in line for line in r.stdout.splitlines())
-    data = json.loads(advisor("models", "--json").stdout)
+    data = json.loads(advisor("models", "--json").stdout)["models"]
     assert {"deepseek-v3", "llama-3.1-70b"} <= {m["name"] for m in data}
 
 

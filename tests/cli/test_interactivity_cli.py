@@ -30,12 +30,12 @@ def test_without_a_target_the_curve_is_printed_at_80_columns(advisor_cli) -> Non
     assert any(line.startswith("  - b200-sxm from ") for line in lines)
     assert "Tokens/s per GPU against tokens/s per user at 1,000 tokens" in r.stdout
     summary = lines.index("At 1,000 tokens, the current GPU first")
-    assert {"TTFT", "TPOT", "tok/s"} <= set(lines[summary + 1].split())
+    assert {"TTFT", "TPOT", "tokens/s"} <= set(lines[summary + 1].split())
 
 
 def test_the_curve_is_exported(advisor_cli) -> None:
     md = advisor_cli(*SERVE, "--format", "md")
-    assert "| tokens/s per user | h200-sxm tok/s/GPU |" in md.stdout
+    assert "| tokens/s per user | h200-sxm tokens/s per GPU |" in md.stdout
     html = advisor_cli(*SERVE, "--format", "html")
     assert "Throughput against interactivity" in html.stdout
     out = json.loads(advisor_cli(*SERVE, "--json").stdout)

@@ -4,6 +4,7 @@ value, and exit code 2, or in the right result. Never a traceback, never a coerc
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -61,6 +62,41 @@ def test_a_bad_count_beside_a_targets_format(capsys) -> None:
                     "'--target'", "b200-sxm@3.4x", "not a number")
 
 
+DRAFTER = """name = "drafter"
+gpu = "rtx-pro-6000-bw-server"
+gpus = 1
+measured_units_per_s = 0.74
+"""
+
+
+@pytest.mark.parametrize(("stage", "budget", "needles"), [
+    ("flops_per_token = 6e9\nmfu = 0.5\npeak_tflops = 1e5\n", None,
+     ["field 'pipeline.stages.1.peak_tflops', value 100000.0", "highest published peak"]),
+    ("measured_tokens_per_s = 1e-9\n", "1e18",
+     ["field 'pipeline.token_budget'", "years on the pipeline as split"]),
+])
+def test_configs_pipeline_checks_its_result(capsys, tmp_path, stage: str, budget: str | None,
+                                            needles: list[str]) -> None:
+    """`advisor configs pipeline` had no result check: a stage at 1e5 TFLOPS, and an ETA of
+    "31,688,087,814,028,947,456.0 years", were printed."""
+    text = (ROOT / "examples" / "configs_pipeline.toml").read_text()
+    assert DRAFTER in text
+    text = text.replace(DRAFTER, DRAFTER.replace("measured_units_per_s = 0.74\n", stage))
+    if budget:
+        text = text.replace("token_budget = 1.1196e10", f"token_budget = {budget}")
+    path = tmp_path / "pipeline.toml"
+    path.write_text(text)
+    one_line_exit_2(capsys, ["configs", "pipeline", str(path)], "pipeline.toml", *needles)
+
+
+def test_unicode_digits_are_read_as_the_numbers_they_are(capsys) -> None:
+    """`--gpus ١٢` is 12 GPUs: any script's decimal digits are unambiguous, so the number
+    grammar reads them (its docs say so) rather than refusing them like `1,000`."""
+    assert main([*COMPARE, "--target", "b200-sxm", "--gpus", "١٢", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["current"]["gpus"] == 12 and out["targets"][0]["gpus"] == 12
+
+
 def test_a_serving_figure_cannot_anchor_training(capsys, tmp_path) -> None:
     one_line_exit_2(capsys, decide(tmp_path, BASE + "[measured]\ntpot_ms = 50\n"),
                     "answers.toml", "measured.tpot_ms", "serving")
@@ -109,7 +145,119 @@ def test_a_flag_error_names_the_flag(capsys, flags: list[str], needles: list[str
     one_line_exit_2(capsys, [*COMPARE, *flags], "command line", *needles)
 
 
+def test_an_unknown_model_is_named_where_it_was_written(capsys, tmp_path) -> None:
+    """The preset is resolved inside the workload's validation, which dropped where that
+    workload was: `--model nope` said "field 'model'", a pipeline stage's 'pipeline.model'."""
+    one_line_exit_2(capsys, decide(tmp_path, BASE.replace('"llama-3.1-8b"', '"nope"')),
+                    "answers.toml, field 'workload.model', value 'nope'", "unknown model preset")
+    text = (ROOT / "examples" / "configs_pipeline.toml").read_text()
+    stage = 'gpu = "rtx-pro-6000-bw-server"'
+    assert stage in text
+    bad = tmp_path / "pipeline.toml"
+    bad.write_text(text.replace(stage, stage + '\nworkload = { mode = "prefill", model = '
+                                '"nope", seq_lens = [2048] }', 1))
+    one_line_exit_2(capsys, ["configs", "pipeline", str(bad)],
+                    "field 'pipeline.stages.0.workload.model', value 'nope'")
+    one_line_exit_2(capsys, ["compare", "--current", "h100-sxm", "--target", "b200-sxm",
+                             "--model", "nope", "--seq-len", "4096"],
+                    "command line, field '--model", "value 'nope'")
+
+
+RANK = ["rank", "--model", "llama-3.1-8b", "--seq-len", "4096"]
+
+
+@pytest.mark.parametrize(("args", "flag", "value"), [
+    ([*RANK, "--current", "b200"], "--current", "b200"),  # ambiguous: b200-sxm or gb200
+    ([*RANK, "--current", "h100-sxm", "--target", "h1OO"], "--target", "h1OO"),
+    ([*COMPARE, "--target", "all", "--target", "B200"], "--target", "B200"),
+    (["compare", "--current", "b200", "--target", "all:AMD", "--model", "llama-3.1-8b",
+      "--seq-len", "8k"], "--current", "b200"),
+])
+def test_a_ranking_names_the_flag_of_a_gpu_it_cannot_find(capsys, args: list[str], flag: str,
+                                                          value: str) -> None:
+    """`advisor rank` and `compare --target all` resolved the names only while ranking:
+    "command line, value 'b200': ambiguous GPU id" named no flag."""
+    one_line_exit_2(capsys, args, "command line", f"field '{flag}'", f"value '{value}'")
+
+
+def test_a_sweep_option_is_named_as_its_flag(capsys) -> None:
+    """`configs sweep --gpus-per-node 1000` (or `--gpus 1000`, which argparse reads as its
+    abbreviation) said "field 'gpus_per_node'", a field of no file."""
+    one_line_exit_2(capsys, ["configs", "sweep", "--current", "h100-sxm", "--model",
+                             "llama-3.1-8b", "--seq-len", "4096", "--token-budget", "1e11",
+                             "--gpus-per-node", "1000"],
+                    "command line, field '--gpus-per-node', value 1000")
+
+
 def test_the_blame_goes_to_the_price_that_is_wrong(capsys, tmp_path) -> None:
     text = BASE + '[prices]\nh100-sxm = ""\nb200-sxm = "3.4x"\n'
     line = one_line_exit_2(capsys, decide(tmp_path, text), "'prices.h100-sxm'", "blank")
     assert "b200-sxm" not in line
+
+
+# --- the blame on a probe record: its file and its section, never the command line -----------
+
+WORKLOAD_RECORD = ROOT / "tests" / "unit" / "data" / "h100_workload_probe.json"
+
+
+def _suite_record(tmp_path: Path, **scaled: float) -> Path:
+    """A suite record of b200-sxm at its published rates, a section's figures scaled."""
+    record = json.loads(WORKLOAD_RECORD.read_text())
+    record.pop("workload")
+    record["stamp"]["device"]["catalog_id"] = "b200-sxm"
+    record["matmul"] = [{"status": "ok", "dtype": "bf16", "mode": "quick",
+                         "mamf_tflops": 1700 * scaled.get("matmul", 1)}]
+    record["bandwidth"] = [{"status": "ok", "kind": "d2d", "bytes": 1 << 30,
+                            "gbps_median": 6400 * scaled.get("bandwidth", 1)}]
+    path = tmp_path / "b200-box.json"
+    path.write_text(json.dumps(record))
+    return path
+
+
+@pytest.mark.parametrize("stored", [False, True], ids=["--probe", "imported"])
+def test_an_implausible_result_is_blamed_on_the_probe_records_file(capsys, tmp_path,
+                                                                   advisor_home,
+                                                                   stored: bool) -> None:
+    """A record whose matmul is 10,000x too slow made b200-sxm ~5,000x slower; the line
+    named `command line, field 'probes.b200-sxm'`, which is nothing anyone typed: it names
+    the record's file (given with --probe, or the stored copy) and the section to check."""
+    record = _suite_record(tmp_path, matmul=1e-4)
+    args = [*COMPARE, "--target", "b200-sxm"]
+    if stored:
+        assert main(["probe", "import", str(record)]) == 0
+        capsys.readouterr()
+        named = str(advisor_home / "probes" / "b200-sxm.json")
+    else:
+        args += ["--probe", str(record)]
+        named = str(record)
+    line = one_line_exit_2(capsys, args, f"{named}, field 'matmul'", "x slower than h100-sxm",
+                           "its matmul bf16 of")
+    assert "command line" not in line and "probes." not in line
+
+
+def test_a_probe_record_is_not_blamed_for_what_it_did_not_measure(capsys, tmp_path) -> None:
+    """Its HBM figure is the one 10,000x off: the section blamed is bandwidth, not matmul."""
+    record = _suite_record(tmp_path, bandwidth=1e-4)
+    one_line_exit_2(capsys, [*COMPARE, "--target", "b200-sxm", "--gpus", "1", "--mode",
+                             "decode", "--probe", str(record)],
+                    f"{record}, field 'bandwidth'", "its HBM bandwidth of 0.64 GB/s")
+
+
+@pytest.mark.parametrize(("tokens_per_s", "needle"), [
+    (30_000, "146% of this GPU's peak"),  # refused as the anchor is fitted
+    (19_000, "h100-sxm at 114% of its peak"),  # fitted on one device; above peak on eight
+])
+def test_a_workload_probes_figure_is_blamed_on_the_record(capsys, tmp_path, tokens_per_s: int,
+                                                          needle: str) -> None:
+    """The workload probe's throughput anchors the decision when the answers measure
+    nothing; a figure of it past the GPU's peak was blamed on `--measured-*` (no such flag
+    was given) or on the workload: the record's file and field are named."""
+    record = json.loads(WORKLOAD_RECORD.read_text())
+    for phase in record["workload"]["phases"]:
+        phase["full_model"]["tokens_per_s"] = float(tokens_per_s)
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps(record))
+    line = one_line_exit_2(capsys, [*COMPARE, "--target", "b200-sxm", "--probe", str(path)],
+                           f"{path}, field 'workload.phases.0.full_model.tokens_per_s'",
+                           f"{tokens_per_s:,} tok/s per GPU", needle)
+    assert "--measured" not in line and "command line" not in line

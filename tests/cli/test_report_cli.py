@@ -57,7 +57,7 @@ def test_diff(advisor_cli, reports: tuple[str, str]) -> None:
     assert any(ln.startswith("prices") and "+28.6%" in ln for ln in lines)
 
     r = advisor_cli("report", "diff", "--json", old, new)
-    changes = json.loads(r.stdout)
+    changes = json.loads(r.stdout)["changes"]
     assert {"topic": "prices", "item": "h200-sxm $/GPU-hour", "old": "3.5", "new": "4.5",
             "ratio": pytest.approx(4.5 / 3.5), "delta": "+28.6%"} in changes
 

@@ -89,13 +89,15 @@ def test_failures_are_one_line_and_keep_the_cache(files, run: Run, advisor_home:
 
 def test_catalog_pull_adds_without_removing(files, run: Run, advisor_home: Path) -> None:
     root, base = files
-    before = json.loads(run("catalog", "list", "--json").stdout)
+    before = json.loads(run("catalog", "list", "--json").stdout)["gpus"]
     h100 = next(g for g in before if g["id"] == "h100-sxm")
-    team = {**h100, "id": "team-h100", "aliases": []}
+    # the listing's default_price is the price sheet's, not a field of a catalog entry
+    team = {**{k: v for k, v in h100.items() if k != "default_price"},
+            "id": "team-h100", "name": "Team H100", "aliases": []}
     (root / "team.json").write_text(json.dumps({"gpu": [team]}))
     r = run("catalog", "pull", "--allow-http", f"{base}/team.json")
     assert r.returncode == 0, r.stderr
-    after = json.loads(run("catalog", "list", "--json").stdout)
+    after = json.loads(run("catalog", "list", "--json").stdout)["gpus"]
     assert len(after) == len(before) + 1 and any(g["id"] == "team-h100" for g in after)
 
     (advisor_home / "pulled" / "catalog.json").write_text("{not json")

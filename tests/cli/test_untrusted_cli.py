@@ -353,7 +353,7 @@ def test_a_power_limit_outside_the_parts_range(advisor_cli, tmp_path, watts) -> 
 def test_a_power_limit_on_the_command_line_is_checked_too(advisor_cli) -> None:
     r = advisor_cli(*COMPARE, "--current", "h200-sxm", "--target", "b200-sxm",
                     "--power-limit", "b200-sxm=1e-9")
-    one_line_exit_2(r, "power_limits_w.b200-sxm", "250 to 1,000 W")
+    one_line_exit_2(r, "command line, field '--power-limit b200-sxm'", "250 to 1,000 W")
 
 
 def test_a_power_limit_in_range_is_used(advisor_cli, tmp_path) -> None:
@@ -373,7 +373,15 @@ def _team_gpu(**changes) -> dict:
     (_team_gpu(aliases=["H200"]), ["team-b200", "aliases", "'H200'", "h200-sxm"]),
     (_team_gpu(aliases=["h100"]), ["team-b200", "aliases", "'h100'", "h100-sxm"]),
     (_team_gpu(aliases=[f"alias {i}" for i in range(200)]), ["aliases", "at most 32"]),
-], ids=["1e5-tflops", "alias-h200", "alias-h100", "200-aliases"])
+    (_team_gpu(family="TeamX", peak_tflops={**_team_gpu()["peak_tflops"], "bf16": 1e5,
+                                            "fp8": 1e5, "fp4": 1e5}),
+     ["team-b200", "peak_tflops.bf16", "more than 10x from the sm_100 architecture's"]),
+    (_team_gpu(id="h100", family="Hopper"),  # the pulled id is blamed, not h100-sxm's alias
+     ["entry 'h100', field 'id', value 'h100'", "names another catalog GPU (h100-sxm)"]),
+    (_team_gpu(name=load_catalog().gpu("h100-sxm").name),
+     ["entry 'team-b200', field 'name'", "names another catalog GPU (h100-sxm)"]),
+], ids=["1e5-tflops", "alias-h200", "alias-h100", "200-aliases", "1e5-family-of-one",
+        "id-h100", "name-of-h100"])
 def test_a_pulled_catalog_with_absurd_figures(advisor_cli, www, advisor_home, gpu,
                                               needles) -> None:
     root, base = www
@@ -389,7 +397,7 @@ def test_a_pulled_catalog_with_absurd_figures(advisor_cli, www, advisor_home, gp
     ("token_budget = 1.0e12", "token_budget = 1e18",
      ["workload.token_budget", "years on 8x", "check the token budget"]),
     ("h200-sxm = 3.50", "h200-sxm = 0.001",
-     ["prices.h200-sxm", "6,400x the price of h200-sxm", "wrong unit"]),
+     ["prices.h200-sxm", "x the price of h200-sxm ($0.001)", "wrong unit"]),  # any default
 ])
 def test_an_implausible_result_is_an_input_problem(advisor_cli, tmp_path, old, new,
                                                    needles) -> None:
@@ -414,8 +422,9 @@ def test_an_implausible_speedup_names_the_probe_record(advisor_cli, tmp_path) ->
     probe.write_text(json.dumps(record))
     r = advisor_cli("decide", "--answers", write(tmp_path, EXAMPLE, "gpus = 8\n", "gpus = 8\n"),
                     "--probe", str(probe))
-    one_line_exit_2(r, "answers.toml", "b200-sxm", "x slower than h200-sxm per GPU",
-                    "check the probe record of b200-sxm")
+    line = one_line_exit_2(r, "b200.json, field 'matmul'", "x slower than h200-sxm per GPU",
+                           "check the probe record of b200-sxm", "its matmul bf16 of 8.6e-06")
+    assert "answers.toml" not in line  # the record is wrong, not the answers
 
 
 # --- 3, 5, 6: pulls -------------------------------------------------------------------------

@@ -33,7 +33,7 @@ async def test_a_measured_run_anchors_the_decision(make_app, ready_state):
         report = app.report
         anchor = report.decision.anchor
         assert anchor is not None and anchor.moved
-        assert "anchored on your measured 8,000 tok/s per GPU" in text_of(
+        assert "anchored on your measured 8,000 tokens/s per GPU" in text_of(
             app.screen.query_one("#perf-summary"))
         line = text_of(app.screen.query_one("#sweep-row"))
         modelled = report.decision.current.modelled_tokens_per_s_per_gpu

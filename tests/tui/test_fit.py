@@ -77,6 +77,12 @@ async def _serve(pilot: Any) -> None:
     await settle(pilot)
 
 
+async def _lora(pilot: Any) -> None:
+    await _advanced(pilot)
+    pilot.app.screen.query_one("#mode").value = "lora"
+    await settle(pilot)
+
+
 async def _tab(pilot: Any) -> None:
     await pilot.press("ctrl+t")
     await settle(pilot)
@@ -99,6 +105,7 @@ async def _pipeline(pilot: Any) -> None:
 VIEWS = {
     "workload-advanced": (1, _advanced),
     "workload-serving": (1, _serve),
+    "workload-lora": (1, _lora),
     "workload-measured": (1, lambda p: set_attr(p, "#measured", collapsed=False)),
     "workload-custom": (1, lambda p: set_attr(p, "#preset", value="custom")),
     "targets-layout": (2, open_layout),
@@ -137,7 +144,15 @@ def serving_at(ready_state: Any, step: int) -> Any:
     return state
 
 
-STATES = {"training": state_at, "serving": serving_at}
+def lora_at(ready_state: Any, step: int) -> Any:
+    """A 14B LoRA on one 24 GB L4 with its 16-bit base: the longest lines a LoRA verdict has
+    (what would fit, with flags, tokens/s and memory each)."""
+    return ready_state(current="l4", targets=["h100-sxm", "b200-sxm", "mi300x"], reached=step,
+                       given={"model": "qwen2.5-14b", "mode": "lora", "seq_lens": (4096,),
+                              "gpus": 1})
+
+
+STATES = {"training": state_at, "serving": serving_at, "lora": lora_at}
 
 
 @pytest.mark.parametrize("size", [NARROW, WIDE], ids=["80x24", "120x40"])

@@ -69,6 +69,12 @@ async def _serving(pilot: Pilot[Any]) -> None:
     await settle(pilot)
 
 
+async def _lora(pilot: Pilot[Any]) -> None:
+    await settle(pilot)
+    pilot.app.screen.query_one("#mode").value = "lora"
+    await settle(pilot)
+
+
 async def _pipeline(pilot: Pilot[Any]) -> None:
     await press(pilot, "ctrl+t")
     await pilot.click("#pl-example")
@@ -97,6 +103,7 @@ def anchored(ready_state: Any, step: int) -> Any:
 VIEWS = {
     "workload-advanced": (1, _advanced),
     "workload-serving": (1, _serving),
+    "workload-lora": (1, _lora),
     "workload-measured": (1, lambda p: set_attr(p, "#measured", collapsed=False)),
     "workload-custom": (1, lambda p: set_attr(p, "#preset", value="custom")),
     "targets-layout": (2, open_layout),
@@ -120,14 +127,24 @@ def test_view(snap_compare, make_app, ready_state, size, view):
     assert snap_compare(app, terminal_size=size, run_before=action)
 
 
-STATES = {"serving": serving, "anchored": anchored}
-SCENARIOS = [("serving", 6), ("serving", 8), ("serving", 3), ("anchored", 6), ("anchored", 8)]
+def lora(ready_state: Any, step: int) -> Any:
+    """A 14B LoRA at 4k on one 24 GB L4 with its 16-bit base, against H100 and B200: it fits
+    nowhere as given, and the verdict says what would."""
+    return ready_state(current="l4", targets=["h100-sxm", "b200-sxm"], reached=step,
+                       given={"model": "qwen2.5-14b", "mode": "lora", "seq_lens": (4096,),
+                              "gpus": 1})
+
+
+STATES = {"serving": serving, "anchored": anchored, "lora": lora}
+SCENARIOS = [("serving", 6), ("serving", 8), ("serving", 3), ("anchored", 6), ("anchored", 8),
+             ("lora", 8)]
 
 
 @SIZES
 @pytest.mark.parametrize(("kind", "step"), SCENARIOS,
                          ids=[f"{k}-{STEPS[s][0]}" for k, s in SCENARIOS])
 def test_scenario(snap_compare, make_app, ready_state, size, kind, step):
-    """Serving with a GPU in its own format, and a decision anchored on a measured run."""
+    """Serving with a GPU in its own format, a decision anchored on a measured run, and a LoRA
+    whose base fits nowhere as given."""
     app = make_app(state=STATES[kind](ready_state, step), start=step)
     assert snap_compare(app, terminal_size=size, run_before=settle)

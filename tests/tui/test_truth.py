@@ -41,9 +41,9 @@ async def test_the_example_stack_is_the_current_gpu_vendor_s(make_app, ready_sta
 
 async def test_amd_configurations_in_their_own_words_and_never_cheapest_unpriced(
         make_app, ready_state, shipped):
-    """MI300X against MI355X, neither priced: GPUs per node speak of Infinity Fabric, not
-    NVLink, and no pick is called the cheapest, here or on the verdict."""
-    state = ready_state(current="mi300x", targets=["mi355x"], reached=ConfigsScreen.STEP,
+    """MI250X against MI250, neither with a public quote: GPUs per node speak of Infinity
+    Fabric, not NVLink, and no pick is called the cheapest, here or on the verdict."""
+    state = ready_state(current="mi250x", targets=["mi250"], reached=ConfigsScreen.STEP,
                         given={"token_budget": 1e10}, box_stack=False)  # not this CUDA box's
     app = make_app(state=state, start=ConfigsScreen.STEP, with_catalog=shipped)
     async with app.run_test(size=WIDE) as pilot:

@@ -207,6 +207,8 @@ CASES: list[tuple[str, Mutator, list[str]]] = [
      ["software.toml", "status", "maybe"]),
     ("software.toml", _first("support", "package", "not-a-package"),
      ["software.toml", "package not declared", "not-a-package"]),
+    ("software.toml", _first("equivalent", "package", "not-a-package"),
+     ["software.toml", "package not declared", "not-a-package"]),
     ("software.toml", _first("support", "arch", "sm_999"),
      ["software.toml", "architecture not defined", "sm_999"]),
     ("prices.toml", _first("price", "usd_per_hour", -1.0),

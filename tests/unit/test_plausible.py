@@ -255,19 +255,19 @@ def test_no_point_is_above_its_gpus_peak() -> None:
         d.targets[0].model_copy(update={"sweep": [at_peak]})]}))
 
 
-def test_a_huge_vocabulary_prefill_is_within_peak_or_refused() -> None:
-    """The audit's case end to end: whatever the engine counts, no result above peak."""
+@pytest.mark.parametrize("vocab", [32_000, 16_000_000])
+def test_a_huge_vocabulary_prefill_is_within_peak(vocab: int) -> None:
+    """The audit's case end to end: a prefill counted the LM head for every token (MFU 17
+    at a 16M vocabulary); it runs on the last token only, so the decision is made, within
+    peak, and the vocabulary moves the MFU by what its one row per request costs."""
     model = {"name": "wide", "layers": 2, "hidden": 1024, "heads": 8, "kv_heads": 8,
-             "ffn": 2048, "vocab": 16_000_000}
+             "ffn": 2048, "vocab": vocab}
     answers = parse_answers({**BASE, "workload": {"mode": "prefill", "model": model,
                                                   "seq_lens": [4096]}})
-    try:
-        decision = run(answers, CATALOG).decision
-    except InputError as exc:
-        assert "above its peak" in exc.one_line()
-    else:
-        assert all(p.mfu is None or p.mfu <= 1 for side in (decision.current, *decision.targets)
-                   for p in (*side.sweep, *side.as_run))
+    decision = run(answers, CATALOG).decision
+    mfus = [p.mfu for side in (decision.current, *decision.targets)
+            for p in (*side.sweep, *side.as_run) if p.mfu is not None]
+    assert mfus and all(0 < m <= 0.5 for m in mfus), mfus
 
 
 def _pipeline(**stage) -> dict:

@@ -53,7 +53,9 @@ def test_a_target_that_needs_only_an_upgrade_is_ranked_with_the_remedy(catalog) 
     result = rank(run(ranking_answers(answers(stack=CUDA_124), catalog), catalog).decision)
     ranked = {r.gpu: r for r in result.ranked}
     assert "b200-sxm" in ranked
-    assert result.remedies["b200-sxm"].startswith("upgrade torch 2.5.1+cu124")
+    first = result.remedies["b200-sxm"]
+    assert first.kind == "upgrade" and first.text.startswith("upgrade torch 2.5.1+cu124")
+    assert {"b200-sxm", "b300-sxm"} <= set(result.by_remedy()[first.text])  # one line each
     b200 = ranked["b200-sxm"]
     assert b200.verdict is not None and b200.verdict.kind == "blocked-by-gate"
     assert "h100-sxm" in ranked and "h100-sxm" not in result.remedies  # runs as it is

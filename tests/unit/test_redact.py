@@ -107,6 +107,33 @@ def test_every_secret_shape_is_redacted(url: str, secret: str) -> None:
     assert secret not in scrub(message, url)
 
 
+@pytest.mark.parametrize(("url", "secret"), SECRETS)
+def test_no_secret_shape_reaches_a_cache_or_what_a_report_records(url: str, secret: str) -> None:
+    """Each shape pulled as a price sheet (through a stand-in transport that answers every
+    URL): neither what the pull prints, the cache file, the price's citation nor the
+    provenance a report records holds the secret; a URL refused before any request (one
+    with credentials) does not quote it either."""
+    import httpx
+
+    from advisor.core.errors import InputError
+    from advisor.io.catalog_store import cache_path, effective_catalog, provenance
+    from advisor.io.fetch import FetchPolicy
+    from advisor.io.sync import pull
+
+    sheet = b"gpu,usd_per_hour\nh100-sxm,2.10\n"
+    web = httpx.MockTransport(lambda request: httpx.Response(200, content=sheet))
+    try:
+        outcome = pull("prices", url, FetchPolicy(), "csv", transport=web)
+    except InputError as exc:
+        assert secret not in exc.one_line()
+        return
+    price = effective_catalog().default_price("h100-sxm")
+    assert price is not None and price.usd_per_hour == 2.10
+    for text in (outcome.summary(), cache_path("prices").read_text(), " ".join(price.source),
+                 provenance().model_dump_json()):
+        assert secret not in text, text
+
+
 @pytest.mark.parametrize("url", KEPT)
 def test_an_ordinary_url_is_kept_as_written(url: str) -> None:
     assert redact_url(url) == url

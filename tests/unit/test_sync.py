@@ -500,6 +500,18 @@ def test_a_pulled_sheets_types_are_not_coerced(row: str, field: str) -> None:
     assert f"field '{field}'" in exc.value.one_line() and "price 1" in exc.value.one_line()
 
 
+def test_a_sheets_unicode_digits_are_the_price_they_say() -> None:
+    """A CSV price `٢.٥` is 2.5: any script's decimal digits read as numbers (the number
+    grammar's docs say so); a comma, which means different things in different locales, is
+    refused."""
+    cat = load_catalog()
+    day = cat.prices[0].retrieved
+    entries = parse_price_sheet("gpu,usd_per_hour\nh100-sxm,٢.٥\n", "s.csv", "csv", cat, day)
+    assert [p["usd_per_hour"] for p in entries["price"]] == [2.5]
+    with pytest.raises(InputError, match="comma"):
+        parse_price_sheet('gpu,usd_per_hour\nh100-sxm,"2,5"\n', "s.csv", "csv", cat, day)
+
+
 def test_a_pulled_catalogs_types_are_not_coerced() -> None:
     doc = tomlkit.parse(_team_catalog())
     doc["gpu"][0]["peak_tflops"]["bf16"] = True

@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from advisor.humanize import NA, UNKNOWN
+
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
@@ -58,6 +60,16 @@ class Table:
     rows: Sequence[Sequence[str]]
     title: str = ""
     notes: Sequence[str] = ()
+
+
+LEGEND = {NA: f"{NA} does not apply or not supported", UNKNOWN: f"{UNKNOWN} not known"}
+
+
+def legend(t: Table, shown: Sequence[int]) -> list[str]:
+    """The line that says what the missing-figure marks in the `shown` columns mean."""
+    marks = {row[i] for row in t.rows for i in shown if i < len(row)}
+    said = [text for mark, text in LEGEND.items() if mark in marks]
+    return ["; ".join(said)] if said else []
 
 
 @dataclass(frozen=True)

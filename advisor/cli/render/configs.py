@@ -39,7 +39,7 @@ def sweep_blocks(r: ConfigSweep, answers: Answers) -> list[Block]:
             ", ".join(flags)])
     table = Table(
         [Col("GPU"), Col("GPUs", numeric=True), Col("nodes", numeric=True, drop=5),
-         Col("idle", "slots", numeric=True, drop=6), Col("throughput", "Ktok/s", numeric=True),
+         Col("idle", "slots", numeric=True, drop=6), Col("throughput", "K tokens/s", numeric=True),
          Col("scaling", numeric=True, drop=3), Col("comm", "share", numeric=True, drop=4),
          Col("wall-clock", numeric=True), Col("job", "$", numeric=True),
          Col("GPU-days", f"in {r.current}", numeric=True, drop=2),
@@ -78,7 +78,7 @@ def _balance_table(title: str, rows: list[PipelineBalance]) -> Table:
              "{:.2f}-{:.2f}".format(*b.kw_saved) if b.kw_saved else NA, b.queue]
             for b in rows]
     return Table([Col("split"), Col("idle", "GPUs", numeric=True, drop=3),
-                  Col("throughput", "Ktok/s", numeric=True), Col("wall-clock", numeric=True),
+                  Col("throughput", "K tokens/s", numeric=True), Col("wall-clock", numeric=True),
                   Col("bottleneck"), Col("power", "kW (band)", numeric=True, drop=2),
                   Col("saved vs now", "kW", numeric=True, drop=1), Col("queues", drop=4)],
                  body, title=title)
@@ -89,7 +89,7 @@ def pipeline_blocks(r: PipelineReport) -> list[Block]:
     now = r.current
     stages = Table(
         [Col("stage"), Col("GPU"), Col("GPUs", numeric=True),
-         Col("per GPU", "Ktok/s", numeric=True), Col("per GPU", f"{r.unit}/s", numeric=True),
+         Col("per GPU", "K tokens/s", numeric=True), Col("per GPU", f"{r.unit}/s", numeric=True),
          Col("rate from", drop=1), Col("busy", "W", numeric=True, drop=3),
          Col("idle", "W", numeric=True, drop=4), Col("power from", drop=2)],
         [[s.name, s.gpu, str(s.gpus), number(s.tokens_per_s_per_gpu / 1e3, 2),
@@ -97,13 +97,13 @@ def pipeline_blocks(r: PipelineReport) -> list[Block]:
           number(s.active_w), number(s.idle_w), s.power_source] for s in r.stages],
         title=f"Stages (1 {r.unit} = {r.tokens_per_unit:,.0f} tokens)")
     loads = Table(
-        [Col("stage"), Col("GPUs", numeric=True), Col("capacity", "Ktok/s", numeric=True),
+        [Col("stage"), Col("GPUs", numeric=True), Col("capacity", "K tokens/s", numeric=True),
          Col("utilisation", numeric=True), Col("state"), Col("power", "kW (band)", numeric=True)],
         [[ld.name, str(ld.gpus), number(ld.capacity * r.tokens_per_unit / 1e3, 1),
           f"{ld.utilisation:.0%}", ld.state,
           f"{ld.power_w_low / 1e3:.2f}-{ld.power_w_high / 1e3:.2f}"] for ld in now.stages],
         title=f"Now: {_split(now.split)} in a box of {r.box_gpus} GPUs")
-    head = (f"{number(now.tokens_per_s / 1e3, 1)} Ktok/s"
+    head = (f"{number(now.tokens_per_s / 1e3, 1)}K tokens/s"
             + (f", {_days(now.eta_days)}" if now.eta_days else "")
             + f", {now.power_kw_low:.2f}-{now.power_kw_high:.2f} kW; bottleneck: "
             f"{now.bottleneck}; {now.queue}")
@@ -122,17 +122,19 @@ def _alternative(r: PipelineReport, a: Any) -> list[Block]:
     """The same pipeline on another GPU: as given (a write-up's assumptions) and as the
     engine projects it, split by split, with GPU-days in current-GPU days."""
     now = r.current
-    base = (f"now {number(now.tokens_per_s / 1e3, 1)} Ktok/s"
+    base = (f"now {number(now.tokens_per_s / 1e3, 1)}K tokens/s"
             + (f", {_days(now.eta_days)}" if now.eta_days else "")
             + (f", {number(r.current_gpu_days, 1)} GPU-days" if r.current_gpu_days else ""))
     rows = [[_split(s.split), number(s.tokens_per_s / 1e3, 1), s.bottleneck,
              _days(s.eta_days), number(s.gpu_days_equiv, 1),
              number((s.engine_tokens_per_s or 0) / 1e3, 1), _days(s.engine_eta_days),
              number(s.engine_gpu_days_equiv, 1)] for s in a.splits]
-    table = Table([Col("split"), Col("given", "Ktok/s", numeric=True), Col("bottleneck", drop=3),
+    table = Table([Col("split"), Col("given", "K tokens/s", numeric=True),
+                   Col("bottleneck", drop=3),
                    Col("given", "wall-clock", numeric=True),
                    Col("given", "GPU-days", numeric=True, drop=2),
-                   Col("engine", "Ktok/s", numeric=True), Col("engine", "wall-clock", numeric=True),
+                   Col("engine", "K tokens/s", numeric=True),
+                   Col("engine", "wall-clock", numeric=True),
                    Col("engine", "GPU-days", numeric=True, drop=1)],
                   rows, title=f"On {a.gpu} ({a.source or 'rates as given'})")
     out: list[Block] = [Para(f"price: {a.price_note}; {base}", lead=f"{a.gpu}:"), table]

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, TypeGuard
 
+from advisor.base_words import frozen_base_lines
 from advisor.cli.render.blocks import Block, Bullets, Col, Heading, Para, Table
 from advisor.cli.render.charts import interactivity_chart, speedup_chart
 from advisor.humanize import NA, UNKNOWN, band, count, duration, number, usd
@@ -72,7 +73,7 @@ SERVING: list[Figure] = [
            lambda d, r, p: number(p.ttft_ms) if _ran(p) and p.ttft_ms is not None else NA),
     Figure(Col("TPOT", "ms", numeric=True),
            lambda d, r, p: number(p.tpot_ms, 1) if _ran(p) and p.tpot_ms is not None else NA),
-    Figure(Col("tok/s", "per user", numeric=True),
+    Figure(Col("tokens/s", "per user", numeric=True),
            lambda d, r, p: number(1000 / p.tpot_ms, 1) if _ran(p) and p.tpot_ms else NA),
 ]
 """Serving's own figures, inserted after the speedup column for a serving decision: what a
@@ -100,6 +101,9 @@ SUMMARY: list[Figure] = [
 def blocks(d: Decision) -> list[Block]:
     out: list[Block] = [Heading(f"Verdict: {_context(d)}")]
     out += verdict_lines(d)
+    base = frozen_base_lines(d)
+    if base:
+        out.append(Bullets(base, title="The frozen base (LoRA)"))
     out.append(summary_table(d))
     out += interactivity(d)
     for t in d.targets:
@@ -140,7 +144,7 @@ def interactivity(d: Decision) -> list[Block]:
         rows.append(row)
     cols = [Col("tokens/s", "per user", numeric=True)]
     for r in results:
-        cols += [Col(r.gpu, "tok/s/GPU", numeric=True), Col("batch", "layout", drop=2)]
+        cols += [Col(r.gpu, "tokens/s per GPU", numeric=True), Col("batch", "layout", drop=2)]
     caps = ", ".join(f"{r.gpu} {p.batch_cap}" for r in results
                      if (p := _point(d, r)) is not None and p.batch_cap)
     notes = [f"{NA}: that GPU cannot serve each user this fast"]

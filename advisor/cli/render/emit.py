@@ -1,11 +1,13 @@
-"""Draw blocks as text fitted to the terminal, Markdown, HTML or SVG.
+"""Draw blocks as text fitted to the terminal or as an SVG, and pick the drawer of a format.
 
 Text goes through rich, so a table takes the terminal's width (`COLUMNS` where there is
-no terminal, 80 by default): text columns wrap, number columns never do, and when even
-wrapped the table cannot fit, its low-value columns are left out and a note says which.
-HTML and SVG are rich's recording console at a fixed width, so a shared file looks the
-same wherever it is opened. Every string from a report or a catalog is sanitised here,
-once, on its way out (`clean`): a pulled name cannot reach a terminal as an escape.
+no terminal, 80 by default) as `fit` lays it out: text columns wrap, number columns never
+do, and the columns that do not fit are left out and named; a chart that does not fit is
+left out and said so. On a stream that cannot show every character rich draws its rules
+and boxes in ASCII. The SVG is rich's recording console at a fixed width, in the system's
+monospace font (nothing fetched when it opens); Markdown and HTML are `markdown` and
+`html`. Every string from a report or a catalog is sanitised on its way out (`clean`): a
+pulled name cannot reach a terminal as an escape.
 """
 
 from __future__ import annotations
@@ -16,17 +18,17 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Literal, TextIO
 
-from advisor.cli.render.blocks import Block, Bullets, Figure, Heading, Para, Table
+from advisor.cli.render.blocks import Block, Bullets, Figure, Heading, Para, Table, legend
+from advisor.cli.render.fit import Fit, fit
 from advisor.core import clean, clean_block
-from advisor.humanize import NA, UNKNOWN
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
 
 Format = Literal["text", "md", "html", "svg", "json"]
 SHARE_WIDTH = 110
-"""Columns of an HTML or SVG export: wide enough for every table, narrow enough to read."""
-LEGEND = {NA: f"{NA} does not apply or not supported", UNKNOWN: f"{UNKNOWN} not known"}
+"""Columns of an SVG export and of a chart in a document: wide enough for every table,
+narrow enough to read."""
 
 
 def console(file: TextIO | None = None, width: int | None = None,
@@ -55,17 +57,47 @@ _TRAILING = re.compile(r"(?:[ ]|\x1b\[[0-9;]*m)+$", re.MULTILINE)
 def render(blocks: Sequence[Block], fmt: Format, title: str) -> str:
     """The blocks as one document in `fmt` (text, md, html or svg)."""
     if fmt == "md":
-        return markdown(blocks, title)
+        from advisor.cli.render import markdown
+
+        return markdown.document(blocks, title)
+    if fmt == "html":
+        from advisor.cli.render import html
+
+        return html.page(blocks, title)
     if fmt == "text":
         buffer = io.StringIO()
         draw(blocks, console(buffer))
         return buffer.getvalue()
     rec = console(io.StringIO(), width=SHARE_WIDTH, record=True)
     draw(blocks, rec)
-    if fmt == "svg":
-        return rec.export_svg(title=clean(title))
-    heading = _html_escape(clean(title)).replace("{", "{{").replace("}", "}}")
-    return rec.export_html(inline_styles=True, code_format=_HTML.replace("{title}", heading))
+    return offline_svg(rec.export_svg(title=clean(title)))
+
+
+MONOSPACE = "ui-monospace, Menlo, Consolas, 'DejaVu Sans Mono', 'Liberation Mono', monospace"
+"""The SVG's font: the system's monospace, the first one installed wins."""
+_FONT_FACE = re.compile(r"[ \t]*@font-face\s*\{[^}]*\}\n?")
+_FONT_FAMILY = re.compile(r"font-family:\s*Fira Code,\s*monospace")
+
+
+def offline_svg(svg: str) -> str:
+    """rich's SVG without its web fonts: its `@font-face` rules load Fira Code from a CDN when
+    the file opens; the text is drawn in the system's monospace instead."""
+    return _FONT_FAMILY.sub(f"font-family: {MONOSPACE}", _FONT_FACE.sub("", svg))
+
+
+def chart_text(chart: Figure) -> str:
+    """A chart as plain text at the document width (Markdown's fenced block)."""
+    buffer = io.StringIO()
+    con = console(buffer, width=SHARE_WIDTH)
+    con.print(chart.body)
+    return clean_block("\n".join(line.rstrip() for line in buffer.getvalue().splitlines()))
+
+
+def chart_html(chart: Figure) -> str:
+    """A chart as escaped HTML text with its colours as inline styles (HTML's <pre>)."""
+    rec = console(io.StringIO(), width=SHARE_WIDTH, record=True)
+    rec.print(chart.body)
+    return rec.export_html(inline_styles=True, code_format="{code}").rstrip()
 
 
 def draw(blocks: Iterable[Block], con: Console) -> None:
@@ -101,9 +133,26 @@ def _renderables(block: Block, con: Console) -> list[RenderableType]:
             else []
         return [*head, _hanging("-", block.items, block.indent)]
     if isinstance(block, Figure):
-        out: list[RenderableType] = [Text(clean(block.title), style="bold"), block.body]
-        return out + [Text(clean(n), style="dim") for n in block.notes]
+        title = Text(clean(block.title), style="bold")
+        if not _fits(block.body, con):
+            return [title, Text("left out at this width (a wider terminal, or --format md, "
+                                "shows it)", style="dim")]
+        return [title, block.body, *(Text(clean(n), style="dim") for n in block.notes)]
     return _table(block, con)
+
+
+UNBOUNDED = 10_000
+"""A width no chart reaches: what a chart needs is measured against it, not the terminal."""
+
+
+def _fits(chart: RenderableType, con: Console) -> bool:
+    """A chart is drawn only where it fits: a text chart line for line (wrapped, its marks
+    would move), a grid of columns with its text column wrapped between words."""
+    from rich.measure import Measurement
+    from rich.text import Text
+
+    m = Measurement.get(con, con.options.update_width(UNBOUNDED), chart)  # else clamped
+    return (m.maximum if isinstance(chart, Text) else m.minimum) <= con.width
 
 
 def _hanging(mark: str, items: Sequence[str], indent: int) -> RenderableType:
@@ -123,156 +172,39 @@ def _hanging(mark: str, items: Sequence[str], indent: int) -> RenderableType:
 def _table(t: Table, con: Console) -> list[RenderableType]:
     from rich.text import Text
 
-    keep = list(range(len(t.cols)))
-    left_out: list[str] = []
-    while _width(t, keep) > con.width:
-        droppable = [i for i in keep if t.cols[i].drop > 0]
-        if not droppable:
-            break
-        victim = max(droppable, key=lambda i: (t.cols[i].drop, i))
-        keep.remove(victim)
-        left_out.append(t.cols[victim].title())
+    f = fit(t, con.width)
     out: list[RenderableType] = []
     if t.title:
         out.append(Text(clean(t.title), style="bold"))
-    out.append(_rich_table(t, keep))
-    notes = [*t.notes, *_legend(t, keep)]
-    if left_out:
-        notes.append(f"left out at this width: {', '.join(left_out)} (a wider terminal, or "
-                     "--format md, shows them)")
+    out.append(_rich_table(t, f, con))
+    notes = [*t.notes, *legend(t, f.keep)]
+    if f.left_out:
+        names = ", ".join(t.cols[i].title() for i in f.left_out)
+        notes.append(f"left out at this width: {names} (a wider terminal, or --format md, "
+                     "shows them)")
     out += [Text(clean_block(n), style="dim") for n in notes]
     return out
 
 
-GAP = 3
-"""Between two columns: a padding cell each side of the box's blank divider."""
-LONGEST_WORD = 18
-"""A text column is never squeezed below its longest word, up to this many characters."""
+ASCII_HEAD = "    \n    \n -- \n    \n    \n    \n    \n    \n"
+"""rich's SIMPLE_HEAD drawn with `-`: for a stream that cannot show its line."""
 
 
-def _least(t: Table, i: int) -> int:
-    """The narrowest column `i` can be: numbers and the first column whole, other text down
-    to its longest word."""
-    col = t.cols[i]
-    cells = [clean(row[i]) for row in t.rows if i < len(row)]
-    if _whole(t, i):
-        return max([len(col.header), len(col.unit), *(len(c) for c in cells)])
-    words = [len(w) for text in (col.header, col.unit, *cells) for w in text.split()]
-    return min(LONGEST_WORD, max(words, default=1))
-
-
-def _whole(t: Table, i: int) -> bool:
-    col = t.cols[i]
-    return col.whole if col.whole is not None else (col.numeric or i == 0)
-
-
-def _width(t: Table, keep: Sequence[int]) -> int:
-    return sum(_least(t, i) for i in keep) + GAP * (len(keep) - 1)
-
-
-def _legend(t: Table, keep: Sequence[int]) -> list[str]:
-    marks = {row[i] for row in t.rows for i in keep if i < len(row)}
-    shown = [text for mark, text in LEGEND.items() if mark in marks]
-    return ["; ".join(shown)] if shown else []
-
-
-def _rich_table(t: Table, keep: Sequence[int]) -> RenderableType:
+def _rich_table(t: Table, f: Fit, con: Console) -> RenderableType:
     from rich import box
     from rich.table import Table as RichTable
     from rich.text import Text
 
-    table = RichTable(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1),
+    rule = box.Box(ASCII_HEAD, ascii=True) if con.options.ascii_only else box.SIMPLE_HEAD
+    table = RichTable(box=rule, show_edge=False, pad_edge=False, padding=(0, 1),
                       header_style="bold")
-    for i in keep:
+    for i, width, unwrapped in zip(f.keep, f.widths, f.whole, strict=True):
         col = t.cols[i]
         header = Text(clean(col.header))
         if col.unit:
             header.append("\n" + clean(col.unit), style="dim")
-        table.add_column(header, justify="right" if col.numeric else "left", no_wrap=_whole(t, i),
-                         overflow="fold", min_width=_least(t, i))
+        table.add_column(header, justify="right" if col.numeric else "left",
+                         no_wrap=unwrapped, overflow="fold", width=width)
     for row in t.rows:
-        table.add_row(*(Text(clean(row[i]) if i < len(row) else "") for i in keep))
+        table.add_row(*(Text(clean(row[i]) if i < len(row) else "") for i in f.keep))
     return table
-
-
-# --- Markdown -------------------------------------------------------------------------------------
-
-
-def markdown(blocks: Sequence[Block], title: str) -> str:
-    """GitHub-flavoured Markdown: every column of every table (a file has no width), charts
-    as fenced text."""
-    out = [f"# {_md(title)}"]
-    for block in blocks:
-        out.append("")
-        if isinstance(block, Heading):
-            out.append(f"## {_md(block.text)}")
-        elif isinstance(block, Para):
-            lead = f"**{_md(block.lead)}** " if block.lead else ""
-            text = f"{lead}{_md(block.text)}"
-            out.append(f"*{text}*" if block.dim else text)
-        elif isinstance(block, Bullets):
-            out += [_md(block.title), ""] if block.title else []
-            out += [f"- {_md(item)}" for item in block.items]
-        elif isinstance(block, Figure):
-            buffer = io.StringIO()
-            con = console(buffer, width=SHARE_WIDTH)
-            con.print(block.body)
-            body = "\n".join(line.rstrip() for line in buffer.getvalue().splitlines())
-            out += [f"**{_md(block.title)}**", "", "```text", clean_block(body), "```"]
-            out += [f"*{_md(n)}*" for n in block.notes]
-        else:
-            out += _md_table(block)
-    return "\n".join(out) + "\n"
-
-
-def _md_table(t: Table) -> list[str]:
-    out = [f"**{_md(t.title)}**", ""] if t.title else []
-    out.append("| " + " | ".join(_cell(c.title()) for c in t.cols) + " |")
-    out.append("| " + " | ".join("---:" if c.numeric else "---" for c in t.cols) + " |")
-    out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in t.rows]
-    notes = [*t.notes, *_legend(t, range(len(t.cols)))]
-    if notes:
-        out.append("")
-        out += [f"*{_md(n)}*" for n in notes]
-    return out
-
-
-def _md(text: str) -> str:
-    """Text with Markdown's active characters escaped, so data cannot become markup."""
-    text = clean_block(text).replace("\\", "\\\\")
-    for ch in "*_`[]<>|#":
-        text = text.replace(ch, "\\" + ch)
-    return text.replace("\n", "  \n")
-
-
-def _cell(text: str) -> str:
-    return _md(text).replace("  \n", "<br>") or " "
-
-
-def _html_escape(text: str) -> str:
-    import html
-
-    return html.escape(text)
-
-
-_HTML = """\
-<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<title>{title}</title>
-<style>
-{stylesheet}
-body {{
-    color: {foreground};
-    background-color: {background};
-    margin: 2em;
-}}
-</style>
-</head>
-<body>
-    <pre style="font-family:Menlo,'DejaVu Sans Mono',consolas,'Courier New',monospace">\
-<code style="font-family:inherit">{code}</code></pre>
-</body>
-</html>
-"""

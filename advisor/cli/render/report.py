@@ -23,6 +23,9 @@ def title(r: Report) -> str:
 ANSWERS_FILE_WORDS = {
     "quote one with --price GPU=USD": "quote one under [prices] in the answers file",
     "quote one with --price": "quote one under [prices] in the answers file",
+    "--allow-quantized-base": "allow_quantized_base = true",
+    "--offload-frozen-weights": "offload_frozen_weights = true",
+    **{f"--base-format {f}": f'base_format = "{f}"' for f in ("fp8", "int8", "nf4", "int4")},
 }
 """The engine's messages name compare's flags; from an answers file, its tables instead."""
 

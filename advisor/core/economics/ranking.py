@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from advisor.core.economics.cost import cap_words
-from advisor.core.model.answers import Answers, split_count
+from advisor.core.model.answers import Answers, check_against_catalog, split_count
 
 if TYPE_CHECKING:
     from advisor.core.model.catalog import Catalog
@@ -28,7 +28,8 @@ Order = Literal["cost", "time", "energy"]
 def ranking_answers(answers: Answers, catalog: Catalog, vendor: str | None = None) -> Answers:
     """The answers with every catalog GPU (of `vendor` when given) as a target: a target the
     user entered keeps its count (`id@N`), layout and stack, every other GPU runs at the
-    current side's count."""
+    current side's count. A name no catalog GPU has is one line naming its field."""
+    check_against_catalog(answers, catalog)
     current_id, current_count = split_count(answers.current)
     current = catalog.gpu(current_id).id
     entered = {catalog.gpu(split_count(t)[0]).id: t for t in answers.targets}
@@ -40,21 +41,50 @@ def ranking_answers(answers: Answers, catalog: Catalog, vendor: str | None = Non
     return answers.model_copy(update={"targets": targets, "configs": None, "pipeline": None})
 
 
+RemedyKind = Literal["upgrade", "check"]
+
+
+@dataclass(frozen=True)
+class Remedy:
+    """What a ranked GPU needs before it runs: a package upgrade (or reinstall), or a check
+    of packages nobody has support data for on it."""
+
+    kind: RemedyKind
+    text: str  # the gate's own actions
+
+
 @dataclass(frozen=True)
 class Ranking:
     order: Order
     ranked: list[GpuResult]  # the ones that run (or would, after a remedy), in order
-    remedies: dict[str, str]  # a ranked GPU's one thing to do first: an upgrade, or a check
+    remedies: dict[str, Remedy]  # a ranked GPU's one thing to do first, by GPU
     out: list[tuple[GpuResult, str]]  # the others, with why
 
+    def by_remedy(self) -> dict[str, list[str]]:
+        """The ranked GPUs that need something first, grouped by what: remedy -> GPUs."""
+        out: dict[str, list[str]] = {}
+        for gpu, what in self.remedies.items():
+            out.setdefault(what.text, []).append(gpu)
+        return out
 
-def remedy(r: GpuResult) -> str | None:
+    def unchecked(self) -> list[str]:
+        """The ranked GPUs no stack was checked on (none given for them): ranked on the
+        hardware alone."""
+        return [r.gpu for r in self.ranked if r.software_gate is None]
+
+    def unpriced(self) -> list[str]:
+        """The ranked GPUs with no price, which cannot be ranked on $/token: quote one."""
+        return [r.gpu for r in self.ranked
+                if r.assumptions is None or r.assumptions.price is None]
+
+
+def remedy(r: GpuResult) -> Remedy | None:
     """What a target needs before it runs, when that is only a package upgrade or a check
     of a package nobody has support data for; None when it needs nothing (or more)."""
     g = r.software_gate
-    if r.role == "current" or g is None:
+    if r.role == "current" or g is None or g.remedy is None:
         return None
-    return g.remedy
+    return Remedy("check" if g.status == "unverified" else "upgrade", g.remedy)
 
 
 def why_out(r: GpuResult, seq: int, power_cap_kw: float | None,
@@ -113,7 +143,7 @@ def rank(decision: Decision, order: Order = "cost",
         a.configs.deadline_days if a.configs is not None else None)
     ok: list[GpuResult] = []
     out: list[tuple[GpuResult, str]] = []
-    remedies: dict[str, str] = {}
+    remedies: dict[str, Remedy] = {}
     for r in (decision.current, *decision.targets):
         why = why_out(r, seq, a.power_cap_kw, deadline)
         if why is not None:

@@ -18,11 +18,16 @@ decision, at every projected point:
 - a pipeline's time for its token budget at most MAX_WALL_CLOCK_H too.
 
 The same rules hold on every path (`advisor decide`, `compare`, `configs sweep`, `configs
-pipeline`), so no command prints what another would refuse.
+pipeline`), so no command prints what another would refuse. The line names the input that
+drives the result: the measured run, a power limit, a layout, the network, or the probe
+record whose figure the slow part of the step runs at (its file, and the record's section:
+matmul, attention, bandwidth or collectives), else the workload.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from advisor.core.errors import InputError
@@ -34,19 +39,25 @@ if TYPE_CHECKING:  # types only: the stages check their own rates here too
     from advisor.core.economics.stages import PipelineReport
     from advisor.core.model.catalog import Catalog
     from advisor.core.model.options import PipelineSpec
-    from advisor.core.result import Decision, GpuResult
+    from advisor.core.model.probe_record import ProbeRecord
+    from advisor.core.projection.rates import Evidence
+    from advisor.core.result import Decision, GpuResult, SweepPoint
 
 YEAR_H = 8766.0  # hours in a mean (Julian) year, for "the job would take N years"
 
 
-def check_plausible(decision: Decision) -> None:
+def check_plausible(decision: Decision, probes: Mapping[str, ProbeRecord] | None = None,
+                    workload: ProbeRecord | None = None) -> None:
     """Raise InputError (one line: the input to check, and why) when the decision holds a
-    speedup, price ratio, $/token ratio or wall-clock outside what real GPUs produce."""
+    speedup, price ratio, $/token ratio or wall-clock outside what real GPUs produce.
+    `probes` are the suite records by GPU the decision used and `workload` the workload-probe
+    record that anchored it, so a result they drive is blamed on them."""
+    used = probes or {}
     current = decision.current
     for side in (current, *decision.targets):
-        _within_peak(decision, side)
+        _within_peak(decision, side, used, workload)
     for target in decision.targets:
-        _speedups(decision, current, target)
+        _speedups(decision, current, target, used)
         _prices(decision, current, target)
     for side in (current, *decision.targets):
         job = side.job
@@ -103,33 +114,44 @@ def _within_a_century(hours: float, what: str, field: str, value: Any) -> None:
             "against the GPU count", field=field, value=value)
 
 
-def _within_peak(decision: Decision, side: GpuResult) -> None:
+@dataclass(frozen=True)
+class _Blame:
+    """The input an implausible result is blamed on: what to check, in words, and where."""
+
+    what: str
+    field: str | None
+    value: Any = None
+    file: str | None = None
+
+    def error(self, message: str) -> InputError:
+        return InputError(f"{message}, so an input is off: check {self.what}", file=self.file,
+                          field=self.field, value=self.value)
+
+
+def _within_peak(decision: Decision, side: GpuResult, probes: Mapping[str, ProbeRecord],
+                 workload: ProbeRecord | None) -> None:
     """No point of a side, as run or re-tuned, is above its GPU's peak (MFU above 1)."""
     for p in (*side.sweep, *side.as_run):
         if p.mfu is None or p.mfu <= 1:
             continue
-        what, field, value = ("the measured run (measured)", "measured",
-                              decision.answers.measured.what) \
-            if decision.answers.measured is not None else _driver(decision, side)
-        raise InputError(
+        blame = _anchor(decision, workload) or _driver(decision, side, probes)
+        raise blame.error(
             f"the projection puts {side.gpu} at {p.mfu:.0%} of its peak at {p.seq_len:,} "
-            f"tokens ({p.binding or 'nothing'} bound); no kernel runs above its peak, so an "
-            f"input is off: check {what}", field=field, value=value)
+            f"tokens ({p.binding or 'nothing'} bound); no kernel runs above its peak")
 
 
-def _speedups(decision: Decision, current: GpuResult, target: GpuResult) -> None:
+def _speedups(decision: Decision, current: GpuResult, target: GpuResult,
+              probes: Mapping[str, ProbeRecord]) -> None:
     for p in target.sweep:
         s = p.speedup
         if s is None or 1 / B.MAX_SPEEDUP <= s <= B.MAX_SPEEDUP:
             continue
         slow = target if s < 1 else current
-        what, field, value = _driver(decision, slow)
         ratio = f"{1 / s:,.0f}x slower" if s < 1 else f"{s:,.0f}x faster"
-        raise InputError(
+        raise _driver(decision, slow, probes).error(
             f"the projection makes {target.gpu} {ratio} than {current.gpu} per GPU at "
             f"{p.seq_len:,} tokens ({_why(slow)}); no real pair of GPUs is more than "
-            f"{B.MAX_SPEEDUP:,.0f}x apart, so an input is off: check {what}",
-            field=field, value=value)
+            f"{B.MAX_SPEEDUP:,.0f}x apart")
 
 
 def _prices(decision: Decision, current: GpuResult, target: GpuResult) -> None:
@@ -156,23 +178,62 @@ def _price(side: GpuResult) -> PriceQuote | None:
     return side.assumptions.price if side.assumptions is not None else None
 
 
-def _driver(decision: Decision, side: GpuResult) -> tuple[str, str | None, Any]:
-    """(what to check, its field, its value): the input most likely to make `side`
-    implausibly slow: its power limit, a layout of its own, the network where that binds,
-    the probe record it was projected from, else the workload as a whole."""
+def _anchor(decision: Decision, workload: ProbeRecord | None) -> _Blame | None:
+    """The measurement the decision is anchored on, where it is: the answers' own, or the
+    workload-probe record's whole-model throughput."""
+    measured = decision.answers.measured
+    if measured is not None:
+        return _Blame("the measured run (measured)", "measured", measured.what)
+    anchor = decision.anchor
+    if anchor is None or workload is None or anchor.source.startswith("user"):
+        return None
+    stamp = workload.stamp
+    return _Blame(f"the workload probe record of {decision.current.gpu} ({stamp.hostname} "
+                  f"{stamp.date})", workload.workload_field("tokens_per_s"), anchor.measured,
+                  workload.origin)
+
+
+def _driver(decision: Decision, side: GpuResult, probes: Mapping[str, ProbeRecord]) -> _Blame:
+    """The input most likely to make `side` implausibly slow: its power limit, a layout of
+    its own, the network where that binds, the probe-record figure its slowest part runs
+    at, else the workload as a whole."""
     answers = decision.answers
     for key, watts in answers.power_limits_w.items():
         if key.split("@")[0] == side.gpu:
-            return f"power_limits_w.{key}", f"power_limits_w.{key}", watts
+            return _Blame(f"power_limits_w.{key}", f"power_limits_w.{key}", watts)
     if side.gpu in answers.layouts:
-        return f"layouts.{side.gpu}", f"layouts.{side.gpu}", None
+        return _Blame(f"layouts.{side.gpu}", f"layouts.{side.gpu}")
     point = side.point(decision.primary_seq_len)
     if point is not None and point.binding == "network":
-        return "workload.nic_gbit", "workload.nic_gbit", answers.workload.nic_gbit
-    if side.assumptions is not None and side.assumptions.probe is not None:
-        return (f"the probe record of {side.gpu} ({side.assumptions.probe})",
-                f"probes.{side.gpu}", side.assumptions.probe)
-    return "the workload's layout and sizes", "workload", None
+        return _Blame("workload.nic_gbit", "workload.nic_gbit", answers.workload.nic_gbit)
+    record = probes.get(side.gpu)
+    measured = _probed_rate(side, point) if record is not None else None
+    if record is not None and measured is not None:
+        section = next(v for k, v in _SECTION.items() if measured.quantity.startswith(k))
+        return _Blame(
+            f"the probe record of {side.gpu} ({record.stamp.hostname} {record.stamp.date}): "
+            f"its {measured.quantity} of {measured.value:,.4g} {measured.unit}",
+            section if record.origin else f"probes.{side.gpu}.{section}", file=record.origin)
+    return _Blame("the workload's layout and sizes", "workload")
+
+
+_SECTION = {"matmul": "matmul", "attention": "attention", "HBM bandwidth": "bandwidth",
+            "host link": "bandwidth", "scale-up link": "collectives"}
+"""The probe record's section each measured rate comes from."""
+_RATE_OF = {"memory": "HBM bandwidth", "network": "scale-up link", "host": "host link"}
+
+
+def _probed_rate(side: GpuResult, point: SweepPoint | None) -> Evidence | None:
+    """The measured rate (from the side's probe record) that the slowest part of its step
+    runs at, if that part's rate came from the record."""
+    if point is None or not point.bucket_seconds or side.assumptions is None:
+        return None
+    slowest = max(point.bucket_seconds, key=point.bucket_seconds.__getitem__)
+    resource = point.bucket_binding.get(slowest)
+    quantity = ("attention" if slowest == "attention" else "matmul") if resource == "compute" \
+        else _RATE_OF.get(resource or "")
+    return next((e for e in side.assumptions.evidence if e.source == "probe" and quantity
+                 and e.quantity.startswith(quantity)), None)
 
 
 def _why(side: GpuResult) -> str:

@@ -176,7 +176,7 @@ def stage_rate(stage: StageSpec, tokens_per_unit: float | None, catalog: Catalog
         total = stage.measured_tokens_per_s or (stage.measured_units_per_s or 0.0) * (
             tokens_per_unit or 0.0)
         rate = total / stage.gpus
-        detail = f"measured: {total / 1000:,.1f} Ktok/s on {stage.gpus} GPU(s), linear per GPU"
+        detail = f"measured: {total / 1000:,.1f}K tokens/s on {stage.gpus} GPU(s), linear per GPU"
     elif stage.flops_per_token is None:
         rate, detail, busy_w = _engine_rate(stage, gpu, catalog, probes, cal)
     else:
@@ -261,7 +261,7 @@ def _alternative(spec: PipelineSpec, alt: PipelineAlternative, base: list[StageR
         if g.source == "projected" or e is g or h is None:
             continue
         differences.append(
-            f"{g.name} on {gpu.id}: {g.detail} = {g.tokens_per_s_per_gpu / 1e3:,.1f} Ktok/s per "
+            f"{g.name} on {gpu.id}: {g.detail} = {g.tokens_per_s_per_gpu / 1e3:,.1f}K tokens/s per "
             f"GPU, {g.tokens_per_s_per_gpu / b.tokens_per_s_per_gpu:.2f}x the {b.source} "
             f"{b.tokens_per_s_per_gpu / 1e3:,.1f} on {b.gpu}. The engine projects "
             f"{e.tokens_per_s_per_gpu / 1e3:,.1f} on {gpu.id} and "

@@ -11,7 +11,7 @@ from __future__ import annotations
 import difflib
 import itertools
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, TypeVar, get_args
 
@@ -403,6 +403,19 @@ def _validate(model: type[T], raw: Any, file: str, entry: str | None) -> T:
         raise validation_error(exc, file, entry) from None
 
 
+_Row = TypeVar("_Row", Support, Equivalent)
+
+
+def _package_row(model: type[_Row], raw: Any, file: str, entry: str,
+                 packages: Mapping[str, Any]) -> _Row:
+    """A software.toml row about one package, which [[package]] must declare."""
+    row = _validate(model, raw, file, entry)
+    if row.package not in packages:
+        raise InputError("package not declared in [[package]]", file=file, entry=entry,
+                         field="package", value=row.package)
+    return row
+
+
 def _entry_id(raw: Any, key: str = "id") -> str | None:
     if isinstance(raw, dict):
         v = raw.get(key)
@@ -511,27 +524,29 @@ def _peer_medians(stated: list[tuple[Gpu, float]], key: Callable[[Gpu], str], fe
     return out
 
 
-def _check_names(gpus: list[Gpu], file: str) -> None:
+def _check_names(gpus: list[Gpu], file: str, pulled: Collection[str] = ()) -> None:
     """Every name a GPU answers to (its id, its name, each alias) is its alone: no other GPU
     holds it, so a pulled entry cannot take `h100` (an alias of h100-sxm) or another GPU's
     full name and have `--current H100` resolve to it. An alias is also not the model part
-    of the id of a GPU of another family ("h200" of h200-sxm on a B200). Ids are claimed
-    first, then names, then aliases: the blame goes to the less specific of two clashing
-    names, and between two of a kind to the later entry (a new pulled GPU comes after the
-    shipped ones). Hashed: linear in the catalog."""
+    of the id of a GPU of another family ("h200" of h200-sxm on a B200). The shipped GPUs
+    claim their names first, then the `pulled` ones (by id): a clash is blamed on the pulled
+    entry, the one that can be fixed. Within each, ids are claimed first, then names, then
+    aliases: the blame goes to the less specific of two clashing names, and between two of
+    a kind to the later entry. Hashed: linear in the catalog."""
     owner: dict[str, Gpu] = {}
-    for field_ in ("id", "name", "aliases"):
-        for g in gpus:
-            for name in g.aliases if field_ == "aliases" else [getattr(g, field_)]:
-                n = _norm(name)
-                if not n:
-                    raise InputError("a name needs a letter or digit", file=file, entry=g.id,
-                                     field=field_, value=name)
-                other = owner.setdefault(n, g)
-                if other.id != g.id:
-                    raise InputError(f"this {'alias' if field_ == 'aliases' else field_} "
-                                     f"names another catalog GPU ({other.id})", file=file,
-                                     entry=g.id, field=field_, value=name)
+    for group in ([g for g in gpus if g.id not in pulled], [g for g in gpus if g.id in pulled]):
+        for field_ in ("id", "name", "aliases"):
+            for g in group:
+                for name in g.aliases if field_ == "aliases" else [getattr(g, field_)]:
+                    n = _norm(name)
+                    if not n:
+                        raise InputError("a name needs a letter or digit", file=file,
+                                         entry=g.id, field=field_, value=name)
+                    other = owner.setdefault(n, g)
+                    if other.id != g.id:
+                        raise InputError(f"this {'alias' if field_ == 'aliases' else field_} "
+                                         f"names another catalog GPU ({other.id})", file=file,
+                                         entry=g.id, field=field_, value=name)
     stem = {_norm(g.id.split("-")[0]): g for g in gpus}
     for g in gpus:
         for alias in g.aliases:
@@ -548,9 +563,11 @@ def build_catalog(texts: Mapping[str, str], origin: Mapping[str, str] | None = N
 
 
 def catalog_from_docs(docs: Mapping[str, Mapping[str, Any]],
-                      origin: Mapping[str, str] | None = None) -> Catalog:
+                      origin: Mapping[str, str] | None = None,
+                      pulled: Collection[str] = ()) -> Catalog:
     """Validate the four catalog files given as decoded TOML (a dict each), keyed by file
-    name: a caller that keeps the decoded files need not parse the TOML again."""
+    name: a caller that keeps the decoded files need not parse the TOML again. `pulled` are
+    the ids of GPUs a pulled overlay brought or replaced: a name they clash on is theirs."""
     name = dict(origin or {})
 
     def label(f: str) -> str:
@@ -564,7 +581,7 @@ def catalog_from_docs(docs: Mapping[str, Mapping[str, Any]],
     gpus_raw = _table_list(docs["gpus.toml"], "gpu", label("gpus.toml"))
     gpus = [_validate(Gpu, r, label("gpus.toml"), _entry_id(r)) for r in gpus_raw]
     _unique(((g.id, g.id) for g in gpus), label("gpus.toml"), "GPU id")
-    _check_names(gpus, label("gpus.toml"))
+    _check_names(gpus, label("gpus.toml"), pulled)
     _check_families(gpus, label("gpus.toml"))
     by_id = {g.id: g for g in gpus}
     for g in gpus:
@@ -590,10 +607,7 @@ def catalog_from_docs(docs: Mapping[str, Mapping[str, Any]],
     support = []
     for r in _table_list(sw, "support", label("software.toml")):
         entry = f"{_entry_id(r, 'package')}@{_entry_id(r, 'arch')}"
-        s = _validate(Support, r, label("software.toml"), entry)
-        if s.package not in pkg_map:
-            raise InputError("package not declared in [[package]]", file=label("software.toml"),
-                             entry=entry, field="package", value=s.package)
+        s = _package_row(Support, r, label("software.toml"), entry, pkg_map)
         if s.arch not in arch_map:
             raise InputError("architecture not defined in archs.toml", file=label("software.toml"),
                              entry=entry, field="arch", value=s.arch)
@@ -606,11 +620,7 @@ def catalog_from_docs(docs: Mapping[str, Mapping[str, Any]],
     equivalents = []
     for r in _optional_list(sw, "equivalent", label("software.toml")):
         entry = f"{_entry_id(r, 'package')}@{_entry_id(r, 'vendor')}"
-        e = _validate(Equivalent, r, label("software.toml"), entry)
-        if e.package not in pkg_map:
-            raise InputError("package not declared in [[package]]", file=label("software.toml"),
-                             entry=entry, field="package", value=e.package)
-        equivalents.append(e)
+        equivalents.append(_package_row(Equivalent, r, label("software.toml"), entry, pkg_map))
     _unique(((f"{e.package}@{e.vendor}", f"{e.package}@{e.vendor}") for e in equivalents),
             label("software.toml"), "equivalent")
 

@@ -53,10 +53,12 @@ class _Keys:
         return value
 
     def whole(self, key: str, field: str | None = None, *, default: Any = _MISSING,
-              low: int = 1) -> int:
+              low: int = 1, high: int | None = None) -> int:
         value = self.get(key, default)
         if not isinstance(value, int) or isinstance(value, bool) or value < low:
             raise self.error(key, value, f"must be a whole number, at least {low}")
+        if high is not None and value > high:  # before anything is built per layer
+            raise self.error(key, value, f"must be a whole number, {low} to {high:,}")
         if field:
             self.fields[field] = self.prefix + key
         return value
@@ -117,7 +119,8 @@ def _decoder(k: _Keys) -> dict[str, Any]:
     heads = k.whole("num_attention_heads", "heads")
     hidden = k.whole("hidden_size", "hidden")
     out: dict[str, Any] = {
-        "layers": k.whole("num_hidden_layers", "layers"), "hidden": hidden, "heads": heads,
+        "layers": k.whole("num_hidden_layers", "layers", high=B.MAX_LAYERS), "hidden": hidden,
+        "heads": heads,
         "kv_heads": k.whole("num_key_value_heads", "kv_heads", default=heads),
         "head_dim": k.optional("head_dim", "head_dim"),
         "ffn": k.whole("intermediate_size", "ffn"),

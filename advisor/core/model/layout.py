@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from advisor.core.model import bounds as B
 from advisor.core.model.numeric import Whole
 from advisor.core.model.strict import StrictInput
-from advisor.core.model.workload import KvDtype, Precision, Recompute
+from advisor.core.model.workload import BaseFormat, KvDtype, Precision, Recompute
 
 
 class LayoutOverride(StrictInput):
@@ -58,6 +58,10 @@ class LayoutChoice(BaseModel):
     recompute: Recompute
     offload_optimizer: bool
     fused_kernels: bool
+    base_format: BaseFormat = Field(default="bf16",
+                                    description="lora: the frozen base's format on this GPU")
+    offload_frozen_weights: bool = Field(
+        default=False, description="lora: the frozen base on the host, streamed each pass")
 
     def describe(self, serving: bool = False) -> str:
         """A short human line: 'TP 4, PP 2, mbs 2 x 4 acc, ZeRO-1, full recompute'."""
@@ -79,4 +83,13 @@ class LayoutChoice(BaseModel):
             parts.append("optimizer offloaded")
         if self.fused_kernels:
             parts.append("fused loss")
+        if self.base_format != "bf16":
+            parts.append(f"{BASE_WORDS[self.base_format]} base")
+        if self.offload_frozen_weights:
+            parts.append("frozen weights offloaded")
         return ", ".join(parts)
+
+
+BASE_WORDS: dict[str, str] = {"bf16": "16-bit", "fp8": "FP8", "int8": "8-bit (LLM.int8)",
+                              "nf4": "4-bit NF4 (QLoRA)", "int4": "4-bit int4 (GPTQ/AWQ)"}
+"""A frozen base's format as a layout names it."""

@@ -54,7 +54,7 @@ class MeasuredRun(PrintableModel):
     def what(self) -> str:
         """The headline figure, as the outputs say it."""
         if self.tokens_per_s_per_gpu is not None:
-            return f"{self.tokens_per_s_per_gpu:,.0f} tok/s per GPU"
+            return f"{self.tokens_per_s_per_gpu:,.0f} tokens/s per GPU"
         if self.step_s is not None:
             return f"{self.step_s:g} s per step"
         if self.mfu is not None:

@@ -15,7 +15,7 @@ import difflib
 import re
 from typing import Any
 
-from advisor.core.errors import InputError
+from advisor.core.errors import FieldError
 from advisor.core.model.transformer import MlaSpec, ModelSpec
 
 _HF = "https://huggingface.co/{}/blob/main/config.json"
@@ -182,4 +182,4 @@ def resolve_preset(name: str) -> ModelSpec:
             return spec
     close = difflib.get_close_matches(name.lower(), list(PRESETS), n=3, cutoff=0.5)
     hint = f"; did you mean {', '.join(close)}?" if close else f"; known: {', '.join(PRESETS)}"
-    raise InputError(f"unknown model preset{hint}", field="model", value=name)
+    raise FieldError(f"unknown model preset{hint}", field="model", value=name)

@@ -478,6 +478,33 @@ class ProbeRecord(_Model):
     estimate_s: Seconds | None = None
     workload: WorkloadSection | None = None  # from the workload probe; absent elsewhere
 
+    # Where the record was read from: in a slot, not a field nor pydantic's private state,
+    # so it is never written and two records of the same figures compare equal wherever
+    # they were read from (a report's copy, the store's copy of an imported file).
+    __slots__ = ("_origin",)
+
+    def read_from(self, file: str) -> ProbeRecord:
+        """This record, as read from `file`: an error about a result it drives names that
+        file (`origin`)."""
+        record = self.model_copy()
+        object.__setattr__(record, "_origin", file)
+        return record
+
+    @property
+    def origin(self) -> str | None:
+        """The file this record was read from (as the user named it, or the store's path);
+        None for a record made in this process (a probe run) or copied."""
+        origin: str | None = getattr(self, "_origin", None)
+        return origin
+
+    def workload_field(self, figure: str) -> str:
+        """Where the workload probe's whole-model `figure` (tokens_per_s, attention_share,
+        peak_memory_gib) that anchors a decision is in this record."""
+        sec = self.workload
+        primary = sec.primary if sec is not None else None
+        where = f"phases.{sec.phases.index(primary)}." if sec and primary else ""
+        return f"workload.{where}full_model.{figure}"
+
     def measured_workload(self) -> WorkloadSection | None:
         """The workload probe's section when it timed at least one step, else None. Toy-sized
         CPU figures are marked (`toy_sizes`); `advisor probe import` files GPU records only."""

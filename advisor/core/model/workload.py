@@ -22,10 +22,30 @@ from advisor.core.model.transformer import ModelSpec
 
 Mode = Literal["pretrain", "finetune", "lora", "prefill", "decode", "serve"]
 Precision = Literal["bf16", "fp16", "fp8", "fp4", "nvfp4"]
-Optimizer = Literal["adamw", "adamw8bit", "sgd"]
+Optimizer = Literal["adamw", "adamw8bit", "paged_adamw", "paged_adamw8bit", "sgd"]
 Recompute = Literal["none", "selective", "full"]
 KvDtype = Literal["auto", "bf16", "fp8", "fp4"]
 AttentionKernel = Literal["auto", "fa2", "fa3", "fa4", "cudnn", "sdpa", "ck", "vendor"]
+
+BaseFormat = Literal["bf16", "fp8", "int8", "nf4", "int4"]
+BASE_FORMATS: tuple[str, ...] = ("bf16", "fp8", "int8", "nf4", "int4")
+"""LoRA's frozen base: as the checkpoint (16 bits), FP8, or quantized: bitsandbytes' LLM.int8
+and NF4 (QLoRA), GPTQ/AWQ group-wise int4. A layout's base is an index into this tuple."""
+DEQUANTISED: frozenset[str] = frozenset({"int8", "nf4", "int4"})
+"""Formats no GEMM reads: each weight is dequantised to 16 bits before its GEMM, so the
+recipe's precision must be a 16-bit one."""
+LoraTarget = Literal["q_proj", "k_proj", "v_proj", "qkv_proj", "o_proj", "gate_proj", "up_proj",
+                     "down_proj", "all-linear"]
+"""PEFT's module names (`LoraConfig(target_modules=...)`) and its 'all-linear'; qkv_proj is one
+adapter on a fused QKV projection (Megatron's linear_qkv, the MLPerf Llama-2-70B checkpoint)."""
+ALL_LINEAR: tuple[str, ...] = ("q_proj", "k_proj", "v_proj", "o_proj", "gate_proj", "up_proj",
+                               "down_proj")
+LORA_DEFAULTS: dict[str, object] = {
+    "base_format": "bf16", "double_quant": True, "lora_rank": 16,
+    "lora_targets": ("all-linear",), "offload_frozen_weights": False,
+    "allow_quantized_base": False,
+}
+"""The LoRA fields and their defaults: another mode takes none of them."""
 
 TRAINING_MODES: frozenset[str] = frozenset({"pretrain", "finetune", "lora"})
 SERVING_MODES: frozenset[str] = frozenset({"prefill", "decode", "serve"})
@@ -70,6 +90,24 @@ class Workload(_Frozen):
         default="none", description="activation recompute: none, selective (cheap elementwise "
                                     "and attention internals) or full (every layer)")
     offload_optimizer: bool = False
+    base_format: BaseFormat = Field(
+        default="bf16", description="lora: the frozen base as held: bf16 (the checkpoint's 16 "
+                                    "bits), fp8, int8 (bitsandbytes LLM.int8), nf4 (bitsandbytes "
+                                    "4-bit, QLoRA) or int4 (GPTQ/AWQ, groups of 128)")
+    double_quant: bool = Field(
+        default=True, description="lora, nf4 base: quantize its absmax constants too (QLoRA's "
+                                  "double quantization: 0.127 bits per weight instead of 0.5)")
+    lora_rank: Whole = Field(default=16, ge=1, le=B.MAX_WIDTH, description="lora: adapter rank")
+    lora_targets: tuple[LoraTarget, ...] = Field(
+        default=("all-linear",), min_length=1, max_length=len(ALL_LINEAR) + 1,
+        strict=False,  # a TOML or JSON array reads as the tuple; its items stay strict strings
+        description="lora: the layers that carry adapters (PEFT's module names) or all-linear")
+    offload_frozen_weights: bool = Field(
+        default=False, description="lora: the frozen base lives on the host and is streamed to "
+                                   "the GPU layer by layer each pass (DeepSpeed's offload_param)")
+    allow_quantized_base: bool = Field(
+        default=False, description="lora: where the base as given does not fit, the re-tune may "
+                                   "hold it in 4-bit NF4 (QLoRA) or offload it, and says so")
     fused_kernels: bool = Field(
         default=False, description="fused norm/SwiGLU/RoPE and chunked cross-entropy (e.g. Liger)"
     )
@@ -115,6 +153,9 @@ class Workload(_Frozen):
                 data = {**data, "model": resolve_preset(data["model"])}
             elif isinstance(data.get("model"), dict) and "config" in data["model"]:
                 data = {**data, "model": _from_config(data["model"], info)}
+            if isinstance(data.get("lora_targets"), str):  # "all-linear", "q_proj,v_proj"
+                data = {**data, "lora_targets": tuple(
+                    t.strip() for t in data["lora_targets"].split(",") if t.strip())}
             if "checkpointing" in data:  # the older boolean form
                 data = dict(data)
                 ckpt = data.pop("checkpointing")
@@ -161,12 +202,40 @@ class Workload(_Frozen):
         if not self.training and self.framework in TRAINING_FRAMEWORKS:
             raise ValueError(f"framework {self.framework} is a training framework; serving runs "
                              f"on {', '.join(SERVING_ENGINES)}")
+        self._lora()
         if self.vp > 1 and self.pp == 1:
             raise ValueError("vp > 1 needs pp > 1")
         if self.vp > 1 and (self.model.layers % (self.pp * self.vp)):
             raise ValueError(f"layers {self.model.layers} do not split into pp x vp = "
                              f"{self.pp * self.vp} chunks")
         return self
+
+    def _lora(self) -> None:
+        """LoRA's own fields: only in mode = lora, and consistent with the recipe."""
+        if self.mode != "lora":
+            moved = [k for k, v in LORA_DEFAULTS.items() if getattr(self, k) != v]
+            if moved:
+                raise ValueError(f"{moved[0]} applies to mode = lora (full fine-tuning and "
+                                 "pre-training train every weight)")
+            return
+        targets = self.lora_targets
+        if len(set(targets)) != len(targets):
+            raise ValueError("lora_targets repeat a layer")
+        if "all-linear" in targets and len(targets) > 1:
+            raise ValueError("lora_targets: all-linear already names every layer; give it alone")
+        if "qkv_proj" in targets and {"q_proj", "k_proj", "v_proj"} & set(targets):
+            raise ValueError("lora_targets: qkv_proj is the fused q_proj, k_proj and v_proj; "
+                             "give one or the others")
+        if self.base_format in DEQUANTISED and self.precision not in ("bf16", "fp16"):
+            raise ValueError(f"base_format {self.base_format} is dequantised to 16 bits before "
+                             f"every GEMM: precision {self.precision} needs base_format bf16 "
+                             "or fp8")
+        if self.allow_quantized_base and self.precision not in ("bf16", "fp16"):
+            raise ValueError(f"allow_quantized_base: a 4-bit base runs its GEMMs in 16 bits, "
+                             f"not {self.precision}")
+        if self.lora_rank > self.model.hidden:
+            raise ValueError(f"lora_rank {self.lora_rank} exceeds the model's hidden size "
+                             f"{self.model.hidden}")
 
     @property
     def training(self) -> bool:

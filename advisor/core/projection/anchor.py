@@ -127,7 +127,7 @@ def fit(m: MeasuredRun, w: Workload, rates: GpuRates, grid: Grid, cal: Calibrati
     e = target / modelled_a
     if not cal.anchor_min_efficiency <= e <= cal.anchor_max_efficiency:
         how = "faster" if e > 1 else "slower"
-        raise InputError(f"{m.what} is {e:.2f}x the model's {modelled:,.0f} tok/s per GPU for "
+        raise InputError(f"{m.what} is {e:.2f}x the model's {modelled:,.0f} tokens/s per GPU for "
                          f"this layout: {how} than any stack explains (per GPU? the layout "
                          "you ran?)", field="measured", value=m.what)
     knobs = Knobs(efficiency=e, attention=a)

@@ -29,6 +29,9 @@ ZERO = "https://arxiv.org/abs/1910.02054 (ZeRO, 16 bytes/param for mixed-precisi
 KORTH = "https://arxiv.org/abs/2205.05198 (Korthikanti et al., activation memory per layer)"
 AIC = ("https://github.com/ai-dynamo/aiconfigurator (095f58a, aic-core/src/aiconfigurator_core/"
        "systems/data/*/gemm and */context_attention)")
+BNB = ("https://github.com/bitsandbytes-foundation/bitsandbytes (012c660, bitsandbytes/"
+       "functional.py quantize_4bit, autograd/_functions.py MatMul4Bit)")
+QLORA = "https://arxiv.org/abs/2305.14314 (Dettmers et al. 2023, QLoRA)"
 AITER = ("https://github.com/ROCm/aiter/blob/e4048607a535ace3a2b51ded31b1c8c2d45c0879/op_tests/"
          "cpp/mha/README.md")
 
@@ -180,6 +183,11 @@ class Calibration:
     moe_dispatch_passes: float = 4.0
     train_flops_per_param: float = 6.0
     lora_flops_per_param: float = 4.0
+    base_bytes: dict[str, float] = field(default_factory=lambda: {
+        "fp8": 1.0, "int8": 1.0, "nf4": 0.5 + 4 / 64, "nf4-double-quant": 0.5 + 1 / 64
+        + 4 / (64 * 256), "int4": 0.5 + (2 + 0.5) / 128})
+    lora_floor_gib: float = 1.0
+    frozen_stream_overlap: float = 1.0
     decode_kernels_per_layer: float = 8.0
     decode_logit_bytes: float = 6.0
     serve_workspace_bytes: dict[str, float] = field(default_factory=lambda: {
@@ -398,6 +406,30 @@ NOTES: dict[str, Note] = {
         "derived", "FLOPs per frozen parameter per token", 0.0,
         "frozen weights need no weight gradient: 2 forward + 2 backward",
     ),
+    "base_bytes": Note(
+        "derived", "bytes per frozen weight as held, scales included", 0.02,
+        f"fp8: one byte, a per-tensor scale. int8: bitsandbytes LLM.int8 keeps int8 weights and "
+        f"one fp32 scale per row (negligible). nf4: {BNB}: 4-bit codes in blocks of 64 with an "
+        f"fp32 absmax each (0.5 bits per weight); with double quantization the absmax are "
+        f"8-bit in blocks of 256 with an fp32 constant each, 8/64 + 32/(64 x 256) = 0.127 bits "
+        f"({QLORA}, section 3). int4: GPTQ/AWQ checkpoints (qweight 4 bits, an fp16 scale and a "
+        "4-bit zero per group of 128 inputs per output). Embeddings and the LM head stay 16-bit "
+        "(bitsandbytes quantizes linear layers only, and transformers keeps the head)",
+    ),
+    "lora_floor_gib": Note(
+        "assumption", "GiB", 0.5,
+        "a LoRA run's memory beyond weights, adapters' state and activations: cuBLAS and "
+        "bitsandbytes workspaces and allocator slack. The fitted framework floor of a full "
+        "fine-tune (ZeRO gathers and buckets, the fused loss's fp32 LM-head weight gradient) "
+        "does not apply to a frozen base. Chosen with the published LoRA/QLoRA fit tables in "
+        "view (tests/unit/test_lora_memory.py), so those check it rather than validate it",
+    ),
+    "frozen_stream_overlap": Note(
+        "assumption", "share of a micro-step's GPU time that hides the host-to-GPU copy", 0.3,
+        "https://arxiv.org/abs/2104.07857 (ZeRO-Infinity): an offloaded layer's weights are "
+        "prefetched over the host link while the previous layer computes; the copy engines "
+        "move them without taking SMs, so the slower of the two sets the pace",
+    ),
     "decode_kernels_per_layer": Note(
         "assumption", "kernels per layer per decode step", 0.5,
         "fused serving engines (TensorRT-LLM, vLLM with CUDA graphs) run ~8 non-GEMM kernels "
@@ -589,9 +621,13 @@ CAL = Calibration()
 
 # Optimizer traffic per trainable parameter per step (GPU): AdamW reads fp32 master, m, v and
 # the bf16 grad, writes master, m, v and the bf16 weight copy. 8-bit Adam keeps m, v in 1 byte.
-OPT_TRAFFIC_BYTES: dict[str, float] = {"adamw": 28.0, "adamw8bit": 16.0, "sgd": 20.0}
+# A paged optimizer (bitsandbytes' paged_adamw*) moves the same bytes; its state is host-backed
+# unified memory that pages in for the update ([QLORA], section 3: paged optimizers).
+OPT_TRAFFIC_BYTES: dict[str, float] = {"adamw": 28.0, "adamw8bit": 16.0, "paged_adamw": 28.0,
+                                       "paged_adamw8bit": 16.0, "sgd": 20.0}
 # Optimizer state held per trainable parameter (fp32 master + moments) [ZERO].
-OPT_STATE_BYTES: dict[str, float] = {"adamw": 12.0, "adamw8bit": 6.0, "sgd": 8.0}
+OPT_STATE_BYTES: dict[str, float] = {"adamw": 12.0, "adamw8bit": 6.0, "paged_adamw": 12.0,
+                                     "paged_adamw8bit": 6.0, "sgd": 8.0}
 
 # Per-GPU relative uncertainty of a rate, by where it came from.
 SOURCE_SIGMA: dict[str, float] = {

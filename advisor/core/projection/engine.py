@@ -8,11 +8,13 @@ counted from the model's shape and the layout:
   per kernel that a faster GPU does not shrink;
 - attention: the flash kernel's FLOPs at its own rate for this sequence span;
 - elementwise: norms, activations, residuals, RoPE, loss and low-precision casts,
-  HBM traffic only, plus their per-kernel cost;
+  HBM traffic only, plus their per-kernel cost; a LoRA's adapters (rank-r GEMMs, HBM-bound)
+  and its quantized base's dequantisation before every GEMM that reads it (`FrozenBase`);
 - communication: TP/SP, CP, EP and PP traffic per micro-step and the DP/ZeRO
   gradient and parameter traffic per step, less what overlaps with compute;
 - optimizer: state traffic on the GPU, or the host when offloaded;
-- overhead: the framework's per-step host time and the pipeline bubble.
+- overhead: the framework's per-step host time and the pipeline bubble, and an offloaded
+  frozen base's host-link copy where compute does not hide it.
 
 Serving: per replica, a decode step reads the weights the batch touches and
 every request's KV cache, and costs the batch's GEMM FLOPs; a request's prefill
@@ -25,13 +27,20 @@ thousands of layouts is one numpy pass.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from advisor.core.model.catalog import GemmShapes
 from advisor.core.model.frameworks import framework_of
-from advisor.core.model.workload import LOW_PRECISION, WEIGHT_BYTES, Workload
+from advisor.core.model.lora import adapters, frozen_linears
+from advisor.core.model.workload import (
+    BASE_FORMATS,
+    DEQUANTISED,
+    LOW_PRECISION,
+    WEIGHT_BYTES,
+    Workload,
+)
 from advisor.core.projection.calibration import CAL, OPT_STATE_BYTES, OPT_TRAFFIC_BYTES, Calibration
 from advisor.core.projection.layout import Grid
 from advisor.core.projection.rates import GpuRates
@@ -64,6 +73,9 @@ class Projection:
     memory_gib: Array  # per GPU
     ttft_s: Array | None = None  # serving only
     tpot_s: Array | None = None
+    # seconds per step already inside the buckets, named apart (training: "dequant", a LoRA
+    # base's dequantisation in elementwise; "stream", its exposed host-link copy in overhead)
+    parts: dict[str, Array] = field(default_factory=dict)
 
     @property
     def tokens_per_s(self) -> Array:
@@ -123,7 +135,8 @@ class Projection:
             tokens=pick(self.tokens), model_flops=pick(self.model_flops), peak=self.peak,
             memory_gib=pick(self.memory_gib),
             ttft_s=pick(self.ttft_s) if self.ttft_s is not None else None,
-            tpot_s=pick(self.tpot_s) if self.tpot_s is not None else None)
+            tpot_s=pick(self.tpot_s) if self.tpot_s is not None else None,
+            parts=pick_d(self.parts))
 
 
 def _fill(rows: Array | float, rate: float, cal: Calibration) -> Array:
@@ -327,19 +340,100 @@ def _framework(w: Workload, cal: Calibration) -> tuple[float, float, float]:
     return cal.step_fixed_s[f], cal.host_s_per_param[f], cal.launch_s[f]
 
 
+def usable_gib(capacity_gib: float, cal: Calibration = CAL) -> float:
+    """Labelled capacity less what the driver, context and allocator keep."""
+    return capacity_gib * cal.usable_memory_fraction
+
+
+@dataclass(frozen=True)
+class FrozenBase:
+    """A LoRA's frozen base and its adapters on one GPU of each layout, arrays (L, 1).
+
+    The base's linear layers are held in the layout's format (embeddings and the LM head stay
+    16-bit), on the GPU or, offloaded, on the host with two layers on the GPU (the one
+    computing and the one prefetched). A dequantised format (int8, NF4, int4) is turned back
+    into a 16-bit copy before every GEMM that reads it, forward and backward alike, as
+    bitsandbytes' MatMul4Bit does: that copy is what the GEMMs read, and one is alive at a
+    time. The adapters are what trains.
+    """
+
+    trained: Array  # adapter weights on this GPU
+    stored: Array  # bytes per frozen linear weight as held
+    reads: Array  # bytes per frozen linear weight the GEMMs read
+    dequant: Array  # 1: dequantised to 16 bits before each GEMM
+    offload: Array  # 1: held on the host
+    body: Array  # frozen linear weights on this GPU (its layers, its TP/EP share)
+    layers: Array  # layers on this GPU (its pipeline stage)
+    head: Array  # LM-head (and embedding) weights per table on this GPU
+    tables: Array  # embedding tables on this GPU: the LM head, and the input one at PP 1
+    largest: Array  # weights of its largest linear layer on this GPU
+
+    @property
+    def gpu_bytes(self) -> Array:
+        """Bytes of the frozen base the GPU holds, before ZeRO-3 shards it."""
+        held = self.body * self.stored + self.tables * self.head * 2.0
+        prefetched = 2.0 * np.maximum(self.body / self.layers * self.stored, self.head * 2.0)
+        return np.where(self.offload == 1, prefetched, held)
+
+    @property
+    def transient_bytes(self) -> Array:
+        """The one 16-bit copy a dequantised base holds while its GEMM runs."""
+        return np.where(self.dequant == 1, self.largest * 2.0, 0.0)
+
+
+def frozen_base(w: Workload, g: Grid, cal: Calibration = CAL) -> FrozenBase:
+    """The frozen base and adapters of a LoRA `w` in each layout of `g`."""
+    m = w.model
+    low = w.precision in LOW_PRECISION
+    tp, pp, ep = (a.astype(float) for a in (g.tp, g.pp, g.ep))
+    # a low-precision recipe keeps the 16-bit base and its FP8 copy, which the GEMMs read; an
+    # FP8 base is read as it is; the rest are dequantised to 16 bits first
+    stored = {"bf16": 2.0 + (1.0 if low else 0.0), "fp8": cal.base_bytes["fp8"],
+              "int8": cal.base_bytes["int8"], "int4": cal.base_bytes["int4"],
+              "nf4": cal.base_bytes["nf4-double-quant" if w.double_quant else "nf4"]}
+    fmt = list(BASE_FORMATS)
+    col = g.base.astype(int)
+    dequant = np.asarray([f in DEQUANTISED or (f == "fp8" and not low) for f in fmt])[col]
+    reads = np.where(dequant, 2.0, 1.0 if low else 2.0)
+    head = float(m.vocab * m.hidden) / tp  # local_params counts one table per stage
+    a = adapters(m, w.lora_rank, w.lora_targets)
+    _, _, largest = frozen_linears(m)
+    return FrozenBase(
+        trained=(a.trainable - a.trainable_routed) / (tp * pp) + a.trainable_routed / (
+            tp * pp * ep),
+        stored=np.asarray([stored[f] for f in fmt])[col], reads=reads,
+        dequant=dequant.astype(int), offload=g.frozen_offload.astype(int),
+        body=local_params(w, g) - head, layers=np.ceil(m.layers / pp), head=head,
+        tables=np.where((g.pp == 1) & (not m.tie_embeddings), 2.0, 1.0),
+        largest=largest / tp)
+
+
 def memory_training(w: Workload, g: Grid, s: Array, cal: Calibration = CAL) -> Array:
-    """GiB one GPU holds, (L, S): weights, grads, optimizer state, activations, logits."""
+    """GiB one GPU holds, (L, S): weights, grads, optimizer state, activations, logits. A paged
+    optimizer's state is not in it: it lives in host-backed memory and pages in for the
+    update (see `paged_state_gib`)."""
+    return _memory_training(w, g, s, cal)[0]
+
+
+def _memory_training(w: Workload, g: Grid, s: Array, cal: Calibration) -> tuple[Array, Array]:
+    """(GiB one GPU holds, GiB of a paged optimizer's state kept out of it)."""
     m, sh = w.model, shape_of(w)
     lora = w.mode == "lora"
     low = w.precision in LOW_PRECISION
-    local = local_params(w, g)
     shard = (g.dp * g.cp).astype(float)
-    weights = local * (2.0 + (1.0 if low else 0.0)) / np.where(g.zero == 3, shard, 1.0)
-    grad_bytes = cal.grad_bytes[_framework_name(w)]
-    grads = 0.0 if lora else grad_bytes * local / np.where(g.zero >= 2, shard, 1.0)
-    opt_b = OPT_STATE_BYTES[w.optimizer]
-    optimizer = 0.0 if lora else np.where(
-        g.offload == 1, 0.0, opt_b * local / np.where(g.zero >= 1, shard, 1.0))
+    z3 = np.where(g.zero == 3, shard, 1.0)
+    if lora:  # the adapters train; the frozen base is held as the layout says
+        base = frozen_base(w, g, cal)
+        trained = base.trained
+        weights = (trained * 2.0 + base.gpu_bytes) / z3 + base.transient_bytes
+    else:
+        trained = local_params(w, g)
+        weights = trained * (2.0 + (1.0 if low else 0.0)) / z3
+    grads = cal.grad_bytes[_framework_name(w)] * trained / np.where(g.zero >= 2, shard, 1.0)
+    state = np.where(g.offload == 1, 0.0, OPT_STATE_BYTES[w.optimizer] * trained
+                     / np.where(g.zero >= 1, shard, 1.0))
+    paged = w.optimizer.startswith("paged_")
+    optimizer = 0.0 if paged else state
     saved, selective_saved, transient = _layer_widths(w)
     layers = np.ceil(m.layers / g.pp)
     per_layer = np.where(g.recompute == 2, 0.0,
@@ -356,10 +450,14 @@ def memory_training(w: Workload, g: Grid, s: Array, cal: Calibration = CAL) -> A
     # The peak is the larger of two phases. The end of the forward pass holds every kept
     # activation and the framework's buffers (parameter gathers, buckets, the loss); under
     # full recompute, backward frees some of those buffers but re-materialises one layer.
+    # A LoRA's frozen base has neither gathers of trained weights nor their buckets.
+    floors = (cal.lora_floor_gib, cal.lora_floor_gib) if lora else (
+        cal.framework_floor_gib, cal.recompute_floor_gib)
     forward = (states + np.where(g.recompute == 2, kept * cal.checkpoint_forward_factor,
-                                 acts + logits)) / GIB + cal.framework_floor_gib
-    backward = (states + acts + logits) / GIB + cal.recompute_floor_gib
-    return np.where(g.recompute == 2, np.maximum(forward, backward), forward)
+                                 acts + logits)) / GIB + floors[0]
+    backward = (states + acts + logits) / GIB + floors[1]
+    peak = np.where(g.recompute == 2, np.maximum(forward, backward), forward)
+    return peak, (state if paged else 0.0 * state) / GIB + 0.0 * peak
 
 
 def _layer_widths(w: Workload) -> tuple[float, float, float]:
@@ -392,6 +490,7 @@ def train(w: Workload, r: GpuRates, g: Grid, seq: Array, cal: Calibration = CAL)
     layers = np.ceil(m.layers / pp)
     tok = mb * s / cp  # tokens each CP rank handles per micro-step
     zeros = np.zeros(np.broadcast_shapes(tok.shape, (len(g), s.shape[1])))
+    base = frozen_base(w, g, cal) if lora else None
 
     # --- dense GEMMs --------------------------------------------------------------------
     grad_passes = 1.0 if lora else 2.0  # LoRA: input gradients only; frozen weights
@@ -410,7 +509,7 @@ def train(w: Workload, r: GpuRates, g: Grid, seq: Array, cal: Calibration = CAL)
     dense_c = (passes * (body_fwd - routed_fwd) / (rate * _fill(tok, rate, cal))
                + passes * routed_fwd / (rate * _fill(rows_e, rate, cal))
                + head_passes * head_fwd / (rate16 * _fill(tok, rate16, cal)))
-    wbytes = 1.0 if low else 2.0
+    wbytes = base.reads if base is not None else (1.0 if low else 2.0)
     expert_local = sh.n_expert_layer * sh.moe_share / (tp * ep)
     layer_w = (sh.n_attn + (1 - sh.moe_share) * sh.n_mlp_active) / tp + expert_local
     io = 2.0 * tok * (4 * sh.h + (sh.qkv + sh.attn_out + (sh.mlp_mats) * sh.ffn_act) / tp)
@@ -450,6 +549,24 @@ def train(w: Workload, r: GpuRates, g: Grid, seq: Array, cal: Calibration = CAL)
         elem = elem + tok * casts * layers
     kernels = cal.elementwise_kernels_per_layer
     elem_calls = layers * np.where(fused, kernels["fused"], kernels["eager"]) * elem_passes / 3.0
+    t_dequant = zeros
+    if base is not None:
+        # LoRA's adapters: two rank-r GEMMs per adapted layer per pass (forward, input and
+        # weight gradients, recompute), r FLOPs per byte, so HBM-bound on every GPU: counted as
+        # the traffic of each adapted layer's input and output, with their launches
+        a = adapters(m, w.lora_rank, w.lora_targets)
+        adapter_passes = 3.0 + np.where(full, 1.0, 0.0)
+        elem = elem + tok * 2.0 * a.width / tp * layers * adapter_passes
+        elem_calls = elem_calls + layers * a.modules * 2.0 * adapter_passes
+        # a dequantised base: every GEMM that reads a frozen weight (forward, input gradient,
+        # recompute) first reads it as held and writes its 16-bit copy, one kernel per layer
+        n_linears, n_routed, _ = frozen_linears(m)
+        kernels_dq = passes * layers * (n_linears - n_routed + n_routed / ep)
+        dq_bytes = passes * layers * layer_w * (base.stored + 2.0)
+        t_dequant = np.where(base.dequant == 1, dq_bytes / r.hbm_bps + kernels_dq * cal.kernel_s,
+                             0.0) + zeros
+        elem = elem + np.where(base.dequant == 1, dq_bytes, 0.0)
+        elem_calls = elem_calls + np.where(base.dequant == 1, kernels_dq, 0.0)
     t_elem = elem / r.hbm_bps + elem_calls * cal.kernel_s
 
     # --- communication per micro-step ---------------------------------------------------
@@ -480,48 +597,67 @@ def train(w: Workload, r: GpuRates, g: Grid, seq: Array, cal: Calibration = CAL)
 
     # --- per step -----------------------------------------------------------------------
     stages = acc + (pp - 1) / vp
-    local = local_params(w, g)
+    # what trains: every weight, or a LoRA's adapters (its frozen base is gathered under
+    # ZeRO-3 in the 16 bits or fewer it is held in, and needs no gradient)
+    trained = base.trained if base is not None else local_params(w, g)
+    frozen_gathered = 0.0 if base is None else np.where(
+        base.offload == 1, 0.0,
+        base.body * np.minimum(base.stored, 2.0) + base.tables * base.head * 2.0)
     shard = dp * cp
     g_dp, k_dp = _placement(shard, tp, per_node)
-    grad_size = cal.grad_bytes[_framework_name(w)] * local
-    grads = np.where(lora, 0.0, _all_reduce(grad_size, shard, g_dp, k_dp, r, cal))
+    grad_size = cal.grad_bytes[_framework_name(w)] * trained
+    grads = _all_reduce(grad_size, shard, g_dp, k_dp, r, cal)
     grads = grads * np.where(g.zero >= 2, 0.5, 1.0)
-    gather = _all_reduce(2.0 * local, shard, g_dp, k_dp, r, cal) * 0.5
+    gather = _all_reduce(2.0 * trained, shard, g_dp, k_dp, r, cal) * 0.5
+    gather3 = _all_reduce(2.0 * trained + frozen_gathered, shard, g_dp, k_dp, r, cal) * 0.5
     bwd_window = (t_dense + t_attn) * (grad_passes / (1.0 + grad_passes))
     dp_exposed = np.maximum(0.0, grads - cal.comm_overlap * bwd_window)
-    after = np.where((g.zero >= 1) & (g.zero <= 2) & (not lora), gather, 0.0)
+    after = np.where((g.zero >= 1) & (g.zero <= 2), gather, 0.0)
     after = np.maximum(0.0, after - cal.comm_overlap * (t_dense + t_attn) / (1 + grad_passes))
-    z3 = acc * (2.0 + np.where(full, 1.0, 0.0)) * gather
+    z3 = acc * (2.0 + np.where(full, 1.0, 0.0)) * gather3
     z3_exposed = np.where(g.zero == 3, np.maximum(0.0, z3 - cal.comm_overlap * acc * gpu_micro),
                           0.0)
     comm_step = dp_exposed + after + z3_exposed
-    owned = local / np.where(g.zero >= 1, shard, 1.0)
-    if lora:
-        t_opt, opt_bytes = zeros, zeros
-    else:
-        gpu_opt = owned * OPT_TRAFFIC_BYTES[w.optimizer] / r.hbm_bps
-        host_opt = owned * 4.0 / r.host_bps + owned * per_node / cal.cpu_adam_params_per_s
-        t_opt = np.where(g.offload == 1, host_opt, gpu_opt) + zeros
-        opt_bytes = owned * np.where(g.offload == 1, 4.0, OPT_TRAFFIC_BYTES[w.optimizer]) + zeros
-    framework = fixed_s + (0.0 if lora else per_param_s * local)
+    # an offloaded frozen base crosses the host link every pass, prefetched behind compute
+    t_stream = zeros
+    if base is not None:
+        streamed = (passes * layers * layer_w * np.minimum(base.stored, 2.0)
+                    + head_passes * sh.head / tp * 2.0)
+        t_stream = np.where(base.offload == 1, np.maximum(
+            0.0, streamed / r.host_bps - cal.frozen_stream_overlap * gpu_micro), 0.0) + zeros
+    owned = trained / np.where(g.zero >= 1, shard, 1.0)
+    gpu_opt = owned * OPT_TRAFFIC_BYTES[w.optimizer] / r.hbm_bps
+    host_opt = owned * 4.0 / r.host_bps + owned * per_node / cal.cpu_adam_params_per_s
+    memory, paged = _memory_training(w, g, s, cal)
+    # a paged optimizer's state stays on the GPU while it fits beside the rest; where it does
+    # not, it pages out during forward and backward and back in for the update
+    spill = (paged > 0) & (memory + paged > usable_gib(r.capacity_gib, cal))
+    t_page = np.where(spill, 2.0 * paged * GIB / r.host_bps, 0.0)
+    t_opt = np.where(g.offload == 1, host_opt, gpu_opt) + t_page + zeros
+    opt_bytes = owned * np.where(g.offload == 1, 4.0, OPT_TRAFFIC_BYTES[w.optimizer]) + zeros
+    framework = fixed_s + per_param_s * trained
     times = {
         "dense": stages * t_dense + zeros,
         "attention": stages * t_attn + zeros,
         "elementwise": stages * t_elem + zeros,
         "optimizer": t_opt,
         "communication": stages * micro_comm + comm_step + zeros,
-        "overhead": stages * (micro - gpu_micro) + framework + zeros,
+        "overhead": stages * (micro - gpu_micro + t_stream) + framework + zeros,
     }
     step = sum(times.values(), zeros)
     k_model = cal.lora_flops_per_param if lora else cal.train_flops_per_param
     tokens = acc * mb * s / (tp * pp * cp) + zeros  # per GPU per step
     n_act = float(m.params_active)
-    model_flops = tokens * (k_model * n_act + 3.0 * attention_flops_per_token(w, keys))
+    # the adapters' own FLOPs: forward, input and weight gradients, as the trained weights'
+    adapter_flops = (cal.train_flops_per_param * adapters(m, w.lora_rank, w.lora_targets).active
+                     if lora else 0.0)
+    model_flops = tokens * (k_model * n_act + adapter_flops
+                            + 3.0 * attention_flops_per_token(w, keys))
     return Projection(
         seq=s.ravel(), times=times,
         binding={"dense": b_dense + zeros, "attention": b_attn + zeros,
                  "elementwise": np.full_like(step, MEMORY),
-                 "optimizer": np.where(g.offload == 1, HOST, MEMORY) + zeros,
+                 "optimizer": np.where((g.offload == 1) | spill, HOST, MEMORY) + zeros,
                  "communication": np.full_like(step, NETWORK),
                  "overhead": np.full_like(step, HOST)},
         compute_s={"dense": stages * dense_c + zeros, "attention": stages * attn_c + zeros},
@@ -533,7 +669,8 @@ def train(w: Workload, r: GpuRates, g: Grid, seq: Array, cal: Calibration = CAL)
                "communication": stages * (n_tp * layers * act + n_a2a * a2a * m.moe_layers / pp)
                + 2.0 * grad_size + zeros},
         step_s=step, tokens=tokens, model_flops=model_flops, peak=r.peak_flops,
-        memory_gib=memory_training(w, g, s, cal) + zeros,
+        memory_gib=memory + zeros,
+        parts={"dequant": stages * t_dequant + zeros, "stream": stages * t_stream + zeros},
     )
 
 
@@ -744,6 +881,6 @@ def _at_efficiency(p: Projection, e: float) -> Projection:
         return {k: v / e for k, v in d.items()}
 
     return replace(p, times=div(p.times), compute_s=div(p.compute_s),
-                   memory_s=div(p.memory_s), step_s=p.step_s / e,
+                   memory_s=div(p.memory_s), step_s=p.step_s / e, parts=div(p.parts),
                    ttft_s=p.ttft_s / e if p.ttft_s is not None else None,
                    tpot_s=p.tpot_s / e if p.tpot_s is not None else None)

@@ -17,6 +17,7 @@ import numpy as np
 
 from advisor.core.model.frameworks import framework_of
 from advisor.core.model.layout import LayoutChoice
+from advisor.core.model.workload import BASE_FORMATS
 
 if TYPE_CHECKING:
     from advisor.core.model.workload import Workload
@@ -68,6 +69,9 @@ class Grid:
     recompute: np.ndarray  # 0 none, 1 selective, 2 full
     offload: np.ndarray
     fused: np.ndarray
+    # LoRA's frozen base; a row may leave these out (serving and full training have none):
+    base: np.ndarray  # its format, an index into BASE_FORMATS (0: 16 bits)
+    frozen_offload: np.ndarray  # 1: held on the host and streamed to the GPU each pass
 
     @property
     def dp(self) -> np.ndarray:
@@ -83,10 +87,18 @@ class Grid:
             gpus=v["gpus"], nodes=-(-v["gpus"] // v["per_node"]), tp=v["tp"], pp=v["pp"],
             cp=v["cp"], ep=v["ep"], vp=v["vp"], micro_batch=v["mb"], accumulation=v["acc"],
             zero_stage=v["zero"], recompute=RECOMPUTE[v["recompute"]],
-            offload_optimizer=bool(v["offload"]), fused_kernels=bool(v["fused"]))
+            offload_optimizer=bool(v["offload"]), fused_kernels=bool(v["fused"]),
+            base_format=BASE_FORMATS[v["base"]],
+            offload_frozen_weights=bool(v["frozen_offload"]))
 
     def take(self, idx: np.ndarray) -> Grid:
         return Grid(**{f.name: getattr(self, f.name)[idx] for f in fields(self)})
+
+
+def stack(a: Grid, b: Grid) -> Grid:
+    """The layouts of `a`, then those of `b`."""
+    return Grid(**{f.name: np.concatenate([getattr(a, f.name), getattr(b, f.name)])
+                   for f in fields(Grid)})
 
 
 def row_of(c: LayoutChoice, per_node: int, *, gpus: int | None = None, mb: int | None = None,
@@ -96,12 +108,14 @@ def row_of(c: LayoutChoice, per_node: int, *, gpus: int | None = None, mb: int |
     return (c.gpus if gpus is None else gpus, per_node, c.tp, c.pp, c.cp, c.ep, c.vp,
             c.micro_batch if mb is None else mb, c.accumulation if acc is None else acc,
             c.zero_stage, RECOMPUTE.index(c.recompute), int(c.offload_optimizer),
-            int(c.fused_kernels))
+            int(c.fused_kernels), BASE_FORMATS.index(c.base_format), int(c.offload_frozen_weights))
 
 
 def grid_of(rows: list[tuple[int, ...]]) -> Grid:
-    a = np.asarray(rows, dtype=np.int64).reshape(-1, len(fields(Grid)))
+    """Rows as columns; a row without the frozen-base columns holds none (zeros)."""
     names = [f.name for f in fields(Grid)]
+    a = np.asarray([(*r, *(0,) * (len(names) - len(r))) for r in rows],
+                   dtype=np.int64).reshape(-1, len(names))
     return Grid(**{n: a[:, i].reshape(-1, 1) for i, n in enumerate(names)})
 
 
@@ -110,7 +124,8 @@ def as_run(w: Workload) -> Grid:
     return grid_of([(w.gpus, w.gpus_per_node, w.tp, w.pp, w.cp, w.ep, w.vp, w.micro_batch,
                    w.accumulation if w.training else 1, w.zero_stage,
                    RECOMPUTE.index(w.recompute), int(w.offload_optimizer),
-                   int(w.fused_kernels))])
+                   int(w.fused_kernels), BASE_FORMATS.index(w.base_format),
+                   int(w.offload_frozen_weights))])
 
 
 def _pow2_upto(n: int) -> list[int]:
@@ -129,14 +144,18 @@ def _pow2_divisors(n: int, cap: int) -> list[int]:
     return [d for d in _pow2_upto(min(n, cap)) if n % d == 0] or [1]
 
 
-def training_candidates(w: Workload, gpus: int, per_node: int, domain: int) -> Grid:
+def training_candidates(w: Workload, gpus: int, per_node: int, domain: int,
+                        bases: tuple[tuple[int, int], ...] | None = None) -> Grid:
     """Every layout worth trying for training `w` on `gpus` GPUs at the workload's global batch.
 
     TP, EP and CP stay inside the scale-up domain (TP within it; CP x TP and EP x TP
     within it or across nodes for CP); PP takes what is left. Micro-batch and
     accumulation keep the global batch; ZeRO, recompute and offload go from the
-    fastest to the most memory-saving. The search is bounded by construction.
+    fastest to the most memory-saving. A LoRA's frozen base is held as the workload says,
+    or each of `bases` ((format index, offloaded) pairs) instead. The search is bounded by
+    construction.
     """
+    held = bases or ((BASE_FORMATS.index(w.base_format), int(w.offload_frozen_weights)),)
     m = w.model
     gbs = w.sequences_per_step
     domain = max(1, min(domain, per_node, gpus))
@@ -172,11 +191,12 @@ def training_candidates(w: Workload, gpus: int, per_node: int, domain: int) -> G
                     for mb in _pow2_divisors(per_rank, MAX_MICRO_BATCH):
                         for vp in vps:
                             rows += [(gpus, per_node, tp, pp, cp, ep, vp, mb, per_rank // mb,
-                                      z, r, o, 1) for z, r, o in levels]
+                                      z, r, o, 1, b, f) for b, f in held for z, r, o in levels]
     if len(rows) > MAX_LAYOUTS:  # keep the search bounded: an even, deterministic subset
         rows = rows[:: -(-len(rows) // MAX_LAYOUTS)]
     if not rows:  # the global batch does not split over this many GPUs: give each rank one
-        rows.append((gpus, per_node, 1, 1, 1, 1, 1, 1, 1, 1 if gpus > 1 else 0, 2, 0, 1))
+        rows += [(gpus, per_node, 1, 1, 1, 1, 1, 1, 1, 1 if gpus > 1 else 0, 2, 0, 1, b, f)
+                 for b, f in held]
     return grid_of(rows)
 
 

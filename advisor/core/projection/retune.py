@@ -20,13 +20,15 @@ import numpy as np
 from advisor.core.model.bounds import MAX_SEQ_LEN as MAX_SEQ
 from advisor.core.model.frameworks import framework_of
 from advisor.core.model.layout import LayoutChoice
-from advisor.core.model.workload import Workload
+from advisor.core.model.lora import BASE_ACCURACY, QLORA_FORMAT, BaseOption
+from advisor.core.model.workload import BASE_FORMATS, Workload
 from advisor.core.projection.calibration import CAL, Z90, Calibration
 from advisor.core.projection.engine import (
     Projection,
     memory_serving,
     memory_training,
     project,
+    usable_gib,
 )
 from advisor.core.projection.interactivity import CurvePoint, frontier
 from advisor.core.projection.layout import (
@@ -36,6 +38,7 @@ from advisor.core.projection.layout import (
     serving_batches,
     serving_candidates,
     serving_layouts,
+    stack,
     training_candidates,
 )
 from advisor.core.projection.rates import GpuRates
@@ -78,11 +81,8 @@ class SideProjection:
     max_seq_as_run: int | None
     max_seq_retuned: int | None
     fit_change: list[str | None]  # per seq: the smallest change that makes the as-run fit
-
-
-def usable_gib(capacity_gib: float, cal: Calibration = CAL) -> float:
-    """Labelled capacity less what the driver, context and allocator keep."""
-    return capacity_gib * cal.usable_memory_fraction
+    # per seq, a LoRA whose base as given fits nowhere: each other way of holding it that fits
+    base_options: list[tuple[BaseOption, ...]] | None = None
 
 
 def _memory(w: Workload, g: Grid, s: np.ndarray, cal: Calibration) -> np.ndarray:
@@ -160,15 +160,30 @@ def project_side(w: Workload, rates: GpuRates, seqs: list[int], cal: Calibration
         return SideProjection(rates, usable, run, run, mine_max, mine_max, [None] * len(seqs))
     grid = training_candidates(w, w.gpus, w.gpus_per_node, rates.domain)
     p = project(w, rates, grid, s, cal)
-    ok = _ok(w, p, usable)
-    # layouts that keep the global batch exactly, where any fits
-    prefer = (grid.mb * grid.acc * grid.dp == w.sequences_per_step).reshape(-1, 1)
-    ok = np.where((ok & prefer).any(axis=0, keepdims=True), ok & prefer, ok)
+    ok = _keeping_batch(w, grid, _ok(w, p, usable))
     tuned = _best(p, grid, ok)
     tuned = _keep_as_run(run, ok_run, p_run, tuned)
     # the smallest change: keep the user's fused-kernel setting where that still fits
     as_theirs = replace(grid, fused=np.full_like(grid.fused, int(w.fused_kernels)))
     ok_theirs = _memory(w, as_theirs, s.reshape(1, -1), cal) <= usable
+    longest = _max_seq(w, grid, usable, cal).max()
+    speed = p.tokens_per_s
+    # a LoRA whose base, as given, fits nowhere: what holding it otherwise would do
+    nowhere = np.asarray(~ok.any(axis=0))
+    options: list[tuple[BaseOption, ...]] = [() for _ in seqs]
+    alt = base_alternatives(w)
+    if alt and nowhere.any():
+        grid_alt = training_candidates(w, w.gpus, w.gpus_per_node, rates.domain, bases=alt)
+        p_alt = project(w, rates, grid_alt, s, cal)
+        ok_alt = _keeping_batch(w, grid_alt, _ok(w, p_alt, usable))
+        options = _base_options(w, p_alt, grid_alt, ok_alt, nowhere)
+        if w.allow_quantized_base:  # the re-tune holds the base otherwise where it must
+            tuned = _choose(_best(p_alt, grid_alt, ok_alt), tuned, nowhere & ok_alt.any(axis=0))
+            longest = max(longest, _max_seq(w, grid_alt, usable, cal).max())
+        grid, speed = stack(grid, grid_alt), np.concatenate([speed, p_alt.tokens_per_s])
+        ok = np.concatenate([ok, ok_alt])
+        as_theirs = replace(grid, fused=np.full_like(grid.fused, int(w.fused_kernels)))
+        ok_theirs = _memory(w, as_theirs, s.reshape(1, -1), cal) <= usable
     change: list[str | None] = []
     for c in range(len(seqs)):
         if ok_run[0, c]:
@@ -176,9 +191,65 @@ def project_side(w: Workload, rates: GpuRates, seqs: list[int], cal: Calibration
             continue
         pool = as_theirs if ok_theirs[:, c].any() else grid
         fits = np.nonzero(ok_theirs[:, c] if ok_theirs[:, c].any() else ok[:, c])[0]
-        change.append(_smallest_change(run.layouts[c], pool, fits, p.tokens_per_s[:, c]))
-    return SideProjection(rates, usable, run, tuned, mine_max,
-                          _seq(_max_seq(w, grid, usable, cal).max()), change)
+        change.append(_smallest_change(run.layouts[c], pool, fits, speed[:, c]))
+    return SideProjection(rates, usable, run, tuned, mine_max, _seq(longest), change,
+                          options)
+
+
+def _keeping_batch(w: Workload, grid: Grid, ok: np.ndarray) -> np.ndarray:
+    """The layouts that fit, narrowed to those that keep the global batch exactly where any
+    of them fits."""
+    prefer = (grid.mb * grid.acc * grid.dp == w.sequences_per_step).reshape(-1, 1)
+    return np.where((ok & prefer).any(axis=0, keepdims=True), ok & prefer, ok)
+
+
+def base_alternatives(w: Workload) -> tuple[tuple[int, int], ...]:
+    """Other ways to hold a LoRA's frozen base, as (format index, offloaded) grid columns: a
+    4-bit NF4 base (QLoRA; its GEMMs run in 16 bits, so a 16-bit recipe only), the base as
+    given but offloaded, and both. None for a base already 4-bit and offloaded, or full
+    training."""
+    if w.mode != "lora":
+        return ()
+    fmt, off = BASE_FORMATS.index(w.base_format), int(w.offload_frozen_weights)
+    four = w.base_format in ("nf4", "int4") or w.precision not in ("bf16", "fp16")
+    nf4 = BASE_FORMATS.index(QLORA_FORMAT)
+    out = [] if four else [(nf4, off)]
+    if not off:
+        out += [(fmt, 1)] + ([] if four else [(nf4, 1)])
+    return tuple(out)
+
+
+def _base_options(w: Workload, p: Projection, grid: Grid, ok: np.ndarray,
+                  where: np.ndarray) -> list[tuple[BaseOption, ...]]:
+    """Per length where `where` holds: for each way of holding the base in `grid`, its fastest
+    layout that fits, fastest first; the fastest is the one a permitted re-tune runs."""
+    out: list[tuple[BaseOption, ...]] = []
+    for c in range(p.step_s.shape[1]):
+        found: list[int] = []
+        # one change first (a 4-bit base, or the base offloaded), both only where neither does
+        for key in base_alternatives(w):
+            rows = np.nonzero(ok[:, c] & (grid.base[:, 0] == key[0])
+                              & (grid.frozen_offload[:, 0] == key[1]))[0]
+            both = key[0] != BASE_FORMATS.index(w.base_format) and key[1] != int(
+                w.offload_frozen_weights)
+            if where[c] and len(rows) and not (both and found):
+                found.append(int(rows[int(np.argmax(p.tokens_per_s[rows, c]))]))
+        found.sort(key=lambda i: -float(p.tokens_per_s[i, c]))
+        out.append(tuple(base_option(p, grid.choice(int(i)), int(i), c,
+                                     chosen=w.allow_quantized_base and n == 0, fits=True)
+                         for n, i in enumerate(found)))
+    return out
+
+
+def base_option(p: Projection, layout: LayoutChoice, i: int, c: int, *, chosen: bool,
+                fits: bool) -> BaseOption:
+    """The frozen base of `layout` (row `i` of `p`) at length `c`, with what it costs."""
+    return BaseOption(
+        base_format=layout.base_format, offload_frozen_weights=layout.offload_frozen_weights,
+        fits=fits, memory_gib=float(p.memory_gib[i, c]),
+        tokens_per_s_per_gpu=float(p.tokens_per_s[i, c]), step_s=float(p.step_s[i, c]),
+        dequant_s=float(p.parts["dequant"][i, c]), stream_s=float(p.parts["stream"][i, c]),
+        accuracy_risk=BASE_ACCURACY[layout.base_format].risk, chosen=chosen, layout=layout)
 
 
 def _best(p: Projection, grid: Grid, ok: np.ndarray) -> Fitted:
@@ -192,17 +263,22 @@ def _best(p: Projection, grid: Grid, ok: np.ndarray) -> Fitted:
 def _keep_as_run(run: Fitted, ok_run: np.ndarray, p_run: Projection, tuned: Fitted) -> Fitted:
     """The as-run layout stays the answer where it is as fast as the best (ties keep it)."""
     keep = ok_run[0] & (p_run.tokens_per_s[0] >= tuned.proj.tokens_per_s[0] * (1 - 1e-9))
+    return _choose(run, tuned, keep)
+
+
+def _choose(a: Fitted, b: Fitted, keep: np.ndarray) -> Fitted:
+    """Per sequence length, `a` where `keep` holds, else `b`."""
     if not keep.any():
-        return tuned
-    n = len(run.layouts)
-    return Fitted(proj=_merge(run.proj, tuned.proj, keep),
-                  layouts=[run.layouts[i] if keep[i] else tuned.layouts[i] for i in range(n)],
-                  fits=[run.fits[i] if keep[i] else tuned.fits[i] for i in range(n)],
-                  memory_gib=[run.memory_gib[i] if keep[i] else tuned.memory_gib[i]
+        return b
+    n = len(a.layouts)
+    return Fitted(proj=_merge(a.proj, b.proj, keep),
+                  layouts=[a.layouts[i] if keep[i] else b.layouts[i] for i in range(n)],
+                  fits=[a.fits[i] if keep[i] else b.fits[i] for i in range(n)],
+                  memory_gib=[a.memory_gib[i] if keep[i] else b.memory_gib[i]
                               for i in range(n)],
-                  limits=[(run.limits if keep[i] else tuned.limits)[i]
-                          for i in range(n)] if run.limits and tuned.limits else None,
-                  curve=tuned.curve)
+                  limits=[(a.limits if keep[i] else b.limits)[i]
+                          for i in range(n)] if a.limits and b.limits else None,
+                  curve=b.curve if b.curve is not None else a.curve)
 
 
 def _smallest_change(mine: LayoutChoice, pool: Grid, fits: np.ndarray,
@@ -376,7 +452,8 @@ def _concat(cols: list[Projection]) -> Projection:
         tokens=np.concatenate([c.tokens for c in cols], axis=1),
         model_flops=np.concatenate([c.model_flops for c in cols], axis=1), peak=first.peak,
         memory_gib=np.concatenate([c.memory_gib for c in cols], axis=1),
-        ttft_s=cat([c.ttft_s for c in cols]), tpot_s=cat([c.tpot_s for c in cols]))
+        ttft_s=cat([c.ttft_s for c in cols]), tpot_s=cat([c.tpot_s for c in cols]),
+        parts=cat_d([c.parts for c in cols]))
 
 
 def _merge(a: Projection, b: Projection, keep: np.ndarray) -> Projection:
@@ -397,7 +474,7 @@ def _merge(a: Projection, b: Projection, keep: np.ndarray) -> Projection:
         tokens=np.where(keep.reshape(1, -1), a.tokens, b.tokens),
         model_flops=np.where(keep.reshape(1, -1), a.model_flops, b.model_flops), peak=a.peak,
         memory_gib=np.where(keep.reshape(1, -1), a.memory_gib, b.memory_gib),
-        ttft_s=m(a.ttft_s, b.ttft_s), tpot_s=m(a.tpot_s, b.tpot_s))
+        ttft_s=m(a.ttft_s, b.ttft_s), tpot_s=m(a.tpot_s, b.tpot_s), parts=md(a.parts, b.parts))
 
 
 def _seq(x: float) -> int | None:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from advisor.core.errors import InputError
 from advisor.core.formats import load_model, model_data, parse_toml, toml_document
 from advisor.core.model.answers import Answers
 
@@ -43,13 +42,7 @@ def parse_answers_toml(text: str, file: str, catalog: Catalog | None = None,
     With the catalog, a target's price may be a ratio to the current GPU's default price;
     with `read_config`, `model = { config = "..." }` reads that Hugging Face config."""
     data = parse_toml(text, file)
-    try:
-        return load_model(Answers, data, file,
-                          context={"catalog": catalog, "read_config": read_config})
-    except InputError as exc:
-        if exc.field == "model":  # an unknown preset, raised from inside [workload]
-            exc.field = "workload.model"
-        raise
+    return load_model(Answers, data, file, context={"catalog": catalog, "read_config": read_config})
 
 
 def answers_data(answers: Answers) -> dict[str, Any]:

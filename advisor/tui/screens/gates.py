@@ -8,6 +8,8 @@ stack the job runs on, which on a CPU-only box is not this box's.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -25,7 +27,7 @@ from advisor.tui.widgets.field import FormField, Parsed
 from advisor.tui.words import humanize
 
 if TYPE_CHECKING:
-    from advisor.core import Catalog, GpuResult, Report
+    from advisor.core import Catalog, GpuResult, Report, Stack
 
 # Each state has its own word and mark, so nothing depends on colour alone.
 MARK = {"pass": ("✔ pass", "success"), "beta": ("◐ beta", "warning"),
@@ -49,6 +51,8 @@ def remedy(r: GpuResult) -> list[str]:
 
 class GateScreen(ReportScreen):
     FIX_HINT = "Go back (esc) and change the answers."
+    own_stacks: Mapping[str, Stack] = MappingProxyType({})
+    """A target's own stack in the answers of the report drawn (set on Targets)."""
 
     def verdict_of(self, r: GpuResult) -> str:
         raise NotImplementedError
@@ -88,6 +92,7 @@ class GateScreen(ReportScreen):
     def render_result(self, report: Report) -> None:
         d = report.decision
         self.rows = {r.gpu: r for r in (d.current, *d.targets)}
+        self.own_stacks = d.answers.stacks
         table = self.query_one("#gate", DataTable)
         keep = table.cursor_row
         table.clear(columns=True)
@@ -211,9 +216,10 @@ class SoftwareScreen(GateScreen):
     STEP = 4
 
     def question(self) -> str:
-        return ("Does the job's stack support each GPU? [b]✔ GA[/b] is supported, [b]◐ beta[/b] "
-                "runs without a vendor promise, [b]✘[/b] needs the fix shown, [b]?[/b] has no "
-                "support data (not a pass).")
+        return ("Does the job's stack (or a target's own, given with its layout on Targets) "
+                "support each GPU? [b]✔ GA[/b] is supported, [b]◐ beta[/b] runs without a "
+                "vendor promise, [b]✘[/b] needs the fix shown, [b]?[/b] has no support data "
+                "(not a pass).")
 
     def verdict_of(self, r: GpuResult) -> str:
         g = r.software_gate
@@ -231,14 +237,18 @@ class SoftwareScreen(GateScreen):
         if g is None:
             return ["[$warning]not checked[/]: no stack is declared, so the software gate is "
                     + escape("skipped (as `advisor decide` does for answers without [stack])")]
+        own = self.own_stacks.get(r.gpu)
         lines = [escape(humanize(g.summary))]
+        if own is not None:
+            lines.append(f"[b]checked against its own stack[/b] (set with its layout on "
+                         f"Targets): {escape(format_stack(own))}")
         for f in g.findings:
             word, colour = FINDING[f.status]
             lines.append(f"[b {colour}]{word:<13}[/] [b]{escape(f.package)}[/b]: "
                          f"{escape(humanize(f.message))}")
             if f.action:
                 lines.append(f"{'':>14}[b]fix:[/b] {escape(humanize(f.action))}")
-        stack = self.state.job_stack(self.ctx.hardware)
+        stack = own if own is not None else self.state.job_stack(self.ctx.hardware)
         if stack is not None:
             unchecked = [p for p in stack.packages if p not in stack.needs]
             if unchecked:

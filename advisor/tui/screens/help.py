@@ -36,6 +36,9 @@ HELP = """\
   a target's layout     layouts.<id>.tp, .ep, ...    --target-layout id=tp=2,ep=4
   a target's stack      stacks.<id>                  --target-stack id=torch==...
   what you measured     [measured]                   --measured-tokens-per-s ...
+  LoRA base format      workload.base_format         --base-format (nf4: QLoRA)
+  LoRA rank             workload.lora_rank           --lora-rank
+  LoRA layers adapted   workload.lora_targets        --lora-targets (all-linear)
 
 [b]Glossary[/b]
   [b]MAMF[/b]  maximum achievable matmul FLOPS: the fastest a GPU really runs large

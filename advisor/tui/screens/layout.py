@@ -133,7 +133,10 @@ class LayoutScreen(ModalScreen[dict[str, Any] | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="layout"):
             yield Label(f"[b]{escape(self.gpu_id)}: what runs differently on this GPU[/b]")
-            yield Static("[dim]Blank: as the workload (said on the right). A format of its "
+            blank = ("as the workload" if self.current else
+                     "as the workload, or re-tuned for this GPU where the workload says what "
+                     "the current side runs")
+            yield Static(f"[dim]Blank: {blank} (said on the right). A format of its "
                          "own asks \"fp8 here, nvfp4 there\"; the dtype gate checks each GPU "
                          "against its own.[/]", markup=True)
             with VerticalScroll(id="layout-rows"):

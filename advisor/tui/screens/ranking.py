@@ -28,10 +28,12 @@ from advisor.tui.render import KIND, headline, hours, price_text
 from advisor.tui.words import humanize, plural
 
 if TYPE_CHECKING:
-    from advisor.core import GpuResult, Report
+    from advisor.core import GpuResult, Remedy, Report
     from advisor.tui.state import Context
 
 ORDERS = {"cost": "$/token", "time": "time", "energy": "energy"}
+FIRST = {"upgrade": "upgrade first", "check": "check first"}
+"""A ranked GPU's verdict while a remedy stands between it and running, by the remedy's kind."""
 
 
 class RankingScreen(ModalScreen[None]):
@@ -57,8 +59,8 @@ class RankingScreen(ModalScreen[None]):
             with Vertical(id="rank-loading"):
                 others = len(self.ctx.catalog.gpus) - 1
                 yield Static(f"projecting {others} catalog GPUs for these answers, each "
-                             "re-tuned and judged as a target (its own count and layout if "
-                             "you gave one)…", id="rank-progress-text")
+                             "re-tuned and judged as a target (its own count, layout and "
+                             "stack if you gave one)…", id="rank-progress-text")
                 yield ProgressBar(total=None, show_eta=False, show_percentage=False,
                                   id="rank-progress")
             yield Static("", id="rank-head", markup=True)
@@ -112,8 +114,9 @@ class RankingScreen(ModalScreen[None]):
                 "tokens/s and energy cannot be ranked; give a budget on Workload.")
         self.query_one("#rank-head", Static).update(
             f"Ranked by [b]{ORDERS[self.order]}[/b] at {seq:,} tokens, each GPU re-tuned, at "
-            f"{plural(d.current.gpus, 'GPU')} unless you gave it a count; [$warning]default[/] "
-            f"prices are catalog figures, not quotes.{note}")
+            f"{plural(d.current.gpus, 'GPU')} unless you gave it a count, and gated on the "
+            f"stack it would run; [$warning]default[/] prices are catalog figures, not "
+            f"quotes.{note}")
         table = self.query_one("#rank-table", DataTable)
         table.clear(columns=True)
         narrow = self.app.size.width < 110
@@ -129,9 +132,7 @@ class RankingScreen(ModalScreen[None]):
             if r.role == "current":
                 verdict = Text("today", style="bold")
             elif r.gpu in ranking.remedies:  # blocked only until the remedy below
-                gate = r.software_gate
-                verdict = Text("check first" if gate and gate.status == "unverified"
-                               else "upgrade first", style="yellow")
+                verdict = Text(FIRST[ranking.remedies[r.gpu].kind], style="yellow")
             elif r.verdict is not None:
                 label, _ = KIND[r.verdict.kind]
                 verdict = Text(label.lower())
@@ -153,14 +154,22 @@ class RankingScreen(ModalScreen[None]):
                 (fmt_num(j.energy_kwh, 0) if budget else fmt_num(j.power_kw, 1))
                 if j and j.energy_kwh is not None else "-"]
             table.add_row(*(cells[k] for k in keep), key=r.gpu)
-        first: dict[str, list[str]] = {}
-        for gpu, what in ranking.remedies.items():
-            first.setdefault(what, []).append(gpu)
+        first = ranking.by_remedy()
         lines = []
         if first:
             lines.append("[b]First[/b] [dim]for the ranked GPUs that need it[/]")
             lines += [f"  – {escape(', '.join(gpus))}: {escape(humanize(what))}"
                       for what, gpus in first.items()]
+        unpriced, unchecked = ranking.unpriced(), ranking.unchecked()
+        if unpriced:
+            lines.append(f"[$warning]No price[/] for {escape(', '.join(unpriced))}, so ranked "
+                         "last on $/token: quote one on Targets.")
+        if unchecked:
+            which = ("" if len(unchecked) == len(ok) else
+                     f" on {escape(', '.join(unchecked))}")
+            lines.append(f"[$warning]Software not checked[/]{which}: no stack given, so ranked "
+                         "on the hardware alone; give the job's on Software, a target's own "
+                         "with its layout on Targets.")
         lines += [f"[b]Out ({len(out)})[/b] [dim]the hardware cannot (format, memory), "
                   "another stack is needed, cannot be projected, or over the power cap or "
                   "the deadline[/]"]
@@ -169,7 +178,7 @@ class RankingScreen(ModalScreen[None]):
         table.focus()
 
     ranked: list[GpuResult] = []  # noqa: RUF012 - replaced, never mutated
-    remedies: dict[str, str] = {}  # noqa: RUF012 - replaced, never mutated
+    remedies: dict[str, Remedy] = {}  # noqa: RUF012 - replaced, never mutated
 
     @on(DataTable.RowHighlighted, "#rank-table")
     def _row(self, event: DataTable.RowHighlighted) -> None:
@@ -179,13 +188,15 @@ class RankingScreen(ModalScreen[None]):
             return
         p = r.point(self.report.decision.primary_seq_len)
         verdict = ("today's GPU" if r.role == "current" else
-                   f"first: {self.remedies[r.gpu]}" if r.gpu in self.remedies else
+                   f"first: {self.remedies[r.gpu].text}" if r.gpu in self.remedies else
                    headline(r.verdict.headline) if r.verdict else "no verdict")
         speed = f", {p.speedup:.2f}× per GPU" if p and p.speedup else ""
         tok = f"{fmt_num(p.tokens_per_s_per_gpu, 0)} tok/s per GPU" if p else ""
+        priced = r.assumptions is not None and r.assumptions.price is not None
+        price = f"price {price_text(r)}" if priced else "no price: quote one on Targets"
         self.query_one("#rank-row", Static).update(clean_block(
             f"[b]{plural(r.gpus, 'GPU')} of {escape(r.gpu)}[/b]: {escape(verdict)}; {tok}{speed}; "
-            f"price {escape(price_text(r))} [dim](dflt = catalog default)[/]"))
+            f"{escape(price)} [dim](dflt = catalog default)[/]"))
 
     def action_close(self) -> None:
         self.dismiss(None)

@@ -16,6 +16,7 @@ from textual.containers import VerticalScroll
 from textual.markup import escape
 from textual.widgets import Static
 
+from advisor.base_words import frozen_base_lines
 from advisor.core import clean_block
 from advisor.humanize import fmt_num, render_table
 from advisor.tui.numbers import format_count
@@ -133,6 +134,11 @@ class VerdictScreen(ReportScreen):
         if warnings:
             cards.append(Static(clean_block("[b $warning]read first[/]\n" + "\n".join(
                 f"  ! {escape(w)}" for w in warnings)), classes="verdict-card", markup=True))
+        base = frozen_base_lines(decision)
+        if base:
+            cards.append(Static(clean_block("[b]the frozen base (LoRA)[/b]\n" + "\n".join(
+                f"  • {escape(humanize(x))}" for x in base)), classes="verdict-card",
+                markup=True))
         cards += [Static(card(decision, t), classes="verdict-card", markup=True)
                   for t in decision.targets]
         defaults = defaults_lines(decision)

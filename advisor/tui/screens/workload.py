@@ -170,8 +170,11 @@ class WorkloadScreen(StepScreen):
         if f.kind == "choice":
             self._choice_defs[key] = f
             value = given.get(key, Select.NULL)
-            widget: Any = Select(f.choices, id=key, allow_blank=True, compact=True,
-                                 value=value if any(v == value for _, v in f.choices)
+            choices = f.choices
+            if isinstance(value, tuple) and not any(v == value for _, v in choices):
+                choices = (*choices, (", ".join(value), value))  # an answers file's own set
+            widget: Any = Select(choices, id=key, allow_blank=True, compact=True,
+                                 value=value if any(v == value for _, v in choices)
                                  else Select.NULL,
                                  prompt=f"{choice_label(f, core_default(key))} (default)")
         else:

@@ -1,6 +1,6 @@
 """How fast the wizard feels, relative to a bare Textual app measured in the same run.
 
-    python benchmarks/bench_tui.py [--runs 5]
+    python benchmarks/bench_tui.py [--runs 5] [--laps 3]
 
 First paint: a fresh interpreter, from its start to the first step on screen (first frame)
 and settled (the first frame that shows the step complete, its catalog table filled in),
@@ -8,7 +8,7 @@ launched as `advisor` launches it: the real effective catalog, loaded in a worke
 first paint, then this box's detection and the engine's warm-up, in workers that are not
 waited for (the box panel says it is looking meanwhile). The reference is a fresh
 interpreter starting a one-widget Textual app the same way, launched alternately with
-advisor. Target: first frame <= 1.5x, settled <= 2x.
+advisor. Target: first frame <= 1.5x, settled <= 2.5x.
 
 Resume: a fresh interpreter reopening a saved report at its verdict (`advisor --resume`),
 to the first frame that shows its verdict cards, as a ratio to advisor's own first frame in
@@ -16,11 +16,13 @@ the same run (target <= 2x).
 
 Transitions: ctrl+n / esc through every step with the Pilot harness, timed from the key
 press to the new screen's first frame. Lap 1 goes on once the app is idle after each step
-(as a user who reads it: the next step is built off screen meanwhile); lap 2 revisits.
-"First visits at once" presses ctrl+n as soon as each step has settled, in a fresh app, so
-steps are built while the user waits. The engine's Report is made in a worker and is not
-waited for by the timing. The reference is a bare Textual app switching between two
-one-widget screens, timed the same way, before and after. Target: every transition <= 10x.
+(as a user who reads it: the next step is built off screen meanwhile); the warm laps
+(--laps of them) revisit, and each step change is reported as its min and median over
+them. "First visits at once" presses ctrl+n as soon as each step has settled, in a fresh
+app, so steps are built while the user waits. The engine's Report is made in a worker and
+is not waited for by the timing. The reference is a bare Textual app switching between
+two one-widget screens, timed the same way, before and after. Target: on the warm laps,
+every step change <= 30x (its median over the laps).
 
 Ranking: ^k on the verdict, to every catalog GPU ranked on screen, with whether the
 progress indicator showed while the engine ran; and the engine's own time for that
@@ -29,7 +31,10 @@ ranking (`advisor.core.run` on `ranking_answers`), in seconds (target <= 1 s).
 Every figure but the engine's seconds is a ratio to its reference, min and median: a
 loaded box slows both, so no absolute budget is judged. A launch that crashes shows its
 stderr; the run fails (exit 1) only for a crash, a step that does not advance, or torch
-imported at startup.
+imported at startup. The wizard runs on `advisor.tui.demo`'s made-up 8×H100 box.
+
+Frames are timed where the app hands them to its driver (`App._display`): Textual has no
+public hook for a frame, and this is the benchmark's own scaffolding, not advisor's.
 """
 
 from __future__ import annotations
@@ -242,31 +247,24 @@ async def reference_transitions(count: int) -> list[float]:
     return out
 
 
-def _doubles() -> Any:
-    """The tests' fixed boxes and fake probe runner (tests/tui/doubles.py, not shipped)."""
-    sys.path.insert(0, str(ROOT / "tests" / "tui"))
-    import doubles
-
-    return doubles
-
-
 def _app() -> Any:
     from advisor.io.catalog_store import effective_catalog
+    from advisor.tui import demo
     from advisor.tui.app import AdvisorApp
     from advisor.tui.state import WizardState
 
-    doubles = _doubles()
     catalog = effective_catalog()
-    targets = [g.id for g in catalog.gpus if g.id in ("b200-sxm", "h200-sxm")]
+    targets = tuple(g.id for g in catalog.gpus if g.id in ("b200-sxm", "h200-sxm"))
     state = WizardState(current="h100-sxm", targets=targets, probe_choice="none")
-    return AdvisorApp(catalog, doubles.gpu_box(), doubles.FakeProbeRunner(), state=state)
+    return AdvisorApp(catalog, demo.gpu_box(), demo.DemoProbeRunner(), state=state)
 
 
 async def _idle(pilot: Any, app: Any, step: int) -> None:
     """As a user reading a step: until the app is idle and the next step is built."""
+    from advisor.tui.demo import settle
     from advisor.tui.state import STEPS
 
-    await _doubles().settle(pilot)
+    await settle(pilot)
     name = f"step-{step + 1}"
     for _ in range(200):
         if step + 1 >= len(STEPS) or (app.is_screen_installed(name)
@@ -276,44 +274,50 @@ async def _idle(pilot: Any, app: Any, step: int) -> None:
     await pilot.pause()
 
 
-async def transitions() -> tuple[list[tuple[str, float]], dict[str, float]]:
-    """Both laps, the ranking timed on the verdict between them; and first visits at once."""
+Timings = dict[str, dict[str, list[float]]]
+"""Seconds per group ("lap 1", "warm", "at once"), per step change, one per lap."""
+
+
+async def transitions(laps: int) -> tuple[Timings, dict[str, float]]:
+    """Lap 1, the ranking timed on the verdict after it, the warm laps; and first visits at
+    once in a fresh app."""
+    from advisor.tui.demo import settle
     from advisor.tui.state import STEPS
 
-    doubles = _doubles()
     app = _app()
     timer = Timer(app)
-    timings: list[tuple[str, float]] = []
+    timings: Timings = {"lap 1": {}, "warm": {}, "at once": {}}
     ranking: dict[str, float] = {}
     async with app.run_test(size=(120, 40)) as pilot:
-        await doubles.settle(pilot)  # hardware detection, the first paint's work
+        await settle(pilot)  # hardware detection, the first paint's work
 
-        async def timed(key: str, label: str) -> None:
+        async def timed(key: str, group: str, label: str) -> None:
             seconds = await timer.press(pilot, key)
             if seconds is None:
                 hint = app.screen.query_one("#hint").render()
                 raise Crashed(f"stuck on {label}: {hint}")
-            timings.append((label, seconds))
+            timings[group].setdefault(label, []).append(seconds)
 
-        for lap in (1, 2):
+        for lap in range(1 + laps):
+            group = "lap 1" if lap == 0 else "warm"
             for i in range(len(STEPS) - 1):
                 await _idle(pilot, app, i)
-                await timed("ctrl+n", f"lap {lap}: {STEPS[i][1]} -> {STEPS[i + 1][1]}")
-            if lap == 1:
+                await timed("ctrl+n", group, f"{STEPS[i][1]} -> {STEPS[i + 1][1]}")
+            if lap == 0:
                 ranking = await rank(pilot, app)
             for i in range(len(STEPS) - 1, 0, -1):
                 await _idle(pilot, app, i)
-                await timed("escape", f"lap {lap}: {STEPS[i][1]} <- back")
+                await timed("escape", group, f"{STEPS[i][1]} <- back")
     fresh = _app()
     timer = Timer(fresh)
     async with fresh.run_test(size=(120, 40)) as pilot:
-        await doubles.settle(pilot)
+        await settle(pilot)
         for i in range(len(STEPS) - 1):
             seconds = await timer.press(pilot, "ctrl+n")
             if seconds is None:
                 raise Crashed(f"stuck on {STEPS[i][1]}")
-            timings.append((f"at once: {STEPS[i][1]} -> {STEPS[i + 1][1]}", seconds))
-            await doubles.settle(pilot)
+            timings["at once"][f"{STEPS[i][1]} -> {STEPS[i + 1][1]}"] = [seconds]
+            await settle(pilot)
     return timings, ranking
 
 
@@ -327,7 +331,7 @@ async def rank(pilot: Any, app: Any) -> dict[str, float]:
     key = events.Key("ctrl+k", None)
     key.set_sender(app)
     t0 = time.perf_counter()
-    app._driver.send_message(key)  # not Pilot.press: it would wait past the whole run
+    app.post_message(key)  # as the driver does; not Pilot.press: it would wait past the run
     while not isinstance(app.screen, RankingScreen) or not app.screen.is_mounted:
         await asyncio.sleep(0.005)
     screen = app.screen
@@ -354,11 +358,15 @@ def engine_ranking_s(runs: int) -> list[float]:
     return out
 
 
-async def all_transitions() -> tuple[list[tuple[str, float]], list[float], dict[str, float]]:
+async def all_transitions(laps: int) -> tuple[Timings, list[float], dict[str, float]]:
     before = await reference_transitions(16)
-    subject, ranking = await transitions()
+    subject, ranking = await transitions(laps)
     after = await reference_transitions(16)
     return subject, before + after, ranking
+
+
+WARM_TARGET = 30.0
+"""Every step change on the warm laps within this many bare screen switches (issue 31)."""
 
 
 def main() -> int:
@@ -366,19 +374,20 @@ def main() -> int:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="launches of each (default 5)")
+    parser.add_argument("--laps", type=int, default=3, help="warm laps (default 3)")
     args = parser.parse_args()
     try:
         with tempfile.TemporaryDirectory() as folder:
             subject, reference, resumed = first_paints(args.runs,
                                                        saved_report(Path(folder)))
-        steps, ref_steps, ranking = asyncio.run(all_transitions())
+        steps, ref_steps, ranking = asyncio.run(all_transitions(args.laps))
         engine = engine_ranking_s(3)
     except Crashed as exc:
         print(f"FAILED: {exc}", file=sys.stderr)
         return 1
     print(f"first paint, {args.runs} launches of each, against a one-widget Textual app:")
     for key, what, target in (("first_frame_s", "first frame", 1.5),
-                              ("first_paint_s", "settled", 2.0)):
+                              ("first_paint_s", "settled", 2.5)):
         print(line(f"  {what} (target <= {target}x)", [s[key] for s in subject],
                    [r[key] for r in reference]))
     print(line("resume to the verdict settled, against advisor's first frame (target <= 2x)",
@@ -387,17 +396,23 @@ def main() -> int:
         print("  (the resumed report was recomputed, not shown as saved)")
     ref_mid = statistics.median(ref_steps)
     print(f"transitions, against a bare Textual screen switch "
-          f"({min(ref_steps) * 1e3:.1f} / {ref_mid * 1e3:.1f} ms min / median here; "
-          "target <= 10x):")
-    for label, seconds in steps:
-        over = "  over" if seconds / ref_mid > 10 else ""
-        print(f"  {label:<48} {seconds / ref_mid:6.1f}x  ({seconds * 1e3:.1f} ms){over}")
-    for group in ("lap 1", "lap 2", "at once"):
-        times = [t for label, t in steps if label.startswith(group)]
-        lo, mid = ratios(times, ref_steps)
-        worst = max(times)
-        print(f"  {group}: {lo:.1f}x min, {mid:.1f}x median, slowest {worst / ref_mid:.1f}x; "
-              f"{sum(t / ref_mid <= 10 for t in times)} of {len(times)} within 10x")
+          f"({min(ref_steps) * 1e3:.1f} / {ref_mid * 1e3:.1f} ms min / median here), "
+          f"each step change's min / median over its laps; target: warm <= {WARM_TARGET:g}x")
+    for group, changes in steps.items():
+        laps = max(len(t) for t in changes.values())
+        print(f"  {group} ({laps} lap{'s' if laps > 1 else ''}):")
+        for label, times in changes.items():
+            mid = statistics.median(times)
+            over = "  over" if group == "warm" and mid / ref_mid > WARM_TARGET else ""
+            print(f"    {label:<44} {min(times) / ref_mid:6.1f}x {mid / ref_mid:6.1f}x  "
+                  f"({min(times) * 1e3:.1f} / {mid * 1e3:.1f} ms){over}")
+        medians = [statistics.median(t) for t in changes.values()]
+        every = [t for times in changes.values() for t in times]
+        lo, mid = ratios(every, ref_steps)
+        within = sum(m / ref_mid <= WARM_TARGET for m in medians)
+        print(f"    {group}: {lo:.1f}x min, {mid:.1f}x median, slowest step change "
+              f"{max(medians) / ref_mid:.1f}x (its median); {within} of {len(medians)} "
+              f"within {WARM_TARGET:g}x")
     print(f"ranking of every catalog GPU ({ranking['rows']:.0f} ranked): "
           f"{ranking['seconds']:.2f} s from ^k, progress indicator shown while it ran: "
           f"{bool(ranking['indicator'])}")

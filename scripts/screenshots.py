@@ -13,9 +13,9 @@ made-up 8×H100 node (no nvidia-smi needed) running torch 2.7.1+cu128 and flash-
 so the software gate blocks MI300X (a CUDA build of torch cannot drive it).
 
 Every figure is `advisor.core.run` on the shipped catalog with catalog figures (no probe
-record), except the probes step's own screenshot, which shows a run of the fake runner:
-its figures (host "fake-box", MAMF 720 TFLOPS, ...) are canned, not measured, and nothing
-after that step uses them.
+record), except the probes step's own screenshot, which shows a run of the demo runner
+(`advisor.tui.demo`): its figures (host "fake-box", MAMF 720 TFLOPS, ...) are canned, not
+measured, and nothing after that step uses them.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import sys
 import tempfile
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -34,13 +33,10 @@ from textual.widgets import Input
 from advisor.core import ConfigOptions
 from advisor.io.atomic import write_output
 from advisor.io.catalog_store import load_catalog
+from advisor.tui import demo
 from advisor.tui.app import AdvisorApp
 from advisor.tui.hardware import Hardware
-from advisor.tui.state import WizardState
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "tui"))
-import doubles as demo  # the tests' fixed boxes and fake runner, not shipped
-from doubles import FakeProbeRunner
+from advisor.tui.state import EXAMPLE_WORKLOAD, WizardState
 
 SIZE = (120, 40)
 Step = Callable[[Pilot[None]], Awaitable[None]]
@@ -49,38 +45,35 @@ Step = Callable[[Pilot[None]], Awaitable[None]]
 def serving(start: int) -> WizardState:
     """Llama-3.1-70B served in fp8 on 8×H100 against B200 in nvfp4 (its own format, set on
     Targets) and H200, 2k in / 512 out under a 50 ms TPOT limit."""
-    state = WizardState(
-        current="h100-sxm", reached=start, targets=["b200-sxm", "h200-sxm"],
+    return WizardState(
+        current="h100-sxm", reached=start, targets=("b200-sxm", "h200-sxm"),
         quotes={"b200-sxm": ("usd", 4.80)}, probe_choice="none",
-        layouts={"b200-sxm": {"precision": "nvfp4"}})
-    state.given.update({"model": "llama-3.1-70b", "mode": "serve", "seq_lens": (2048,),
-                        "osl": 512, "precision": "fp8", "tpot_ms": 50.0})
-    state.examples = set()
-    return state
+        layouts={"b200-sxm": {"precision": "nvfp4"}}, examples=frozenset(),
+        given={"model": "llama-3.1-70b", "mode": "serve", "seq_lens": (2048,), "osl": 512,
+               "precision": "fp8", "tpot_ms": 50.0})
 
 
 def anchored(start: int) -> WizardState:
     """The main scenario, anchored on a measured 9,000 tok/s per GPU, 25% of it attention."""
     state = scenario(start)
-    state.measured = {"tokens_per_s_per_gpu": 9000.0, "attention_share": 0.25}
+    state.set_measured("tokens_per_s_per_gpu", 9000.0)
+    state.set_measured("attention_share", 0.25)
     return state
 
 
 def scenario(start: int) -> WizardState:
-    state = WizardState(
-        current="h100-sxm", reached=start, targets=["b200-sxm", "h200-sxm", "mi300x"],
+    return WizardState(
+        current="h100-sxm", reached=start, targets=("b200-sxm", "h200-sxm", "mi300x"),
         quotes={"b200-sxm": ("usd", 4.80)}, power_cap_kw=15.0, probe_choice="none",
-        configs=ConfigOptions(counts=[8, 16, 32], deadline_days=30))
-    state.given.update({"seq_lens": (4096, 8192, 16384), "recompute": "selective",
-                        "token_budget": 200e9})
-    state.examples = set()
-    return state
+        configs=ConfigOptions(counts=[8, 16, 32], deadline_days=30), examples=frozenset(),
+        given={**EXAMPLE_WORKLOAD, "seq_lens": (4096, 8192, 16384), "recompute": "selective",
+               "token_budget": 200e9})
 
 
 async def shoot(out: Path, name: str, hardware: Hardware, start: int,
                 action: Step | None = None, fresh: bool = False,
                 state: Callable[[int], WizardState] = scenario) -> None:
-    app = AdvisorApp(load_catalog(), hardware, FakeProbeRunner(),
+    app = AdvisorApp(load_catalog(), hardware, demo.DemoProbeRunner(),
                      state=None if fresh else state(start), start=start,
                      export_dir=Path("/home/you/reports"))
     app.theme = "textual-dark"

@@ -7,31 +7,42 @@ filed with `advisor probe import`, plus the wizard's own run); export writes tha
 Report. Nothing here computes, filters or re-phrases a result.
 
 Each step's screen is built on its first visit and kept (`install_screen`), so a revisit
-redraws only what the answers changed.
+redraws only what the answers changed. Screens and app talk through the typed messages of
+`advisor.tui.messages`: a step asks for a result or a step, the app answers with a result.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable
 from contextlib import suppress
 from dataclasses import dataclass
 from functools import partial
 from importlib import import_module
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events
 from textual.app import App, SystemCommand
 from textual.binding import Binding
-from textual.message import Message
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from advisor.heap import keep_for_the_session
 from advisor.tui.hardware import Hardware, detect_hardware
+from advisor.tui.messages import (
+    KINDS,
+    AskResult,
+    CatalogLoaded,
+    GoToStep,
+    HardwareDetected,
+    Kind,
+    ResultComputing,
+    ResultFailed,
+    ResultReady,
+    StepReady,
+)
 from advisor.tui.runner import ProbeRunner
-from advisor.tui.screens.base import ComputedScreen, StepScreen
+from advisor.tui.screens.base import StepScreen
 from advisor.tui.state import STEP_IDS, STEPS, Context, WizardState
 
 if TYPE_CHECKING:
@@ -47,9 +58,10 @@ WARM_UP_AFTER_S = 0.5
 BUILD_AHEAD_AFTER_S = 0.3
 """After a step is shown, the next is built off screen: long enough that the shown step's
 own first work (its first frame, the engine request) goes first."""
-Kind = Literal["report", "preview", "ranking"]
-"""What the app asks the engine for: the report of the answers; a preview for the
-Workload step (before targets exist); every catalog GPU ranked."""
+STEPS_MODE = "steps"
+"""The mode the steps and dialogs are shown in. The app's default mode is not shown after
+launch: a step built ahead is pushed onto its screen stack, where Textual composes and
+mounts it without showing it (`push_screen(mode=...)`)."""
 
 
 def screen_class(step: int) -> type[StepScreen]:
@@ -82,14 +94,6 @@ def effective_probes(answers: Answers, catalog: Catalog, state: WizardState
     probes = probes_for(ids, catalog, stored=state.use_stored)
     probes.update({g: r for g, r in state.probe_records.items() if g in ids})
     return probes
-
-
-class KeysReleased(Message):
-    """A newly built step has set its focus: keys typed meanwhile may go to it now."""
-
-    def __init__(self, screen: StepScreen) -> None:
-        super().__init__()
-        self.screen = screen
 
 
 class AdvisorApp(App[None]):
@@ -139,14 +143,13 @@ class AdvisorApp(App[None]):
     @property
     def report(self) -> Report | None:
         """The Report of the answers as they stand, if it has been made."""
-        held = self.results.get("report")
-        if held is None:
-            return None
-        try:
-            inputs = self.inputs("report")
-        except Exception:  # answers that do not hold together have no report
-            return None
-        return held[1] if held[0] == inputs else None
+        return self.held("report")
+
+    @property
+    def typing_ahead(self) -> bool:
+        """Whether keys typed are still on their way: held for a step being built, or
+        following the key before them up the widgets."""
+        return bool(self._held) or "key" in self._holds
 
     @property
     def step(self) -> int | None:
@@ -161,6 +164,8 @@ class AdvisorApp(App[None]):
                 if inputs.answers == self._loaded.decision.answers:
                     self.results["report"] = (inputs, self._loaded)
                     self._saved = inputs.given
+        self.add_mode(STEPS_MODE, Screen)
+        self.switch_mode(STEPS_MODE)
         self.goto(self.start)
         if self._load_catalog is not None:
             self.run_worker(self._load, thread=True, group="catalog",
@@ -183,11 +188,14 @@ class AdvisorApp(App[None]):
         self.call_from_thread(self.call_later, self._loaded_catalog, catalog)
 
     async def _loaded_catalog(self, catalog: Catalog) -> None:
+        """The first step fills in (under a dialog too); keys held meanwhile go on once it
+        says it has (`StepReady`), after the focus it asks for, or at once to a dialog."""
         self.ctx.loaded = catalog
-        screen = self.screen
-        if isinstance(screen, StepScreen):
-            await screen.catalog_loaded()
-        self.call_later(self._release, "catalog")  # after the focus the step just asked for
+        for screen in self.screen_stack:
+            if isinstance(screen, StepScreen):
+                screen.post_message(CatalogLoaded())
+        if not isinstance(self.screen, StepScreen):
+            await self._release("catalog")
         keep_for_the_session()
         self._catalog_ready()
 
@@ -210,15 +218,13 @@ class AdvisorApp(App[None]):
 
     def _detected(self, hardware: Hardware) -> None:
         self.ctx.hardware = hardware
-        screen = self.screen
-        if isinstance(screen, StepScreen):
-            screen.hardware_changed()
+        self.screen.post_message(HardwareDetected())
 
     def goto(self, step: int) -> None:
         """Show a step; the one way steps change. A step shown for the first time is built
-        now: keys typed before it has its focus wait for it (`KeysReleased`), so they land
+        now: keys typed before it has its focus wait for it (`StepReady`), so they land
         in the field they were typed for, never in the step left behind."""
-        self.state.reached = max(self.state.reached, step)
+        self.state.reach(step)
         name = f"step-{step}"
         if not self.is_screen_installed(name):
             self.install_screen(screen_class(step)(self.ctx), name=name)
@@ -247,9 +253,7 @@ class AdvisorApp(App[None]):
             self.set_timer(BUILD_AHEAD_AFTER_S, partial(self._build_ahead, step))
             return
         self.install_screen(screen_class(step)(self.ctx, ahead=True), name=name)
-        # Registering a screen starts its message pump: it composes and mounts while not
-        # shown (Textual's own push does the same, then shows it).
-        self._get_screen(name)
+        self.push_screen(name, mode=self.DEFAULT_MODE)  # composed and mounted, not shown
 
     def action_goto_step(self, step: int) -> None:
         """The stepper's links and the palette: any step already reached."""
@@ -275,15 +279,13 @@ class AdvisorApp(App[None]):
                 self._holds.discard("key")
 
     def _follow(self, event: events.Key, node: Any) -> None:
-        """Runs in each widget's queue just after the key was handled there: it stopped
-        here, or reached the app (its bindings ran), or goes on to the parent."""
-        # Textual says whether a message stopped only in this private flag.
-        if event._stop_propagation or node is self:
-            self.call_later(self._release, "key")
-            return
+        """Runs in each node's queue just after the key was handled there, from the focused
+        widget up to the app (whose bindings run last): whether the key stopped on the way
+        or went on to the parent, what it did there is done once this reaches the app."""
         parent = node.parent
-        if parent is None or not parent.call_later(self._follow, event, parent):
-            self.call_later(self._release, "key")  # the widget went away meanwhile
+        if node is self or parent is None or not parent.call_later(self._follow, event,
+                                                                   parent):
+            self.call_later(self._release, "key")  # at the app, or the widget went away
 
     async def _release(self, reason: str) -> None:
         """In the app's queue: held keys go on in the order typed, each one as the one before
@@ -292,12 +294,22 @@ class AdvisorApp(App[None]):
         while not self._holds and self._held:
             await self.on_event(self._held.pop(0))
 
-    async def on_keys_released(self, message: KeysReleased) -> None:
-        """The new step has its focus: keys typed while it was built go to it (a step built
-        ahead, off screen, releases nothing)."""
+    async def on_step_ready(self, message: StepReady) -> None:
+        """The step on screen has its focus: keys typed while it was built (or while it
+        filled in the catalog) go to it, and the next step is built ahead. A step built
+        ahead, off screen, releases nothing."""
         stack = self.screen_stack  # empty while the app closes
         if stack and message.screen is stack[-1]:
+            if self.ctx.loaded is not None:
+                self._holds.discard("catalog")
             await self._release("screen")
+            self.build_ahead(message.step + 1)
+
+    def on_go_to_step(self, message: GoToStep) -> None:
+        self.goto(message.step)
+
+    def on_ask_result(self, message: AskResult) -> None:
+        self.request(message.kind)
 
     # -- the engine -------------------------------------------------------------------
 
@@ -325,7 +337,7 @@ class AdvisorApp(App[None]):
             return None
         try:
             inputs = self.inputs(kind)
-        except Exception:
+        except Exception:  # answers that do not hold together have no result
             return None
         return held[1] if held[0] == inputs else None
 
@@ -343,8 +355,10 @@ class AdvisorApp(App[None]):
         """The result made from `inputs` if it is held, else a run of them."""
         held = self.results.get(kind)
         if held is not None and held[0] == inputs:
-            self._deliver(kind, held[1])
-        elif kind in self._computing:  # one run of a kind at a time: the newest waits
+            self.screen.post_message(ResultReady(kind, held[1]))
+            return
+        self.screen.post_message(ResultComputing(kind))
+        if kind in self._computing:  # one run of a kind at a time: the newest waits
             self._pending[kind] = inputs
         else:
             self._start(kind, inputs)
@@ -380,52 +394,18 @@ class AdvisorApp(App[None]):
     def _computed(self, kind: Kind, inputs: Inputs, report: Report) -> None:
         self.results[kind] = (inputs, report)
         if not self._next(kind, inputs):
-            self._deliver(kind, report)
-
-    def _deliver(self, kind: Kind, report: Report) -> None:
-        screen = self.screen
-        if isinstance(screen, ComputedScreen) and kind == screen.COMPUTES:
-            screen.show_result(report)
-        elif isinstance(screen, StepScreen):
-            screen.computed(kind, report)
-        else:  # a dialog on top (the ranking) takes it
-            deliver = getattr(screen, "show_result", None)
-            if deliver is not None and getattr(screen, "COMPUTES", None) == kind:
-                deliver(report)
+            self.screen.post_message(ResultReady(kind, report))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         if event.worker.group == "warm-up" and event.state == WorkerState.SUCCESS:
             keep_for_the_session()  # the engine's modules and their schemas
-        if event.worker.group in ("report", "preview", "ranking") \
-                and event.state == WorkerState.ERROR:
-            kind: Kind = event.worker.group  # type: ignore[assignment]
-            if not self._next(kind, None):
-                self._deliver_error(kind, error_text(event.worker.error))
+        kind = next((k for k in KINDS if k == event.worker.group), None)
+        if kind is not None and event.state == WorkerState.ERROR \
+                and not self._next(kind, None):
+            self._deliver_error(kind, error_text(event.worker.error))
 
     def _deliver_error(self, kind: Kind, text: str) -> None:
-        screen = self.screen
-        if isinstance(screen, ComputedScreen) and kind == screen.COMPUTES:
-            screen.show_error(text)
-        elif isinstance(screen, StepScreen):
-            screen.compute_failed(kind, text)
-        elif getattr(screen, "COMPUTES", None) == kind:
-            screen.show_error(text)  # type: ignore[attr-defined]
-
-    def _handle_exception(self, error: Exception) -> None:
-        """A widget that looks for its parts while the app closes (a step being built ahead,
-        off screen; a message still on its way) finds none: a query that matches nothing,
-        or Textual's own widget tripping over a removed part (a tab). That is the app
-        closing, not a bug to show as a traceback; anything else is Textual's to report."""
-        import traceback
-
-        from textual.css.query import NoMatches
-
-        closing = self._exit or not self.is_running
-        frames = traceback.extract_tb(error.__traceback__)
-        in_textual = bool(frames) and f"{os.sep}textual{os.sep}" in frames[-1].filename
-        if closing and (isinstance(error, NoMatches) or in_textual):
-            return
-        super()._handle_exception(error)
+        self.screen.post_message(ResultFailed(kind, text))
 
     # -- actions ----------------------------------------------------------------------
 

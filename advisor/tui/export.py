@@ -54,8 +54,8 @@ def state_from_report(report: Report) -> WizardState:
     quotes: dict[str, Price] = {g: ("usd", p) for g, p in a.prices.items()}
     current, current_count = split_count(a.current)  # quotes are keyed by id, not `id@N`
     return WizardState(
-        current=current, current_count=current_count, given=given, examples=set(),
-        targets=targets, counts=counts,
+        current=current, current_count=current_count, given=given, examples=frozenset(),
+        targets=tuple(targets), counts=counts,
         layouts={g: o.fields_given() for g, o in a.layouts.items()},
         measured=a.measured.model_dump(exclude_unset=True) if a.measured else {},
         quotes=quotes,
@@ -66,5 +66,4 @@ def state_from_report(report: Report) -> WizardState:
         stack=a.stack, stacks=dict(a.stacks), box_stack=False, sweep=a.configs is not None,
         probe_choice="report" if report.probes else "none",
         probe_records=dict(report.probes), use_stored=False,
-        probe_note="the records the report used" if report.probes else "",
         configs=a.configs, pipeline=a.pipeline, loaded=a, reached=len(STEPS) - 1)

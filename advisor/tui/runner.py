@@ -4,7 +4,8 @@
 through `on_progress` and poll `should_stop` between measurements, so a cancel
 keeps what was measured so far. `PackageProbeRunner` wraps `advisor.probes` (the repo's
 `probes/`), imported only when a run starts, and says what to install where torch is
-missing; the tests' deterministic runner lives in tests/tui/doubles.py.
+missing; the deterministic demo runner (screenshots, benchmarks, tests) is in
+`advisor.tui.demo`.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The wizard's one piece of state: the answers being built, step by step.
 
-Every step screen reads and writes this object; nothing else holds answers. It
-records only what the user gave: a field left alone is not in `given`, so the
+Every step screen reads this object and changes it through its methods; nothing else
+holds answers. It records only what the user gave: a field left alone is not in `given`, so the
 engine applies its own default and the decision lists it as a default, exactly as
 `advisor decide` does for an answers file that leaves it out. `to_answers` turns it
 into the engine's `Answers`; the app hands those to `advisor.core.run`.
@@ -11,7 +11,9 @@ No Textual here, so it can be unit-tested without an app.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal
 
 from advisor.tui.hardware import Hardware
@@ -50,46 +52,51 @@ EXAMPLE_WORKLOAD: dict[str, Any] = {"model": "llama-3.1-8b", "seq_lens": (4096, 
 default for them), so the form begins with an example, marked as one until edited."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class WizardState:
+    """Frozen to everyone but itself: a field changes only through the methods below (each
+    one edit a step makes), and each field's container is read-only (a tuple, a frozenset,
+    a read-only mapping), so the answers have one owner and no step changes them behind
+    the others' backs. The one object is shared by the app and every step, so each sees
+    an edit at once."""
+
     current: str | None = None
     """Catalog id of the GPU the workload runs on today."""
     current_count: int | None = None
     """Its own GPU count when the answers gave one (`current = "id@N"`, kept from a resumed
     report); None: the workload's `gpus`, which the Workload step sets (and typing it
     there drops this)."""
-    given: dict[str, Any] = field(default_factory=lambda: dict(EXAMPLE_WORKLOAD))
+    given: Mapping[str, Any] = field(default_factory=lambda: dict(EXAMPLE_WORKLOAD))
     """Workload fields the user gave, keyed as `Workload` names them (`model` is a preset
     name or a dict of dimensions). A field absent here takes the engine's default."""
-    examples: set[str] = field(default_factory=lambda: set(EXAMPLE_WORKLOAD))
+    examples: frozenset[str] = frozenset(EXAMPLE_WORKLOAD)
     """Fields in `given` that still hold the wizard's starting example, not a typed value."""
-    targets: list[str] = field(default_factory=list)
-    counts: dict[str, int] = field(default_factory=dict)
+    targets: tuple[str, ...] = ()
+    counts: Mapping[str, int] = field(default_factory=dict)
     """A target's own GPU count, when it differs from the workload's (the `id@N` form)."""
-    layouts: dict[str, dict[str, Any]] = field(default_factory=dict)
+    layouts: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     """Per GPU, what runs differently there (`layouts.<id>` in answers): its own number
     format, KV format, TP/PP/EP...; a field left out is the workload's."""
-    measured: dict[str, Any] = field(default_factory=dict)
+    measured: Mapping[str, Any] = field(default_factory=dict)
     """What the user measured on the current GPU today (`[measured]`), as MeasuredRun
     names its fields; empty: no anchor."""
-    quotes: dict[str, Price] = field(default_factory=dict)
+    quotes: Mapping[str, Price] = field(default_factory=dict)
     """Prices the user typed: ("usd", $/GPU-hour) or ("ratio", x the current GPU's price)."""
     electricity_usd_per_kwh: float | None = None
     power_cap_kw: float | None = None
     time_premium: float | None = None
     stack: Stack | None = None
     """The stack the user declared; None: this box's when it has a GPU, else no stack."""
-    stacks: dict[str, Stack] = field(default_factory=dict)
+    stacks: Mapping[str, Stack] = field(default_factory=dict)
     """A target's own stack (`stacks.<id>`: PyTorch/XLA on a TPU), set on Targets; a GPU
     without one is checked against the job's stack."""
     box_stack: bool = True
     """Whether, with none declared, the job runs on this box's stack (a resumed report
     without a stack keeps having none)."""
     probe_choice: ProbeChoice | None = None
-    probe_records: dict[str, ProbeRecord] = field(default_factory=dict)
+    probe_records: Mapping[str, ProbeRecord] = field(default_factory=dict)
     """Records the wizard brings itself, by catalog id: its own run, an imported file, or a
     resumed report's. They win over the store's record for the same GPU."""
-    probe_note: str = ""
     use_stored: bool = True
     """Use the records filed with `advisor probe import`, as `advisor decide` does."""
     configs: ConfigOptions | None = None
@@ -97,7 +104,7 @@ class WizardState:
     """Whether the answers carry [configs] (a GPU-count sweep). The wizard's flow has a
     Configurations step, so a new wizard does; a resumed report keeps what it had."""
     pipeline: PipelineSpec | None = None
-    invalid: dict[str, str] = field(default_factory=dict)
+    invalid: Mapping[str, str] = field(default_factory=dict)
     """Fields that hold text the wizard refused ("4.5" GPUs), by where they are, with the
     message: no answers are made while one does, so a refused entry never leaves the
     previous value in use unseen."""
@@ -106,15 +113,116 @@ class WizardState:
     the basis) is kept from them."""
     reached: int = 0
 
+    def __post_init__(self) -> None:
+        self._set(**{f.name: getattr(self, f.name) for f in fields(self)})
+
+    def _set(self, **values: Any) -> None:
+        """The one place a field is written: containers are stored read-only."""
+        for name, value in values.items():
+            if name == "layouts":
+                value = {g: MappingProxyType(dict(v)) for g, v in value.items()}
+            if isinstance(value, Mapping):
+                value = MappingProxyType(dict(value))
+            elif isinstance(value, list):
+                value = tuple(value)
+            elif isinstance(value, set):
+                value = frozenset(value)
+            object.__setattr__(self, name, value)
+
+    def _put(self, name: str, key: str, value: Any) -> None:
+        """One entry of a mapping field set, or removed (None)."""
+        entries = dict(getattr(self, name))
+        if value is None:
+            entries.pop(key, None)
+        else:
+            entries[key] = value
+        self._set(**{name: entries})
+
+    # -- Welcome and Workload ---------------------------------------------------------
+
+    def set_current(self, gpu: str | None) -> None:
+        self._set(current=gpu)
+
     def give(self, key: str, value: Any) -> None:
         """The user set a workload field (None: cleared, the default applies again)."""
-        self.examples.discard(key)
+        self._set(examples=self.examples - {key})
         if key == "gpus":  # the GPU count typed on Workload is the current side's
-            self.current_count = None
-        if value is None:
-            self.given.pop(key, None)
+            self._set(current_count=None)
+        self._put("given", key, value)
+
+    def keep_example(self, key: str | None = None) -> None:
+        """The starting example of `key` (None: of every field) is the user's answer now."""
+        self._set(examples=frozenset() if key is None else self.examples - {key})
+
+    def set_measured(self, key: str, value: Any) -> bool:
+        """One figure of the user's measured run (None: not measured); whether it changed."""
+        changed = self.measured.get(key) != value
+        self._put("measured", key, value)
+        return changed
+
+    def set_invalid(self, where: str, message: str | None) -> None:
+        """A field at `where` holds text the wizard refuses (`message`), or no longer does."""
+        self._put("invalid", where, message)
+
+    # -- Targets ----------------------------------------------------------------------
+
+    def toggle_target(self, gpu: str) -> None:
+        """Add a target, or remove it with its own GPU count."""
+        if gpu in self.targets:
+            self._set(targets=tuple(t for t in self.targets if t != gpu))
+            self._put("counts", gpu, None)
         else:
-            self.given[key] = value
+            self._set(targets=(*self.targets, gpu))
+
+    def set_count(self, gpu: str, count: int | None) -> None:
+        self._put("counts", gpu, count)
+
+    def set_quote(self, gpu: str, price: Price | None) -> None:
+        self._put("quotes", gpu, price)
+
+    def set_own(self, gpu: str, layout: Mapping[str, Any], stack: Stack | None) -> None:
+        """What runs differently on one GPU: its layout fields and its own stack."""
+        self._put("layouts", gpu, layout or None)
+        self._put("stacks", gpu, stack)
+
+    def set_electricity(self, usd_per_kwh: float | None) -> None:
+        self._set(electricity_usd_per_kwh=usd_per_kwh)
+
+    def set_power_cap(self, kw: float | None) -> None:
+        self._set(power_cap_kw=kw)
+
+    def set_time_premium(self, premium: float | None) -> None:
+        self._set(time_premium=premium)
+
+    # -- the gates and the probes -----------------------------------------------------
+
+    def declare_stack(self, stack: Stack | None, box_stack: bool) -> None:
+        self._set(stack=stack, box_stack=box_stack)
+
+    def use_probes(self, records: Mapping[str, ProbeRecord],
+                   choice: ProbeChoice | None) -> None:
+        """The wizard's own probe records, and how they came (a run, a file, none)."""
+        self._set(probe_records=records, probe_choice=choice)
+
+    def set_use_stored(self, use: bool) -> None:
+        self._set(use_stored=use)
+
+    # -- Configurations ---------------------------------------------------------------
+
+    def set_budget(self, budget: float | None) -> None:
+        """The token budget, typed on Configurations: the answers sweep GPU counts again."""
+        self.give("token_budget", budget)
+        self._set(sweep=True)
+
+    def set_configs(self, configs: ConfigOptions) -> None:
+        self._set(configs=configs, sweep=True)
+
+    def set_pipeline(self, spec: PipelineSpec | None) -> None:
+        self._set(pipeline=spec)
+
+    def reach(self, step: int) -> None:
+        """A step is shown: it and every step before it are links from now on."""
+        self._set(reached=max(self.reached, step))
 
     def gpus(self) -> list[str]:
         """The current GPU, then the targets, as the user listed them."""

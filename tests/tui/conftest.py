@@ -18,13 +18,12 @@ from textual.widgets import Input
 
 from advisor.core import Catalog
 from advisor.io.catalog_store import load_catalog
+from advisor.tui import demo
 from advisor.tui.app import AdvisorApp
+from advisor.tui.demo import DemoProbeRunner
 from advisor.tui.hardware import Hardware
 from advisor.tui.runner import ProbeRunner
-from advisor.tui.state import WizardState
-
-from . import doubles as demo
-from .doubles import FakeProbeRunner
+from advisor.tui.state import EXAMPLE_WORKLOAD, WizardState
 
 HERE = Path(__file__).parent
 WIDE, NARROW = (120, 40), (80, 24)
@@ -62,7 +61,7 @@ def make_app(catalog: Catalog, gpu_box: Hardware, tmp_path: Path) -> Callable[..
              with_catalog: Catalog | None = None, export_dir: Path | None = None,
              **kwargs: Any) -> AdvisorApp:
         app = AdvisorApp(with_catalog or catalog, hardware or gpu_box,
-                         runner or FakeProbeRunner(), state=state, start=start,
+                         runner or DemoProbeRunner(), state=state, start=start,
                          screenshot_dir=tmp_path, export_dir=export_dir or tmp_path, **kwargs)
         app.theme = "textual-dark"
         app.animation_level = "none"
@@ -78,13 +77,10 @@ def ready_state() -> Callable[..., WizardState]:
     def state(**overrides: Any) -> WizardState:
         values: dict[str, Any] = {"current": "h100-sxm", "targets": ["b200-sxm", "mi300x"],
                                   "reached": 2}
-        given = overrides.pop("given", None)
+        given = overrides.pop("given", {})
         values.update(overrides)
-        s = WizardState(**values)
-        if given:
-            s.given.update(given)
-            s.examples -= set(given)
-        return s
+        return WizardState(**values, given={**EXAMPLE_WORKLOAD, **given},
+                           examples=frozenset(EXAMPLE_WORKLOAD) - set(given))
 
     return state
 
@@ -157,7 +153,7 @@ async def type_ahead(pilot: Pilot[Any], *keys: str) -> None:
         char = key if len(key) == 1 else None
         event = events.Key(key, char)
         event.set_sender(app)
-        app._driver.send_message(event)  # type: ignore[union-attr]
+        app.post_message(event)
     await demo.settle(pilot)
 
 

@@ -3,12 +3,12 @@ Workload step, carried as [measured], shown beside the modelled figure with what
 
 from __future__ import annotations
 
+from advisor.tui.demo import settle
 from advisor.tui.screens.performance import PerformanceScreen
 from advisor.tui.screens.verdict import VerdictScreen
 from advisor.tui.screens.workload import WorkloadScreen
 
 from .conftest import WIDE, retype, text_of
-from .doubles import settle
 
 
 async def test_a_measured_run_anchors_the_decision(make_app, ready_state):

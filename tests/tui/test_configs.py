@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from textual.widgets import DataTable, Input, TabbedContent
 
+from advisor.tui.demo import settle
 from advisor.tui.screens.configs import ConfigsScreen
 from advisor.tui.widgets.charts import config_chart
 
 from .conftest import WIDE, retype, table_text, text_of
-from .doubles import settle
 
 STEP = ConfigsScreen.STEP
 

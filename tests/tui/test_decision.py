@@ -11,6 +11,7 @@ import pytest
 from textual.widgets import DataTable, Input
 
 from advisor.core import parse_report, report_to_toml
+from advisor.tui.demo import settle
 from advisor.tui.export import state_from_report
 from advisor.tui.render import sensitivity_lines
 from advisor.tui.screens.export import ExportScreen, SummaryScreen
@@ -19,7 +20,6 @@ from advisor.tui.screens.ranking import RankingScreen
 from advisor.tui.screens.verdict import VerdictScreen
 
 from .conftest import NARROW, WIDE, table_text, text_of
-from .doubles import settle
 
 LAST = VerdictScreen.STEP
 

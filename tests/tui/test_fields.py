@@ -5,11 +5,10 @@ from __future__ import annotations
 import pytest
 
 from advisor.core import Answers, Workload
+from advisor.tui.demo import cpu_box, gpu_box
 from advisor.tui.fields import FIELDS, applies, core_default, is_required
-from advisor.tui.state import WizardState
+from advisor.tui.state import EXAMPLE_WORKLOAD, WizardState
 from advisor.tui.words import field_label, humanize
-
-from .doubles import cpu_box, gpu_box
 
 
 @pytest.mark.parametrize("f", FIELDS, ids=[f"{f.key}-{sorted(f.modes)[0]}" for f in FIELDS])
@@ -37,8 +36,8 @@ def test_a_new_wizard_gives_only_what_the_engine_requires(catalog):
 
 
 def test_serving_leaves_out_what_it_does_not_take(catalog):
-    state = WizardState(current="h100-sxm", targets=["b200-sxm"])
-    state.given.update({"zero_stage": 3, "mode": "serve", "osl": 256})
+    state = WizardState(current="h100-sxm", targets=["b200-sxm"],
+                        given={**EXAMPLE_WORKLOAD, "zero_stage": 3, "mode": "serve", "osl": 256})
     assert not applies("zero_stage", "serve")
     answers = state.to_answers(catalog, cpu_box())
     assert answers.workload.mode == "serve" and "zero_stage" not in \
@@ -51,7 +50,7 @@ def test_counts_ratios_and_refusals(catalog):
     default = catalog.default_price("h100-sxm").usd_per_hour
     answers = state.to_answers(catalog, cpu_box())
     assert answers.targets == ["b200-sxm@4"] and answers.prices == {"b200-sxm": 2 * default}
-    state.invalid["GPUs on Workload"] = "4.5: GPUs must be a whole number"
+    state.set_invalid("GPUs on Workload", "4.5: GPUs must be a whole number")
     with pytest.raises(ValueError, match="fix GPUs on Workload first"):
         state.to_answers(catalog, cpu_box())
 

@@ -15,10 +15,10 @@ from textual.containers import ScrollableContainer
 from textual.widget import Widget
 from textual.widgets import DataTable, Input, Static
 
+from advisor.tui.demo import settle
 from advisor.tui.state import STEPS
 
 from .conftest import NARROW, WIDE, open_layout, open_ranking, press, set_attr
-from .doubles import settle
 
 
 def _visible(widget: Widget) -> bool:
@@ -137,10 +137,10 @@ def serving_at(ready_state: Any, step: int) -> Any:
     the widest serving rows, the format and anchor lines, at every computed step."""
     state = ready_state(targets=["b200-sxm", "mi300x", "v100-sxm2"], reached=step,
                         layouts={"b200-sxm": {"precision": "nvfp4", "kv_dtype": "fp8"}},
-                        measured={"tokens_per_s_per_gpu": 900.0})
-    state.given.update({"model": "llama-3.1-70b", "mode": "serve", "seq_lens": (2048, 8192),
-                        "osl": 512, "precision": "fp8", "tpot_ms": 50.0, "token_budget": 1e11})
-    state.examples.clear()
+                        measured={"tokens_per_s_per_gpu": 900.0},
+                        given={"model": "llama-3.1-70b", "mode": "serve",
+                               "seq_lens": (2048, 8192), "osl": 512, "precision": "fp8",
+                               "tpot_ms": 50.0, "token_budget": 1e11})
     return state
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from textual.widgets import Button, DataTable, Select
 
+from advisor.tui.demo import settle
 from advisor.tui.screens.gates import DtypeScreen
 from advisor.tui.screens.layout import LayoutScreen
 from advisor.tui.screens.performance import PerformanceScreen
@@ -13,15 +14,12 @@ from advisor.tui.screens.verdict import VerdictScreen
 from advisor.tui.summary import summary_markdown
 
 from .conftest import NARROW, WIDE, retype, table_text, text_of
-from .doubles import settle
 
 
 def serving(ready_state, step, **kw):
-    state = ready_state(targets=["b200-sxm"], reached=step, **kw)
-    state.given.update({"model": "llama-3.1-70b", "mode": "serve", "seq_lens": (2048,),
-                        "osl": 512, "precision": "fp8"})
-    state.examples.clear()
-    return state
+    return ready_state(targets=["b200-sxm"], reached=step, **kw,
+                       given={"model": "llama-3.1-70b", "mode": "serve", "seq_lens": (2048,),
+                              "osl": 512, "precision": "fp8"})
 
 
 async def test_a_target_runs_its_own_format_set_on_targets(make_app, ready_state):

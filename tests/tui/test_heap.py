@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import gc
 
+from advisor.tui.demo import settle
 from advisor.tui.screens.welcome import WelcomeScreen
 from advisor.tui.screens.workload import WorkloadScreen
 
 from .conftest import WIDE
-from .doubles import settle
 
 
 def _frozen(obj: object) -> bool:
@@ -34,11 +34,10 @@ async def test_the_catalog_and_each_built_step_are_kept_for_the_session(make_app
 
 async def test_a_loaded_catalog_is_kept_for_the_session(catalog):
     from advisor.tui.app import AdvisorApp
-
-    from .doubles import FakeProbeRunner, gpu_box
+    from advisor.tui.demo import DemoProbeRunner, gpu_box
 
     gc.unfreeze()
-    app = AdvisorApp(lambda: catalog, gpu_box(), FakeProbeRunner())  # loaded in a worker
+    app = AdvisorApp(lambda: catalog, gpu_box(), DemoProbeRunner())  # loaded in a worker
     async with app.run_test(size=WIDE) as pilot:
         await settle(pilot)
         assert app.ctx.loaded is catalog

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from textual.widgets import Select
 
+from advisor.tui.demo import settle
 from advisor.tui.screens.verdict import VerdictScreen
 from advisor.tui.screens.workload import WorkloadScreen
 
 from .conftest import WIDE, press, set_attr
-from .doubles import settle
 
 
 async def _to_verdict(pilot) -> str:

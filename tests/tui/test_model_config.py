@@ -11,9 +11,9 @@ from typing import Any
 from textual.widgets import Input, Select
 
 from advisor.core import ModelSpec
+from advisor.tui.demo import settle
 
 from .conftest import WIDE, retype, text_of
-from .doubles import settle
 
 CONFIG = Path(__file__).parents[1] / "data" / "gpt-oss-120b" / "config.json"
 
@@ -49,7 +49,7 @@ async def test_a_config_json_is_the_model(make_app, ready_state, tmp_path: Path)
         assert isinstance(model, ModelSpec) and model.name == "gpt-oss-120b"
         assert "116.8B params" in text_of(screen.query_one("#model-info"))
         assert screen.ready()[0]
-        app.state.targets = ["b200-sxm"]
+        app.state.toggle_target("b200-sxm")
         app.action_save_answers()
         await settle(pilot)
         await pilot.press("enter")

@@ -8,6 +8,7 @@ from __future__ import annotations
 from textual.widgets import Button, DataTable, Input, Select
 
 from advisor.core import parse_stack
+from advisor.tui.demo import settle
 from advisor.tui.screens.gates import SoftwareScreen
 from advisor.tui.screens.layout import LayoutScreen
 from advisor.tui.screens.ranking import RankingScreen
@@ -16,7 +17,6 @@ from advisor.tui.screens.verdict import VerdictScreen
 from advisor.tui.screens.workload import WorkloadScreen
 
 from .conftest import WIDE, open_advanced, open_ranking, retype, table_text, text_of
-from .doubles import settle
 
 CUDA_124 = "torch==2.5.1+cu124 flash-attn==2.7.4"
 XLA = "torch==2.8.0 torch-xla==2.8.0"

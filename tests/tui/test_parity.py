@@ -19,6 +19,7 @@ from typing import Any
 
 from textual.widgets import Input, Select
 
+from advisor.tui.demo import DemoProbeRunner, settle
 from advisor.tui.screens.configs import ConfigsScreen
 from advisor.tui.screens.export import ExportScreen
 from advisor.tui.screens.gates import DtypeScreen, SoftwareScreen
@@ -29,7 +30,6 @@ from advisor.tui.screens.verdict import VerdictScreen
 from advisor.tui.screens.workload import WorkloadScreen
 
 from .conftest import WIDE
-from .doubles import FakeProbeRunner, settle
 
 ANSWERS = """\
 current = "h100-sxm"
@@ -62,7 +62,7 @@ deadline_days = 30.0
 
 def file_record(home: Path, gpu: str, device: str, torch: str) -> None:
     """A probe record as `advisor probe import` files it, measured with `torch`."""
-    record = FakeProbeRunner(device=device).run("quick", lambda _: None, lambda: False)
+    record = DemoProbeRunner(device=device).run("quick", lambda _: None, lambda: False)
     data = json.loads(record.model_dump_json(by_alias=True))
     data["stamp"]["device"]["catalog_id"] = gpu
     data["stamp"]["versions"]["torch"] = torch
@@ -133,7 +133,7 @@ async def test_wizard_and_decide_write_the_same_report(make_app, shipped, cpu_bo
         screen = app.screen
         assert isinstance(screen, TargetsScreen)
         await pilot.press(*"b200-sxm", "enter", *"mi300x", "enter")
-        assert app.state.targets == ["b200-sxm", "mi300x"]
+        assert app.state.targets == ("b200-sxm", "mi300x")
         await type_into(pilot, screen.query_one("#price-h100-sxm", Input), "2.5")
         await type_into(pilot, screen.query_one("#price-b200-sxm", Input), "2.5x")
         await type_into(pilot, screen.query_one("#electricity", Input), "0.11")

@@ -5,18 +5,43 @@ from the probes package's own plan, and the records the decision will use."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import math
+import threading
+import time
 
 from textual.widgets import DataTable, Input, ProgressBar
 
+from advisor.tui.demo import DemoProbeRunner, settle
 from advisor.tui.runner import plan_estimate_s
 from advisor.tui.screens.probes import ProbesScreen, about
 
 from .conftest import WIDE, text_of
-from .doubles import FakeProbeRunner, settle
 
 STEP = ProbesScreen.STEP
+
+
+class HoldingRunner(DemoProbeRunner):
+    """Waits before step `hold_at` until told to stop, so a test can cancel in the middle
+    with results already shown; `holding` is set once it waits there."""
+
+    def __init__(self, hold_at: int) -> None:
+        super().__init__()
+        self.hold_at = hold_at
+        self.holding = threading.Event()
+
+    def run(self, mode, on_progress, should_stop):
+        asked = itertools.count()  # the demo runner asks once before each step
+
+        def stop() -> bool:
+            if next(asked) == self.hold_at:
+                self.holding.set()
+                while not should_stop():
+                    time.sleep(0.01)
+            return should_stop()
+
+        return super().run(mode, on_progress, stop)
 
 
 def shown_keys(app) -> list[str]:
@@ -56,7 +81,7 @@ async def test_idle_then_run_fills_results_and_uses_the_record(make_app, ready_s
 
 
 async def test_cancel_keeps_partial_results_and_says_so(make_app, ready_state):
-    runner = FakeProbeRunner(hold_at=2)
+    runner = HoldingRunner(hold_at=2)
     app = make_app(state=ready_state(), runner=runner, start=STEP)
     async with app.run_test(size=WIDE) as pilot:
         await settle(pilot)
@@ -86,7 +111,7 @@ async def test_cancel_keeps_partial_results_and_says_so(make_app, ready_state):
 
 async def test_a_cpu_run_is_shown_not_used(make_app, ready_state, cpu_box):
     app = make_app(state=ready_state(), hardware=cpu_box,
-                   runner=FakeProbeRunner(device="cpu", kind="cpu"), start=STEP)
+                   runner=DemoProbeRunner(device="cpu", kind="cpu"), start=STEP)
     async with app.run_test(size=WIDE) as pilot:
         await settle(pilot)
         await choose(pilot, "quick")
@@ -114,7 +139,7 @@ async def test_labels_carry_the_estimate(make_app, ready_state):
 
 async def test_stored_records_are_used_like_decide_and_can_be_turned_off(
         make_app, ready_state, advisor_home):
-    record = FakeProbeRunner(device="NVIDIA B200").run("quick", lambda _: None, lambda: False)
+    record = DemoProbeRunner(device="NVIDIA B200").run("quick", lambda _: None, lambda: False)
     folder = advisor_home / "probes"
     folder.mkdir()
     (folder / "b200-sxm.json").write_text(record.model_dump_json(by_alias=True),
@@ -137,7 +162,7 @@ async def test_stored_records_are_used_like_decide_and_can_be_turned_off(
 
 
 async def test_import_a_record_file_from_another_box(make_app, ready_state, tmp_path):
-    record = FakeProbeRunner(device="NVIDIA B200").run("quick", lambda _: None, lambda: False)
+    record = DemoProbeRunner(device="NVIDIA B200").run("quick", lambda _: None, lambda: False)
     data = json.loads(record.model_dump_json(by_alias=True))
     data["stamp"]["device"]["catalog_id"] = "b200-sxm"
     path = tmp_path / "b200.json"

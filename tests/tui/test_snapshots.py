@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
+from advisor.tui.demo import settle
 from advisor.tui.state import STEPS
 
 from .conftest import NARROW, WIDE, open_layout, open_ranking, press, set_attr
-from .doubles import settle
 
 SIZES = pytest.mark.parametrize("size", [NARROW, WIDE], ids=["80x24", "120x40"])
 
@@ -86,17 +86,17 @@ def serving(ready_state: Any, step: int) -> Any:
     H200, under a 50 ms TPOT limit."""
     state = ready_state(targets=["b200-sxm", "h200-sxm"], reached=step,
                         quotes={"b200-sxm": ("usd", 4.5)},
-                        layouts={"b200-sxm": {"precision": "nvfp4"}})
-    state.given.update({"model": "llama-3.1-70b", "mode": "serve", "seq_lens": (2048,),
-                        "osl": 512, "precision": "fp8", "tpot_ms": 50.0})
-    state.examples.clear()
+                        layouts={"b200-sxm": {"precision": "nvfp4"}},
+                        given={"model": "llama-3.1-70b", "mode": "serve", "seq_lens": (2048,),
+                               "osl": 512, "precision": "fp8", "tpot_ms": 50.0})
     return state
 
 
 def anchored(ready_state: Any, step: int) -> Any:
     """The scenario, anchored on a measured 5,000 tok/s per GPU with a 20% attention share."""
     state = scenario(ready_state, step)
-    state.measured = {"tokens_per_s_per_gpu": 5000.0, "attention_share": 0.2}
+    state.set_measured("tokens_per_s_per_gpu", 5000.0)
+    state.set_measured("attention_share", 0.2)
     return state
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from textual.widgets import DataTable, Input, Select
 
+from advisor.tui.demo import settle
 from advisor.tui.screens.configs import ConfigsScreen
 from advisor.tui.screens.gates import SoftwareScreen
 from advisor.tui.screens.ranking import RankingScreen
@@ -12,7 +13,6 @@ from advisor.tui.screens.verdict import VerdictScreen
 from advisor.tui.screens.workload import WorkloadScreen
 
 from .conftest import WIDE, open_ranking, text_of
-from .doubles import settle
 
 
 async def test_the_software_step_says_the_gate_was_skipped(make_app, ready_state, cpu_box):
@@ -63,7 +63,7 @@ async def test_amd_configurations_in_their_own_words_and_never_cheapest_unpriced
 
 async def test_picking_the_example_model_again_makes_it_yours(make_app, ready_state):
     state = ready_state(reached=WorkloadScreen.STEP)
-    state.examples.add("model")
+    assert "model" in state.examples
     app = make_app(state=state, start=WorkloadScreen.STEP)
     async with app.run_test(size=WIDE) as pilot:
         await settle(pilot)

@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from textual.widgets import DataTable, Input, Select
 
+from advisor.tui.demo import settle
 from advisor.tui.screens.configs import ConfigsScreen
 from advisor.tui.screens.gates import DtypeScreen, SoftwareScreen
 from advisor.tui.screens.help import HelpScreen
@@ -22,7 +23,6 @@ from advisor.tui.screens.workload import WorkloadScreen
 from advisor.tui.widgets.field import FormField
 
 from .conftest import NARROW, WIDE, open_advanced, retype, table_text, text_of
-from .doubles import settle
 
 
 async def test_cpu_only_box_from_welcome_to_verdict(make_app, cpu_box):
@@ -43,7 +43,7 @@ async def test_cpu_only_box_from_welcome_to_verdict(make_app, cpu_box):
         await pilot.press("ctrl+n")
         assert isinstance(app.screen, TargetsScreen), "Next is blocked until a target is added"
         await pilot.press(*"b200", "enter")
-        assert app.state.targets == ["b200-sxm"]
+        assert app.state.targets == ("b200-sxm",)
         await pilot.press("ctrl+n")
         await settle(pilot)
         assert isinstance(app.screen, DtypeScreen)
@@ -100,7 +100,7 @@ async def test_typing_in_a_table_never_changes_the_selection(make_app, ready_sta
         app.screen.query_one("#gpus", DataTable).focus()
         await pilot.press(*[("space" if c == " " else c) for c in typed])
         await settle(pilot)
-        assert app.state.targets == ["b200-sxm"] and app.state.current == "h100-sxm"
+        assert app.state.targets == ("b200-sxm",) and app.state.current == "h100-sxm"
         await pilot.press("escape", "escape")
         assert isinstance(app.screen, WelcomeScreen)
         app.screen.query_one("#gpus", DataTable).focus()
@@ -116,11 +116,11 @@ async def test_a_space_is_part_of_the_search_and_enter_selects(make_app, ready_s
         await pilot.press(*"rtx", "space", *"pro")
         await settle(pilot)
         assert app.screen.query_one("#search", Input).value == "rtx pro"
-        assert app.state.targets == []
+        assert app.state.targets == ()
         rows = [k.value for k in app.screen.query_one("#gpus", DataTable).rows]
         assert rows and all(r.startswith("rtx-pro") for r in rows)
         await pilot.press("enter")
-        assert app.state.targets == [rows[0]]
+        assert app.state.targets == (rows[0],)
 
 
 async def test_workload_defaults_are_core_s_and_marked(make_app, ready_state):
@@ -380,7 +380,7 @@ async def test_a_gpt_style_custom_model_with_a_plain_mlp(make_app, ready_state, 
         info = text_of(screen.query_one("#model-info"))
         assert "13.1B params" in info and "plain MLP" in info and gated != info
         assert app.state.given["model"]["gated_mlp"] is False
-        app.state.targets = ["b200-sxm"]
+        app.state.toggle_target("b200-sxm")
         app.action_save_answers()
         await settle(pilot)
         await pilot.press("enter")

@@ -51,7 +51,7 @@ FIELDS: dict[str, Any] = {
 
 def _wizard_price(text: str) -> float:
     state = WizardState(current="h200-sxm", targets=["b200-sxm"])
-    state.quotes["b200-sxm"] = parse_price(text, allow_ratio=True)
+    state.set_quote("b200-sxm", parse_price(text, allow_ratio=True))
     return state.resolved_prices(CATALOG)["b200-sxm"]
 
 

@@ -1,7 +1,9 @@
 """The step screen every wizard step derives from: header, body, Back/Next, footer.
 
-Screens write valid values into the shared `WizardState` as the user types, so
-Back never loses work and Next only has to ask `ready()`.
+Screens write valid values into the shared `WizardState` (through its methods) as the
+user types, so Back never loses work and Next only has to ask `ready()`. A step talks to
+the app only through messages (`advisor.tui.messages`): it asks for a result, or for
+another step, and the result comes back as a message; no screen imports the app.
 """
 
 from __future__ import annotations
@@ -17,6 +19,17 @@ from textual.screen import Screen
 from textual.widgets import LoadingIndicator, Static
 
 from advisor.heap import keep_for_the_session
+from advisor.tui.messages import (
+    AskResult,
+    CatalogLoaded,
+    GoToStep,
+    HardwareDetected,
+    Kind,
+    ResultComputing,
+    ResultFailed,
+    ResultReady,
+    StepReady,
+)
 from advisor.tui.state import STEPS, Context
 from advisor.tui.widgets.stepper import NavBar, StepFooter, StepHeader
 
@@ -27,7 +40,6 @@ SHORT = 30
 
 if TYPE_CHECKING:
     from advisor.core import Report
-    from advisor.tui.app import AdvisorApp, Kind
 
 
 class StepScreen(Screen[None]):
@@ -55,13 +67,6 @@ class StepScreen(Screen[None]):
         self.built = False
         """Composed and focused: keys typed for it may go to it."""
 
-    @property
-    def wizard(self) -> AdvisorApp:
-        from advisor.tui.app import AdvisorApp
-
-        assert isinstance(self.app, AdvisorApp)
-        return self.app
-
     def compose(self) -> ComposeResult:
         yield StepHeader(self.STEP, self.state.reached)
         with Container(id="body"):
@@ -79,15 +84,11 @@ class StepScreen(Screen[None]):
     def on_mount(self) -> None:
         """The step's own setup (`mounted`), then keys typed while it was built may go on:
         after the focus it asked for."""
-        from advisor.tui.app import KeysReleased
-
         self.mounted()
         self.refresh_nav()
         self.built = True
         keep_for_the_session()  # a built step stays installed for the session
-        self.app.post_message(KeysReleased(self))
-        if self.is_current:
-            self.wizard.build_ahead(self.STEP + 1)
+        self.app.post_message(StepReady(self, self.STEP))
 
     def on_resize(self, event: Resize) -> None:
         self.set_class(event.size.width < NARROW, "-narrow")
@@ -98,7 +99,7 @@ class StepScreen(Screen[None]):
             self.refresh_view()
         self._shown = True
         if self.built:
-            self.wizard.build_ahead(self.STEP + 1)
+            self.app.post_message(StepReady(self, self.STEP))
 
     def refresh_view(self) -> None:
         """The step is shown again: other steps may have changed the state it depends on.
@@ -115,6 +116,10 @@ class StepScreen(Screen[None]):
         """(may go on, what to tell the user): the hint beside the Next button."""
         return True, ""
 
+    def ask_for(self, kind: Kind) -> None:
+        """Ask the app for a result: it comes back as `computed` (or `compute_failed`)."""
+        self.app.post_message(AskResult(kind))
+
     def hardware_changed(self) -> None:
         """Detection finished after the first paint."""
 
@@ -125,8 +130,28 @@ class StepScreen(Screen[None]):
     def computed(self, kind: Kind, report: Report) -> None:
         """A result this step did not ask for as its own (e.g. the Workload preview)."""
 
+    def computing(self, kind: Kind) -> None:
+        """A result is being made for answers that changed."""
+
     def compute_failed(self, kind: Kind, text: str) -> None:
         """The engine refused the answers for a result this step asked for on the side."""
+
+    def on_hardware_detected(self, _: HardwareDetected) -> None:
+        self.hardware_changed()
+
+    async def on_catalog_loaded(self, _: CatalogLoaded) -> None:
+        """The step fills in what needed the catalog, then keys held for it may go on."""
+        await self.catalog_loaded()
+        self.app.post_message(StepReady(self, self.STEP))
+
+    def on_result_ready(self, message: ResultReady) -> None:
+        self.computed(message.kind, message.report)
+
+    def on_result_computing(self, message: ResultComputing) -> None:
+        self.computing(message.kind)
+
+    def on_result_failed(self, message: ResultFailed) -> None:
+        self.compute_failed(message.kind, message.text)
 
     def refresh_nav(self) -> None:
         """Called on every keystroke in a form, so it touches the widgets only on a change:
@@ -151,11 +176,11 @@ class StepScreen(Screen[None]):
 
     def action_next(self) -> None:
         if self.ready()[0]:
-            self.wizard.goto(self.STEP + 1)
+            self.app.post_message(GoToStep(self.STEP + 1))
 
     def action_back(self) -> None:
         if self.STEP > 0:
-            self.wizard.goto(self.STEP - 1)
+            self.app.post_message(GoToStep(self.STEP - 1))
 
 
 class ComputedScreen(StepScreen):
@@ -163,12 +188,15 @@ class ComputedScreen(StepScreen):
     indicator until the result arrives, then the result or why it cannot be computed.
 
     The app caches each result against the answers it came from, so a revisit with
-    nothing changed shows it at once.
+    nothing changed gets the result already drawn, and nothing is laid out again.
     """
 
     COMPUTES: ClassVar[Kind] = "report"
     FIX_HINT: ClassVar[str] = "Go back (esc) and change them."
-    _drawn: object = None
+    _drawn: Report | None = None
+    """The result last drawn."""
+    _current = False
+    """Whether it is the result of the answers as they stand (no newer one on its way)."""
 
     def compose_body(self) -> ComposeResult:
         yield from self.compose_inputs()
@@ -192,26 +220,44 @@ class ComputedScreen(StepScreen):
         super().refresh_view()
 
     def ask(self) -> None:
-        """Hide the old result and ask the app for the one the answers now call for; a
-        result already on screen for these answers stays as it is (no relayout)."""
-        if self._drawn is not None and self.shown and self.wizard.held(self.COMPUTES) is \
-                self._drawn:
-            self.refresh_nav()
-            return
-        self.query_one("#computing").display = True
-        self.query_one("#result").display = False
-        self.query_one("#compute-error").display = False
-        self.request()
-
-    def request(self) -> None:
-        self.wizard.request(self.COMPUTES)
+        """Ask the app for the result the answers now call for. The one on screen stays
+        until the app says a new one is being made (`computing`): a revisit with nothing
+        changed gets back the result already drawn, and nothing is laid out again."""
+        if self._drawn is None:
+            self._waiting()
+        self.ask_for(self.COMPUTES)
 
     @property
     def shown(self) -> bool:
         return bool(self.query_one("#result").display)
 
+    @property
+    def drawn_report(self) -> Report | None:
+        """The report on screen, if it is the one of the answers as they stand."""
+        return self._drawn if self._current else None
+
+    def computed(self, kind: Kind, report: Report) -> None:
+        if kind == self.COMPUTES:
+            self.show_result(report)
+
+    def computing(self, kind: Kind) -> None:
+        if kind == self.COMPUTES:
+            self._waiting()
+            self.refresh_nav()
+
+    def compute_failed(self, kind: Kind, text: str) -> None:
+        if kind == self.COMPUTES:
+            self.show_error(text)
+
+    def _waiting(self) -> None:
+        self._current = False
+        self.query_one("#computing").display = True
+        self.query_one("#result").display = False
+        self.query_one("#compute-error").display = False
+
     def show_result(self, result: Report) -> None:
         """Show the result; one already drawn (a revisit, nothing changed) is not redrawn."""
+        self._current = True
         self.query_one("#computing").display = False
         self.query_one("#compute-error").display = False
         self.query_one("#result").display = True
@@ -224,6 +270,7 @@ class ComputedScreen(StepScreen):
         raise NotImplementedError
 
     def show_error(self, message: str) -> None:
+        self._current = False
         self.show_message(Content.assemble(("Cannot project these answers: ", "bold $error"),
                                            message, f"\n\n{self.FIX_HINT}"))
 

@@ -212,7 +212,7 @@ class ConfigsScreen(ComputedScreen):
         if self._panel() is None:
             panel = PipelinePanel(self.ctx, id="pipeline")
             await self.query_one("#tab-pipeline", TabPane).mount(panel)
-            report = self.wizard.held("report")
+            report = self.drawn_report
             if report is not None:
                 panel.show_report(report)
 
@@ -406,10 +406,8 @@ class ConfigsScreen(ComputedScreen):
         result = event.validation_result
         row = event.input.parent
         where = f"{row.label} on Configurations" if isinstance(row, FormField) else "a field"
-        if result is not None and not result.is_valid:
-            self.state.invalid[where] = result.failure_descriptions[0]
-        else:
-            self.state.invalid.pop(where, None)
+        self.state.set_invalid(where, result.failure_descriptions[0]
+                               if result is not None and not result.is_valid else None)
         if result is None or result.is_valid:
             key = event.input.id
             if key == "cfg-budget":
@@ -425,8 +423,7 @@ class ConfigsScreen(ComputedScreen):
 
     def _set_budget(self, budget: float | None) -> None:
         if budget != self._budget():
-            self.state.give("token_budget", budget)
-            self.state.sweep = True
+            self.state.set_budget(budget)
             self.ask()
 
     def _set_option(self, field: str, value: object) -> None:
@@ -439,8 +436,7 @@ class ConfigsScreen(ComputedScreen):
         if value == current:
             return
         given = opts.model_dump(exclude_unset=True)
-        self.state.configs = ConfigOptions.model_validate({**given, field: value})
-        self.state.sweep = True
+        self.state.set_configs(ConfigOptions.model_validate({**given, field: value}))
         if field == "counts":
             self.query_one("#counts-field", FormField).set_note(self._counts_note())
         if field == "gpus_per_node":

@@ -8,6 +8,8 @@ stack the job runs on, which on a CPU-only box is not this box's.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
@@ -25,7 +27,7 @@ from advisor.tui.widgets.field import FormField, Parsed
 from advisor.tui.words import humanize
 
 if TYPE_CHECKING:
-    from advisor.core import Catalog, GpuResult, Report
+    from advisor.core import Catalog, GpuResult, Report, Stack
 
 # Each state has its own word and mark, so nothing depends on colour alone.
 MARK = {"pass": ("✔ pass", "success"), "beta": ("◐ beta", "warning"),
@@ -49,6 +51,8 @@ def remedy(r: GpuResult) -> list[str]:
 
 class GateScreen(ReportScreen):
     FIX_HINT = "Go back (esc) and change the answers."
+    own_stacks: Mapping[str, Stack] = MappingProxyType({})
+    """A target's own stack in the answers of the report drawn (set on Targets)."""
 
     def verdict_of(self, r: GpuResult) -> str:
         raise NotImplementedError
@@ -88,6 +92,7 @@ class GateScreen(ReportScreen):
     def render_result(self, report: Report) -> None:
         d = report.decision
         self.rows = {r.gpu: r for r in (d.current, *d.targets)}
+        self.own_stacks = d.answers.stacks
         table = self.query_one("#gate", DataTable)
         keep = table.cursor_row
         table.clear(columns=True)
@@ -136,7 +141,7 @@ class GateScreen(ReportScreen):
         ok, hint = super().ready()
         if not ok:
             return ok, hint
-        report = self.wizard.report
+        report = self.drawn_report
         if report is None:
             return False, "judging…"
         blocked = [t.gpu for t in report.decision.targets if self.verdict_of(t) == "fail"]
@@ -177,7 +182,7 @@ class DtypeScreen(GateScreen):
         return f"{g.precision}: {text}" + (" (caveat below)" if g.caveats else "")
 
     def details_of(self, r: GpuResult) -> list[str]:
-        return format_lines(r, self.wizard.report)
+        return format_lines(r, self.drawn_report)
 
 
 def format_lines(r: GpuResult, report: Report | None) -> list[str]:
@@ -232,8 +237,7 @@ class SoftwareScreen(GateScreen):
         if g is None:
             return ["[$warning]not checked[/]: no stack is declared, so the software gate is "
                     + escape("skipped (as `advisor decide` does for answers without [stack])")]
-        report = self.wizard.report
-        own = report.decision.answers.stacks.get(r.gpu) if report is not None else None
+        own = self.own_stacks.get(r.gpu)
         lines = [escape(humanize(g.summary))]
         if own is not None:
             lines.append(f"[b]checked against its own stack[/b] (set with its layout on "
@@ -296,7 +300,7 @@ class SoftwareScreen(GateScreen):
         else:
             new, box = stack, self.state.box_stack
         if (new, box) != (self.state.stack, self.state.box_stack):
-            self.state.stack, self.state.box_stack = new, box
+            self.state.declare_stack(new, box)
             self.query_one("#stack-field", FormField).set_note(self._stack_note())
             self.ask()
         self.refresh_nav()

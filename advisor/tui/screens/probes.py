@@ -191,13 +191,12 @@ class ProbesScreen(StepScreen):
         self.refresh_nav()
 
     def _use(self, records: dict[str, ProbeRecord], choice: str) -> None:
-        self.state.probe_records = records
-        self.state.probe_choice = choice  # type: ignore[assignment]
+        self.state.use_probes(records, choice)  # type: ignore[arg-type]
         self._message()
 
     @on(Tick.Changed, "#use-stored")
     def _stored_toggled(self, event: Tick.Changed) -> None:
-        self.state.use_stored = event.value
+        self.state.set_use_stored(event.value)
         self._message()
 
     @on(Input.Submitted, "#record-path")
@@ -241,7 +240,7 @@ class ProbesScreen(StepScreen):
         bar.display = True
         self.stop.clear()
         self.running = True
-        self.state.probe_records = {}
+        self.state.use_probes({}, self.state.probe_choice)
         est = about(self.ctx.runner.estimate_s(mode, self.ctx.hardware.has_gpu))
         self.query_one("#probe-message", Static).update(
             f"running the {mode} probes{' (' + est + ')' if est else ''}… ^x cancels and "

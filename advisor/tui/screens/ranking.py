@@ -23,12 +23,12 @@ from textual.widgets import DataTable, Footer, ProgressBar, Static
 
 from advisor.core import clean_block, rank
 from advisor.humanize import fmt_num
+from advisor.tui.messages import AskResult, ResultFailed, ResultReady
 from advisor.tui.render import KIND, headline, hours, price_text
 from advisor.tui.words import humanize, plural
 
 if TYPE_CHECKING:
     from advisor.core import GpuResult, Remedy, Report
-    from advisor.tui.app import AdvisorApp
     from advisor.tui.state import Context
 
 ORDERS = {"cost": "$/token", "time": "time", "energy": "energy"}
@@ -37,7 +37,6 @@ FIRST = {"upgrade": "upgrade first", "check": "check first"}
 
 
 class RankingScreen(ModalScreen[None]):
-    COMPUTES = "ranking"
     BINDINGS: ClassVar = [
         Binding("escape", "close", "Close", key_display="esc"),
         Binding("1", "order('cost')", "by $/token"),
@@ -73,8 +72,15 @@ class RankingScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#rank-table").display = False
-        app: AdvisorApp = self.app  # type: ignore[assignment]
-        app.request("ranking")
+        self.app.post_message(AskResult("ranking"))
+
+    def on_result_ready(self, message: ResultReady) -> None:
+        if message.kind == "ranking":
+            self.show_result(message.report)
+
+    def on_result_failed(self, message: ResultFailed) -> None:
+        if message.kind == "ranking":
+            self.show_error(message.text)
 
     def show_result(self, report: Report) -> None:
         self.report = report

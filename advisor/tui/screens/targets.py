@@ -178,7 +178,7 @@ class TargetsScreen(StepScreen):
                 continue
             note, error = self._price_note(row.gpu_id)
             count = self.state.counts.get(row.gpu_id)
-            own = describe_layout(self.state.layouts.get(row.gpu_id, {}), self.mode)
+            own = describe_layout(dict(self.state.layouts.get(row.gpu_id, {})), self.mode)
             stack = self.state.stacks.get(row.gpu_id)
             if stack is not None:
                 own = ", ".join(x for x in (own, f"runs {format_stack(stack)}") if x)
@@ -238,21 +238,15 @@ class TargetsScreen(StepScreen):
             if given is None:
                 return
             stack = given.pop("stack", None)
-            if stack is not None:
-                self.state.stacks[gpu_id] = stack
-            else:
-                self.state.stacks.pop(gpu_id, None)
-            if given:
-                self.state.layouts[gpu_id] = given
-            else:
-                self.state.layouts.pop(gpu_id, None)
+            self.state.set_own(gpu_id, given, stack)
             self.price_notes()
             self.refresh_nav()
 
         own = self.state.stacks.get(gpu_id)
         self.app.push_screen(LayoutScreen(
-            gpu_id, self.mode, self.state.layouts.get(gpu_id, {}),
-            workload_words(self.state.given, self.mode), current=gpu_id == self.state.current,
+            gpu_id, self.mode, dict(self.state.layouts.get(gpu_id, {})),
+            workload_words(dict(self.state.given), self.mode),
+            current=gpu_id == self.state.current,
             stack=format_stack(own) if own else ""), done)
 
     def _toggle(self, gpu_id: str) -> None:
@@ -260,11 +254,7 @@ class TargetsScreen(StepScreen):
             self.notify("That is the current GPU; pick a different one to compare against.",
                         severity="warning")
             return
-        if gpu_id in self.state.targets:
-            self.state.targets.remove(gpu_id)
-            self.state.counts.pop(gpu_id, None)
-        else:
-            self.state.targets.append(gpu_id)
+        self.state.toggle_target(gpu_id)
         self.query_one(CatalogTable).refresh_marks()
         self._rebuild_prices()
         self.refresh_nav()
@@ -283,56 +273,50 @@ class TargetsScreen(StepScreen):
         what = "GPU count" if (event.input.id or "").startswith("count-") else "price"
         where = f"the {what} of {gpu_id}"
         if result is not None and not result.is_valid:
-            self.state.invalid[where] = result.failure_descriptions[0]
+            self.state.set_invalid(where, result.failure_descriptions[0])
             errors = [m for w, m in self.state.invalid.items() if w.endswith(f" of {gpu_id}")]
             row.set_note("  ".join(f"✘ {m}" for m in errors), True)
             self.refresh_nav()
             return
-        self.state.invalid.pop(where, None)
+        self.state.set_invalid(where, None)
         others = [m for w, m in self.state.invalid.items() if w.endswith(f" of {gpu_id}")]
         if others:  # the row's other field is still refused
             row.set_note("  ".join(f"✘ {m}" for m in others), True)
         if event.input.id and event.input.id.startswith("count-"):
             count = parse_optional(event.value, COUNT)
-            if count is None:
-                self.state.counts.pop(gpu_id, None)
-            else:
-                self.state.counts[gpu_id] = int(count)
+            self.state.set_count(gpu_id, None if count is None else int(count))
         else:
-            entry = parse_price_or_blank(event.value, gpu_id != self.state.current)
-            if entry is None:
-                self.state.quotes.pop(gpu_id, None)
-            else:
-                self.state.quotes[gpu_id] = entry
+            self.state.set_quote(gpu_id, parse_price_or_blank(event.value,
+                                                              gpu_id != self.state.current))
         self.price_notes()
         self.refresh_nav()
 
     def _valid(self, event: Input.Changed, where: str) -> bool:
         result = event.validation_result
         if result is not None and not result.is_valid:
-            self.state.invalid[where] = result.failure_descriptions[0]
+            self.state.set_invalid(where, result.failure_descriptions[0])
             return False
-        self.state.invalid.pop(where, None)
+        self.state.set_invalid(where, None)
         return True
 
     @on(Input.Changed, "#electricity")
     def _electricity(self, event: Input.Changed) -> None:
         if self._valid(event, "the electricity price"):
-            self.state.electricity_usd_per_kwh = parse_optional(event.value, ELECTRICITY)
+            self.state.set_electricity(parse_optional(event.value, ELECTRICITY))
         self.query_one("#f-electricity", FormField).set_note(self._electricity_note())
         self.refresh_nav()
 
     @on(Input.Changed, "#power-cap")
     def _power_cap(self, event: Input.Changed) -> None:
         if self._valid(event, "the power cap"):
-            self.state.power_cap_kw = parse_optional(event.value, CAP)
+            self.state.set_power_cap(parse_optional(event.value, CAP))
         self.refresh_nav()
 
     @on(Input.Changed, "#premium")
     def _premium(self, event: Input.Changed) -> None:
         if self._valid(event, "the time premium"):
             value = parse_optional(event.value, PREMIUM)
-            self.state.time_premium = None if value is None else value / 100
+            self.state.set_time_premium(None if value is None else value / 100)
         self.query_one("#f-premium", FormField).set_note(self._premium_note())
         self.refresh_nav()
 

@@ -88,7 +88,7 @@ class WelcomeScreen(StepScreen):
             return
         if self.state.current is None:
             detected = [g.catalog_id for g in hw.gpus if g.catalog_id]
-            self.state.current = detected[0] if detected else None
+            self.state.set_current(detected[0] if detected else None)
         table = self.query_one(CatalogTable)
         table.refresh_marks()
         if self.state.current:
@@ -99,7 +99,7 @@ class WelcomeScreen(StepScreen):
         return "●" if gpu_id == self.state.current else ""
 
     def _choose(self, gpu_id: str) -> None:
-        self.state.current = gpu_id
+        self.state.set_current(gpu_id)
         self.query_one(CatalogTable).refresh_marks()
         self.refresh_nav()
 

@@ -13,6 +13,7 @@ current GPU. Cross-field rules are the engine's own (`Workload`), shown beside N
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +23,6 @@ from textual.containers import Vertical, VerticalScroll
 from textual.markup import escape
 from textual.message import Message
 from textual.widgets import Collapsible, Input, Label, Select, Static
-from textual.widgets._select import SelectOverlay  # its pick message; Textual exports none
 
 from advisor.tui.fields import (
     DIMS,
@@ -47,7 +47,7 @@ from advisor.tui.words import humanize
 
 if TYPE_CHECKING:
     from advisor.core import LayoutChoice, Report
-    from advisor.tui.app import Kind
+    from advisor.tui.messages import Kind
 
 CUSTOM = "custom"
 CONFIG = "config"
@@ -62,8 +62,9 @@ COMMON = tuple(k for k in KEYS
 
 
 class PickSelect(Select[Any]):
-    """A Select that also says when an option is picked again (Textual's says only when the
-    value changes): picking the example model makes it the user's answer."""
+    """A Select that also says when its list closes on the option it opened on (Textual's
+    says only when the value changes): the example model, picked again or left chosen
+    when the list is closed, is the user's answer."""
 
     class Picked(Message):
         def __init__(self, select: PickSelect) -> None:
@@ -74,10 +75,15 @@ class PickSelect(Select[Any]):
         def control(self) -> PickSelect:
             return self.select
 
-    @on(SelectOverlay.UpdateSelection)
-    def _picked(self) -> None:
-        """Runs beside Select's own handler of the same message, for every pick."""
-        self.post_message(self.Picked(self))
+    _opened_on: Any = None
+
+    def watch_expanded(self, expanded: bool) -> None:
+        """Beside Select's own watcher of its public `expanded`: the list opened, or closed
+        (the value a pick sets is already in place by then)."""
+        if expanded:
+            self._opened_on = self.value
+        elif self.value == self._opened_on:
+            self.post_message(self.Picked(self))
 
 
 def core_model_default(key: str) -> Any:
@@ -159,7 +165,7 @@ class WorkloadScreen(StepScreen):
             return CONFIG
         return model if isinstance(model, str) else CUSTOM
 
-    def _row(self, key: str, given: dict[str, Any]) -> FormField:
+    def _row(self, key: str, given: Mapping[str, Any]) -> FormField:
         f = field_for(key, self.mode) or any_field(key)
         if f.kind == "choice":
             self._choice_defs[key] = f
@@ -240,7 +246,7 @@ class WorkloadScreen(StepScreen):
         self._notes()
         self.query_one("#preset").focus()
         if self.is_current:  # one built ahead asks when it is first shown (refresh_view)
-            self.wizard.request(self.kind)
+            self.ask_for(self.kind)
 
     def refresh_view(self) -> None:
         """Other steps edit the token budget and the current GPU."""
@@ -253,7 +259,7 @@ class WorkloadScreen(StepScreen):
         if not same:
             f = any_field("token_budget")
             budget.value = show_count(value, f.spec) if f.spec else show_number(value)
-        self.wizard.request(self.kind)
+        self.ask_for(self.kind)
         super().refresh_view()
 
     # -- notes: defaults, interpretation, re-tuned layout ---------------------------------
@@ -485,9 +491,10 @@ class WorkloadScreen(StepScreen):
 
     @on(PickSelect.Picked, "#preset")
     def _picked(self) -> None:
-        """Picking the example model (again) makes it the user's answer."""
+        """Picking the example model (again), or closing the list on it, makes it the
+        user's answer."""
         if "model" in self.state.examples:
-            self.state.examples.discard("model")
+            self.state.keep_example("model")
             self._show_model()
             self._notes()
 
@@ -564,9 +571,9 @@ class WorkloadScreen(StepScreen):
         row = event.input.parent
         where = f"{row.label} on Workload" if isinstance(row, FormField) else key
         if valid:
-            self.state.invalid.pop(where, None)
+            self.state.set_invalid(where, None)
         elif event.validation_result is not None:
-            self.state.invalid[where] = event.validation_result.failure_descriptions[0]
+            self.state.set_invalid(where, event.validation_result.failure_descriptions[0])
         if key.startswith("dim-"):
             if valid:
                 self._dims[key.removeprefix("dim-")] = int(
@@ -588,7 +595,7 @@ class WorkloadScreen(StepScreen):
         self._notes()
         self.refresh_nav()
         if self.is_current and self._workload_error() is None:
-            self.wizard.request(self.kind)
+            self.ask_for(self.kind)
 
     # -- Next -----------------------------------------------------------------------
 
@@ -608,7 +615,7 @@ class WorkloadScreen(StepScreen):
     def action_next(self) -> None:
         """Going on keeps the starting example as the answer: it is no longer an example."""
         if self.ready()[0]:
-            self.state.examples.clear()
+            self.state.keep_example()
         super().action_next()
 
     def ready(self) -> tuple[bool, str]:

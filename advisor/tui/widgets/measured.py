@@ -9,6 +9,7 @@ not an answer. The engine anchors the decision on them and says what it moved.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -42,12 +43,12 @@ def _measured_run() -> TypeAdapter[Any]:
     return TypeAdapter(annotation)
 
 
-def measured_error(measured: dict[str, Any]) -> str | None:
+def measured_error(measured: Mapping[str, Any]) -> str | None:
     """Why the engine would refuse these figures as a measured run (core's own words)."""
     if not measured:
         return None
     try:
-        _measured_run().validate_python(measured)
+        _measured_run().validate_python(dict(measured))
     except ValidationError as exc:
         return str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
     return None
@@ -122,7 +123,7 @@ class MeasuredForm(Vertical):
             f = measured_field(key, mode)
             row.display = f is not None
             if f is None:
-                if self.state.measured.pop(key, None) is not None:
+                if self.state.set_measured(key, None):
                     self.post_message(self.Changed())
                 continue
             row.set_label(f.label)
@@ -147,18 +148,14 @@ class MeasuredForm(Vertical):
             f = measured_field(key, self.mode)
             where = f"{f.label if f else key} (measured) on Workload"
             if result is not None and not result.is_valid:
-                self.state.invalid[where] = result.failure_descriptions[0]
+                self.state.set_invalid(where, result.failure_descriptions[0])
                 self.post_message(self.Changed())
                 return
-            self.state.invalid.pop(where, None)
+            self.state.set_invalid(where, None)
             value = f.parse(event.value) if f is not None else None
             if value is not None and key in PERCENT:
                 value = value / 100
-        if value is None:
-            changed = self.state.measured.pop(key, None) is not None
-        else:
-            changed = self.state.measured.get(key) != value
-            self.state.measured[key] = value
+        changed = self.state.set_measured(key, value)
         self._status()
         if changed:
             self.post_message(self.Changed())

@@ -414,7 +414,7 @@ class PipelinePanel(Vertical):
             return  # each input reports once as it mounts
         self._asked = spec
         if spec != self.state.pipeline:
-            self.state.pipeline = spec
+            self.state.set_pipeline(spec)
             self.post_message(self.Changed())
         if spec is None:
             self.report = None

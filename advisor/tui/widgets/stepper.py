@@ -110,18 +110,18 @@ class NavBar(Horizontal):
 class StepFooter(Footer):
     """Textual's footer, rebuilt once per refresh however often the keys change before it
     (a step switch changes them several times: the focus, the Next state, the screen), not
-    once per change."""
+    once per change: a change while a rebuild is on its way adds none."""
 
     _queued = False
 
     def bindings_changed(self, screen: Screen) -> None:
-        self._bindings_ready = True  # what Textual's own handler records first
-        if self._queued or not screen.app.app_focus or not self.is_attached \
-                or screen is not self.screen:
+        if self._queued:
             return
-        self._queued = True
-        self.call_after_refresh(self._rebuild)
+        super().bindings_changed(screen)
+        # Textual's handler rebuilds the footer after the next refresh exactly when these
+        # hold; the rebuild reads the keys as they are by then.
+        self._queued = screen.app.app_focus and self.is_attached and screen is self.screen
 
-    async def _rebuild(self) -> None:
-        self._queued = False
-        await self.recompose()
+    def compose(self) -> ComposeResult:
+        self._queued = False  # a change from here on is not in this rebuild
+        yield from super().compose()

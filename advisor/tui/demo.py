@@ -1,15 +1,15 @@
-"""Test doubles for the wizard: a fixed 8×H100 node and a CPU laptop, a probe runner with
-canned figures, and `settle`, which lets a Pilot-driven app finish what a key press started.
+"""The wizard on a made-up box, for what shows or times it: a fixed 8×H100 node and a CPU
+laptop, a probe runner with canned figures, and `settle`, which lets a Pilot-driven app
+finish what a key press started.
 
-Not shipped: the tests import this as `tests.tui.doubles` (through conftest), and
-scripts/screenshots.py and benchmarks/bench_tui.py put tests/tui on sys.path and import
-`doubles`.
+Shipped with the wizard so that scripts/screenshots.py and benchmarks/bench_tui.py (and
+the tests) drive the real app without nvidia-smi or torch; `advisor` itself never
+imports it. Its figures are canned (host "fake-box", MAMF 720 TFLOPS), never a
+measurement.
 """
 
 from __future__ import annotations
 
-import threading
-import time
 from typing import TYPE_CHECKING, Any
 
 from advisor.core import Stack
@@ -36,43 +36,40 @@ def gpu_box() -> Hardware:
                     driver="575.57.08", packages=stack_lines(stack), stack=stack)
 
 
-def amd_box() -> Hardware:
-    stack = Stack(source="detected", packages={"torch": "2.7.1+rocm6.4"})
-    return Hardware(gpus=(DetectedGpu("AMD Instinct MI300X", "mi300x", 192.0, 8),),
-                    packages=stack_lines(stack), stack=stack)
-
-
 def cpu_box() -> Hardware:
     stack = Stack(source="detected", packages={"torch": "2.13.0+cpu"})
     return Hardware(packages=stack_lines(stack), stack=stack)
 
 
+SETTLE_ROUNDS = 200
+"""Enough rounds for any chain of workers and keys typed ahead; a wizard still busy after
+them is stuck, and what the caller checks next says so."""
+
+
 async def settle(pilot: Pilot[Any]) -> None:
-    """Pending messages, then every worker (decide, sweep, probes) and any they start in
-    turn (the app runs the newest answers once a run ends), then the repaint."""
+    """Pending messages, keys typed ahead (until each has landed), every worker (decide,
+    sweep, probes) and any they start in turn (the app runs the newest answers once a run
+    ends), then the repaint. Pilot's pause alone waits until the process looks idle,
+    which a busy box fakes: the keys and workers are waited for by what they are."""
+    from advisor.tui.app import AdvisorApp
+
+    app = pilot.app
     await pilot.pause()
-    for _ in range(20):
-        if all(w.is_finished for w in pilot.app.workers):
+    for _ in range(SETTLE_ROUNDS):
+        typing = isinstance(app, AdvisorApp) and app.typing_ahead
+        if not typing and all(w.is_finished for w in app.workers):
             break
-        await pilot.app.workers.wait_for_complete()
+        await app.workers.wait_for_complete()
         await pilot.pause()
     await pilot.pause()
 
 
-class FakeProbeRunner:
-    """Canned, deterministic figures for tests and screenshots.
+class DemoProbeRunner:
+    """Canned, deterministic figures, reported step by step as the real suite does."""
 
-    `hold_at`, when set, makes the run wait before that step until it is told
-    to stop, so a test can cancel in the middle with results already shown;
-    `holding` is set once it waits there.
-    """
-
-    def __init__(self, device: str = "NVIDIA H100 80GB HBM3", kind: str = "cuda",
-                 hold_at: int | None = None) -> None:
+    def __init__(self, device: str = "NVIDIA H100 80GB HBM3", kind: str = "cuda") -> None:
         self.device = device
         self.kind = kind
-        self.hold_at = hold_at
-        self.holding = threading.Event()
 
     def estimate_s(self, mode: ProbeMode, gpu: bool) -> float | None:
         """The real plan's estimate: only the figures are canned, not the labels."""
@@ -114,11 +111,7 @@ class FakeProbeRunner:
                       "versions": {"python": "3.11", "torch": "2.13.0"}},
         }
         done = 0
-        for i, (stage, row, result) in enumerate(steps):
-            if i == self.hold_at:
-                self.holding.set()
-                while not should_stop():
-                    time.sleep(0.01)
+        for stage, row, result in steps:
             if should_stop():
                 break
             for kind, entry in result.items():
@@ -127,4 +120,4 @@ class FakeProbeRunner:
             on_progress(ProbeProgress(stage, done / len(steps), row.what, (row,)))
         record["complete"] = done == len(steps)
         record["interrupted"] = not record["complete"]
-        return parse_probe_record(record, "fake probe run")
+        return parse_probe_record(record, "demo probe run")

@@ -28,7 +28,7 @@ from advisor.tui.render import KIND, headline, hours, price_text
 from advisor.tui.words import humanize, plural
 
 if TYPE_CHECKING:
-    from advisor.core import GpuResult, Remedy, Report
+    from advisor.core import GpuResult, Ranking, Remedy, Report
     from advisor.tui.state import Context
 
 ORDERS = {"cost": "$/token", "time": "time", "energy": "energy"}
@@ -104,78 +104,38 @@ class RankingScreen(ModalScreen[None]):
         report = self.report
         assert report is not None
         d = report.decision
-        seq = d.primary_seq_len
         budget = d.answers.workload.token_budget is not None
         configs = self.ctx.state.configs
         ranking = rank(d, self.order,  # type: ignore[arg-type]
                        configs.deadline_days if configs is not None else None)
-        ok, out = ranking.ranked, ranking.out
+        self.ranked, self.remedies = ranking.ranked, ranking.remedies
+        self.query_one("#rank-head", Static).update(self._head(d.primary_seq_len, d.current.gpus,
+                                                               budget))
+        self._fill(ranking, d.primary_seq_len, budget)
+        self.query_one("#rank-out", Static).update(clean_block("\n".join(_below(ranking))))
+        self.query_one("#rank-table", DataTable).focus()
+
+    def _head(self, seq: int, gpus: int, budget: bool) -> str:
         note = ("" if budget else " [$warning]No token budget[/]: time ranks by cluster "
                 "tokens/s and energy cannot be ranked; give a budget on Workload.")
-        self.query_one("#rank-head", Static).update(
-            f"Ranked by [b]{ORDERS[self.order]}[/b] at {seq:,} tokens, each GPU re-tuned, at "
-            f"{plural(d.current.gpus, 'GPU')} unless you gave it a count, and gated on the "
-            f"stack it would run; [$warning]default[/] prices are catalog figures, not "
-            f"quotes.{note}")
+        return (f"Ranked by [b]{ORDERS[self.order]}[/b] at {seq:,} tokens, each GPU re-tuned, "
+                f"at {plural(gpus, 'GPU')} unless you gave it a count, and gated on the "
+                f"stack it would run; [$warning]default[/] prices are catalog figures, not "
+                f"quotes.{note}")
+
+    def _fill(self, ranking: Ranking, seq: int, budget: bool) -> None:
+        """The ranked GPUs, one row each; a narrow terminal drops the verdict and $/GPU-h
+        columns (the highlighted row's line below says both)."""
         table = self.query_one("#rank-table", DataTable)
         table.clear(columns=True)
         narrow = self.app.size.width < 110
-        columns = ["#", "GPU", "verdict", "$/Mtok", "$/GPU-h", "tok/s/GPU",
-                   "wall-clock" if budget else "cluster tok/s", "kWh" if budget else "kW"]
+        columns = ["#", "GPU", "verdict", "$/Mtok", "$/GPU-h", "tokens/s per GPU",
+                   "wall-clock" if budget else "cluster tokens/s", "kWh" if budget else "kW"]
         keep = (0, 1, 3, 4, 6, 7) if narrow else tuple(range(len(columns)))
         table.add_columns(*(columns[k] for k in keep))
-        self.ranked = ok
-        self.remedies = ranking.remedies
-        for i, r in enumerate(ok, 1):
-            p = r.point(seq)
-            j = r.job
-            if r.role == "current":
-                verdict = Text("today", style="bold")
-            elif r.gpu in ranking.remedies:  # blocked only until the remedy below
-                verdict = Text(FIRST[ranking.remedies[r.gpu].kind], style="yellow")
-            elif r.verdict is not None:
-                label, _ = KIND[r.verdict.kind]
-                verdict = Text(label.lower())
-            else:
-                verdict = Text("-")
-            price = price_text(r)
-            if narrow:
-                price = price.replace(" your quote", " quote").replace(" default", " dflt")
-                wall = f"{j.wall_clock_h / 24:,.1f} d" if budget and j else None
-            else:
-                wall = hours(j.wall_clock_h) if budget and j else None
-            cells: list[str | Text] = [
-                str(i), Text(r.gpu + (" (now)" if r.role == "current" else ""),
-                             style="bold" if r.role == "current" else ""), verdict,
-                fmt_num(p.usd_per_mtok, 3) if p else "-",
-                Text(price, style="yellow" if "default" in price or "dflt" in price else ""),
-                fmt_num(p.tokens_per_s_per_gpu, 0) if p else "-",
-                wall if wall is not None else fmt_num(p.tokens_per_s_cluster, 0) if p else "-",
-                (fmt_num(j.energy_kwh, 0) if budget else fmt_num(j.power_kw, 1))
-                if j and j.energy_kwh is not None else "-"]
+        for i, r in enumerate(ranking.ranked, 1):
+            cells = _cells(r, i, ranking, seq, budget, narrow)
             table.add_row(*(cells[k] for k in keep), key=r.gpu)
-        first = ranking.by_remedy()
-        lines = []
-        if first:
-            lines.append("[b]First[/b] [dim]for the ranked GPUs that need it[/]")
-            lines += [f"  – {escape(', '.join(gpus))}: {escape(humanize(what))}"
-                      for what, gpus in first.items()]
-        unpriced, unchecked = ranking.unpriced(), ranking.unchecked()
-        if unpriced:
-            lines.append(f"[$warning]No price[/] for {escape(', '.join(unpriced))}, so ranked "
-                         "last on $/token: quote one on Targets.")
-        if unchecked:
-            which = ("" if len(unchecked) == len(ok) else
-                     f" on {escape(', '.join(unchecked))}")
-            lines.append(f"[$warning]Software not checked[/]{which}: no stack given, so ranked "
-                         "on the hardware alone; give the job's on Software, a target's own "
-                         "with its layout on Targets.")
-        lines += [f"[b]Out ({len(out)})[/b] [dim]the hardware cannot (format, memory), "
-                  "another stack is needed, cannot be projected, or over the power cap or "
-                  "the deadline[/]"]
-        lines += [f"  – {escape(r.gpu)}: {escape(humanize(why))}" for r, why in out]
-        self.query_one("#rank-out", Static).update(clean_block("\n".join(lines)))
-        table.focus()
 
     ranked: list[GpuResult] = []  # noqa: RUF012 - replaced, never mutated
     remedies: dict[str, Remedy] = {}  # noqa: RUF012 - replaced, never mutated
@@ -191,7 +151,7 @@ class RankingScreen(ModalScreen[None]):
                    f"first: {self.remedies[r.gpu].text}" if r.gpu in self.remedies else
                    headline(r.verdict.headline) if r.verdict else "no verdict")
         speed = f", {p.speedup:.2f}× per GPU" if p and p.speedup else ""
-        tok = f"{fmt_num(p.tokens_per_s_per_gpu, 0)} tok/s per GPU" if p else ""
+        tok = f"{fmt_num(p.tokens_per_s_per_gpu, 0)} tokens/s per GPU" if p else ""
         priced = r.assumptions is not None and r.assumptions.price is not None
         price = f"price {price_text(r)}" if priced else "no price: quote one on Targets"
         self.query_one("#rank-row", Static).update(clean_block(
@@ -200,3 +160,63 @@ class RankingScreen(ModalScreen[None]):
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+def _verdict(r: GpuResult, ranking: Ranking) -> Text:
+    if r.role == "current":
+        return Text("today", style="bold")
+    if r.gpu in ranking.remedies:  # blocked only until the remedy below
+        return Text(FIRST[ranking.remedies[r.gpu].kind], style="yellow")
+    if r.verdict is not None:
+        label, _ = KIND[r.verdict.kind]
+        return Text(label.lower())
+    return Text("-")
+
+
+def _cells(r: GpuResult, i: int, ranking: Ranking, seq: int, budget: bool,
+           narrow: bool) -> list[str | Text]:
+    """One ranked GPU's row: with a token budget, the job's wall-clock and energy; without
+    one, the cluster's tokens/s and its power."""
+    p, j = r.point(seq), r.job
+    price = price_text(r)
+    if narrow:
+        price = price.replace(" your quote", " quote").replace(" default", " dflt")
+        wall = f"{j.wall_clock_h / 24:,.1f} d" if budget and j else None
+    else:
+        wall = hours(j.wall_clock_h) if budget and j else None
+    current = r.role == "current"
+    return [
+        str(i), Text(r.gpu + (" (now)" if current else ""), style="bold" if current else ""),
+        _verdict(r, ranking),
+        fmt_num(p.usd_per_mtok, 3) if p else "-",
+        Text(price, style="yellow" if "default" in price or "dflt" in price else ""),
+        fmt_num(p.tokens_per_s_per_gpu, 0) if p else "-",
+        wall if wall is not None else fmt_num(p.tokens_per_s_cluster, 0) if p else "-",
+        (fmt_num(j.energy_kwh, 0) if budget else fmt_num(j.power_kw, 1))
+        if j and j.energy_kwh is not None else "-"]
+
+
+def _below(ranking: Ranking) -> list[str]:
+    """Under the table: the remedies the ranked GPUs need, the unpriced and unchecked ones,
+    and the GPUs that are out with why."""
+    lines = []
+    first = ranking.by_remedy()
+    if first:
+        lines.append("[b]First[/b] [dim]for the ranked GPUs that need it[/]")
+        lines += [f"  – {escape(', '.join(gpus))}: {escape(humanize(what))}"
+                  for what, gpus in first.items()]
+    unpriced, unchecked = ranking.unpriced(), ranking.unchecked()
+    if unpriced:
+        lines.append(f"[$warning]No price[/] for {escape(', '.join(unpriced))}, so ranked "
+                     "last on $/token: quote one on Targets.")
+    if unchecked:
+        which = ("" if len(unchecked) == len(ranking.ranked) else
+                 f" on {escape(', '.join(unchecked))}")
+        lines.append(f"[$warning]Software not checked[/]{which}: no stack given, so ranked "
+                     "on the hardware alone; give the job's on Software, a target's own "
+                     "with its layout on Targets.")
+    lines.append(f"[b]Out ({len(ranking.out)})[/b] [dim]the hardware cannot (format, memory), "
+                 "another stack is needed, cannot be projected, or over the power cap or "
+                 "the deadline[/]")
+    lines += [f"  – {escape(r.gpu)}: {escape(humanize(why))}" for r, why in ranking.out]
+    return lines

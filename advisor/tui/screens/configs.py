@@ -128,7 +128,7 @@ def point_text(p: ConfigPoint, current: str) -> str:
     idle = (f"incl. {p.idle_gpus} idle slot{'s' if p.idle_gpus != 1 else ''} of a partly used "
             "node" if p.idle_gpus else "no idle slots")
     return (f"[b]{p.gpus}x {p.gpu}[/b] on {p.nodes} node(s), {escape(p.layout)}: "
-            f"{fmt_num(p.tokens_per_s / 1e3, 1)} Ktok/s, scaling {p.scaling_efficiency:.0%}, "
+            f"{fmt_num(p.tokens_per_s / 1e3, 1)}K tokens/s, scaling {p.scaling_efficiency:.0%}, "
             f"comm {p.comm_share:.0%}, {fmt_num(p.eta_days, 1)} days, "
             f"${fmt_num(p.usd, 0)} ({fmt_num(p.gpu_days_equiv, 1)} {current} GPU-days), "
             f"{fmt_num(p.power_kw, 1)} kW, {fmt_num(p.energy_kwh, 0)} kWh ({idle}), {price}")

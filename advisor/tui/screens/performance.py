@@ -106,7 +106,7 @@ def point_line(decision: Decision, r: GpuResult, p: SweepPoint) -> str:
     no table column says (what set the batch, the format, the engine, the anchor)."""
     serving = not decision.answers.workload.training
     parts = [f"[b]{escape(_label(r))}[/b] at {p.seq_len:,} tokens: "
-             f"{fmt_num(p.tokens_per_s_per_gpu, 0)} tok/s per GPU"]
+             f"{fmt_num(p.tokens_per_s_per_gpu, 0)} tokens/s per GPU"]
     if r.role == "current" and r.modelled_tokens_per_s_per_gpu is not None \
             and decision.anchor is not None and p.seq_len == decision.primary_seq_len:
         parts.append(f"anchored on your measured {escape(decision.anchor.measured)} "

@@ -150,7 +150,7 @@ class RankingScreen(ModalScreen[None]):
         verdict = ("today's GPU" if r.role == "current" else
                    f"first: {self.remedies[r.gpu].text}" if r.gpu in self.remedies else
                    headline(r.verdict.headline) if r.verdict else "no verdict")
-        speed = f", {p.speedup:.2f}× per GPU" if p and p.speedup else ""
+        speed = f", {p.speedup:.2f}x per GPU" if p and p.speedup else ""
         tok = f"{fmt_num(p.tokens_per_s_per_gpu, 0)} tokens/s per GPU" if p else ""
         priced = r.assumptions is not None and r.assumptions.price is not None
         price = f"price {price_text(r)}" if priced else "no price: quote one on Targets"

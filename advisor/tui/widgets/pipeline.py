@@ -152,7 +152,7 @@ def head_text(r: PipelineReport) -> str:
     neck = "[b $success]none: balanced[/]" if now.balanced \
         else f"[b $warning]{escape(now.bottleneck)}[/]"
     return (f"[b]Now {split_label(now)}[/b] in a box of {r.box_gpus} GPUs: "
-            f"[b]{now.tokens_per_s / 1e3:,.1f} Ktok/s[/b] "
+            f"[b]{now.tokens_per_s / 1e3:,.1f}K tokens/s[/b] "
             f"({now.units_per_s:.3g} {escape(r.unit)}/s)"
             f"{eta}, {now.power_kw_low:.2f}-{now.power_kw_high:.2f} kW{where}\n"
             f"Bottleneck: {neck}. Queues: {escape(now.queue)}")

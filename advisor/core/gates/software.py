@@ -299,15 +299,16 @@ def _ga_floor(upgrades: list[_Outcome]) -> str | None:
 
 def _ga_finding(package: str, installed: str | None, o: _Outcome, arch: Arch) -> SoftwareFinding:
     """The installed version is GA on this arch: nothing to do."""
-    return SoftwareFinding(
-        package=package,
-        installed=installed,
-        required=o.row.min_version or None,
-        status="ok",
-        action="",
-        message=f"{package} {installed or 'not installed'} supports {arch.id}",
-        source=list(o.row.source),
-    )
+    return _runs(package, installed, o, "ok",
+                 f"{package} {installed or 'not installed'} supports {arch.id}")
+
+
+def _runs(package: str, installed: str | None, o: _Outcome, status: Literal["ok", "beta"],
+          message: str) -> SoftwareFinding:
+    """A finding where the installed version runs, so there is nothing to do."""
+    return SoftwareFinding(package=package, installed=installed,
+                           required=o.row.min_version or None, status=status, action="",
+                           message=message, source=list(o.row.source))
 
 
 def _beta_finding(
@@ -318,15 +319,8 @@ def _beta_finding(
     notes = f" ({o.row.notes})" if o.row.notes else ""
     ga_note = f"; GA from {ga_from}" if ga_from else ""
     shown = installed or "not installed"
-    return SoftwareFinding(
-        package=package,
-        installed=installed,
-        required=o.row.min_version or None,
-        status="beta",
-        action="",
-        message=f"{_subject(package, o.row)} {shown} on {arch.id} is beta{ga_note}{notes}",
-        source=list(o.row.source),
-    )
+    return _runs(package, installed, o, "beta",
+                 f"{_subject(package, o.row)} {shown} on {arch.id} is beta{ga_note}{notes}")
 
 
 def _upgrade_finding(

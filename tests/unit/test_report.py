@@ -135,6 +135,25 @@ def test_configs_and_pipeline_sections_round_trip(catalog) -> None:
     assert "# GPU-count sweep" in text and "# producer/consumer pipeline" in text
 
 
+def test_a_configs_point_above_peak_is_refused_at_load(catalog) -> None:
+    """The GPU-count sweep in a hand-edited report holds the decision's rule: no MFU above 1
+    (fuzz_typed found `report show` printing one)."""
+    from advisor.core.economics.configs import sweep_configs
+
+    answers = load_answers(EXAMPLE)
+    r = build_report(decide(answers, catalog), catalog, {}, PROVENANCE,
+                     configs=sweep_configs(answers, catalog))
+    doc = tomllib.loads(report_to_toml(r))
+    mfu = doc["configs"]["points"][1]["mfu"]
+    assert 0 < mfu <= 1
+    text = report_to_toml(r).replace(f"mfu = {mfu}", "mfu = 4.2", 1)
+    assert "mfu = 4.2" in text
+    with pytest.raises(InputError) as exc:
+        parse_report(text, "hand.toml")
+    line = exc.value.one_line()
+    assert "field 'configs.points." in line and "above the GPU's peak" in line, line
+
+
 def test_report_fields_do_not_collide_with_the_decision() -> None:
     assert not set(Decision.model_fields) & {f.alias or n for n, f in Report.model_fields.items()}
 

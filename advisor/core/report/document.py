@@ -228,7 +228,13 @@ def check_consistent(report: Report, file: str) -> None:
                              field=f"{where}.sweep")
         for part in ("sweep", "as_run"):  # no result above its GPU's peak, as when decided
             for i, p in enumerate(getattr(r, part)):
-                if p.mfu is not None and p.mfu > 1:
-                    raise InputError("an MFU above 1 is above the GPU's peak: no run reaches "
-                                     "it", file=file, field=f"{where}.{part}.{i}.mfu",
-                                     value=p.mfu)
+                _within_peak(p.mfu, file, f"{where}.{part}.{i}.mfu")
+    if report.configs is not None:  # the GPU-count sweep holds the same rule
+        for i, c in enumerate(report.configs.points):
+            _within_peak(c.mfu, file, f"configs.points.{i}.mfu")
+
+
+def _within_peak(mfu: float | None, file: str, field: str) -> None:
+    if mfu is not None and mfu > 1:
+        raise InputError("an MFU above 1 is above the GPU's peak: no run reaches it",
+                         file=file, field=field, value=mfu)

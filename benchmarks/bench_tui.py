@@ -49,7 +49,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from _ratio import line, ratios
+from _ratio import installed_env, line, ratios
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -148,7 +148,7 @@ class Crashed(Exception):
 
 def launch(script: str, what: str, *args: str) -> dict[str, Any]:
     done = subprocess.run([sys.executable, "-c", script, *args], capture_output=True,
-                          text=True, cwd=ROOT, timeout=300)
+                          text=True, cwd=ROOT, timeout=300, env=installed_env())
     if done.returncode != 0:
         raise Crashed(f"{what} exited {done.returncode}; its stderr:\n{done.stderr.rstrip()}")
     try:

@@ -18,6 +18,7 @@ from advisor.cli.numbers import amount, keyed, plain, tokens, whole
 from advisor.cli.output import add_output_options, show
 from advisor.cli.schemas import DECISION_SUMMARY, Schema
 from advisor.core import InputError, vocabulary
+from advisor.present.words import Dialect
 
 if TYPE_CHECKING:
     from advisor.core import Answers, Catalog, GpuResult, ModelSpec, Report, Stack, SweepPoint
@@ -378,21 +379,21 @@ def cmd_compare(args: argparse.Namespace) -> int:
         ids = [s.gpu for s in answers.compared(catalog)]
         report = run(answers, catalog, probes_for(ids, catalog, args.probe), provenance(),
                      workloads=workloads_for(ids, catalog, args.probe))
-    show_report(args, report, kept=False, answers_file=False)
+    show_report(args, report, kept=False, dialect="flags")
     return 0
 
 
 def show_report(args: argparse.Namespace, report: Report, *, kept: bool,
-                answers_file: bool = True, data: Callable[[], Any] | None = None,
+                dialect: Dialect = "answers", data: Callable[[], Any] | None = None,
                 schema: Schema = DECISION_SUMMARY) -> None:
     """The report as the output flags ask: the verdict first and the details after, as text,
     md, html or svg; `summary` as JSON unless `data` says otherwise; the verdict lines alone
     with --quiet. `kept` adds what a saved report records (prices, probes, provenance);
-    `answers_file` words the engine's hints for answers read from a file."""
+    `dialect`: where the reader gives inputs (an answers file, or compare's flags)."""
     from advisor.cli.render import decision
     from advisor.cli.render import report as document
 
-    show(args, lambda: document.blocks(report, provenance=kept, answers_file=answers_file),
+    show(args, lambda: document.blocks(report, provenance=kept, dialect=dialect),
          document.title(report),
          data or (lambda: summary(report)), lambda: decision.verdict_summary(report.decision),
          schema=schema)

@@ -147,7 +147,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         assert result is not None
     from advisor.cli.render.configs import sweep_blocks
 
-    show(args, lambda: sweep_blocks(result, answers),
+    show(args, lambda: sweep_blocks(result, answers, "answers" if args.answers else "flags"),
          f"advisor: GPU-count sweep, {answers.current}", lambda: result.model_dump(mode="json"),
          lambda: [result.choice.reason], schema=CONFIG_SWEEP)
     return 0

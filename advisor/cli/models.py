@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 def cmd_models(args: argparse.Namespace) -> int:
     from advisor.cli.render.blocks import Col, Table
     from advisor.core import PRESETS
-    from advisor.humanize import NA, count
+    from advisor.present.humanize import NA, count
 
     chosen(args)
     specs = [m for name, m in PRESETS.items() if args.query.lower() in name]

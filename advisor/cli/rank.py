@@ -94,7 +94,8 @@ def show_ranking(args: argparse.Namespace, answers: Answers, catalog: Catalog,
     ranking = rank(report.decision, args.by, deadline)
     from advisor.cli.render.ranking import ranking_blocks, ranking_json
 
-    show(args, lambda: ranking_blocks(report, ranking, answers_file=where != COMMAND_LINE),
+    show(args, lambda: ranking_blocks(report, ranking,
+                                       dialect="flags" if where == COMMAND_LINE else "answers"),
          "advisor: ranking", lambda: ranking_json(report, ranking),
          lambda: [f"{i}. {r.gpu}" + (f" (first: {ranking.remedies[r.gpu].text})"
                                      if r.gpu in ranking.remedies else "")

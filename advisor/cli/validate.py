@@ -18,7 +18,7 @@ from advisor.cli import COMMANDS
 from advisor.cli.output import add_output_options, chosen, show
 from advisor.cli.render.blocks import Block, Bullets, Col, Heading, Para, Table
 from advisor.cli.schemas import ANCHORED_VALIDATION, VALIDATION
-from advisor.humanize import NA, number
+from advisor.present.humanize import NA, number
 
 if TYPE_CHECKING:
     from advisor.core import Accuracy, CaseResult, CaseSpec, Catalog, Summary

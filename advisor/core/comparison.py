@@ -294,7 +294,7 @@ def _borderline(r: GpuResult, cal: Calibration) -> list[str]:
         what = "one request needs" if p.batch is not None else "needs"
         out.append(f"borderline on {r.gpu} at {p.seq_len:,} tokens: {how} ({what} "
                    f"{need:.1f} of {r.memory.usable_gib:.1f} GiB usable, within the memory "
-                   f"model's +-{Z90 * cal.memory_sigma:.0%}): measure it")
+                   f"model's ±{Z90 * cal.memory_sigma:.0%}): measure it")
     return out
 
 
@@ -623,7 +623,7 @@ def _notes(answers: Answers, resolved: Resolution, cal: Calibration) -> list[str
     kernels and engines, the workload's own shape, defaults, and any anchor (said first)."""
     sides = resolved.sides
     notes = [
-        "speedup band: 90% (+-1.645 sigma) from each rate's spread plus the model's "
+        "speedup band: 90% (±1.645 sigma) from each rate's spread plus the model's "
         f"own error ({cal.model_sigma:.0%}, sized from its held-out cases)",
         ("speedups compare tokens/s per GPU, each GPU in the layout re-tuned for it (the "
          "as-run figures use your layout on both); cluster figures use each side's GPU count")

@@ -6,7 +6,7 @@ value, and the CLI exits with code 2. Tracebacks are kept for real bugs.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -36,14 +36,16 @@ class InputError(Exception):
         self.value = value
         self.has_value = has_value or value is not None
 
-    def one_line(self) -> str:
+    def one_line(self, name_field: Callable[[str], str] | None = None) -> str:
+        """`name_field`: how the reader's front end names a field (the wizard's labels); by
+        default, as the answers file spells it."""
         parts = []
         if self.file:
             parts.append(self.file)
         if self.entry:
             parts.append(f"entry {self.entry!r}")
         if self.field:
-            parts.append(f"field {self.field!r}")
+            parts.append(name_field(self.field) if name_field else f"field {self.field!r}")
         if self.has_value:
             shown = repr(self.value)
             if len(shown) > 80:

@@ -14,7 +14,7 @@ text display in a different order than it reads ("trojan source"), and lone surr
 
 This is the one sanitiser. Data keeps its text as written (a report reads back exactly);
 the output points run this over what they show: error lines (`InputError.one_line`),
-tables and blocks the CLI draws (`advisor.cli.render.emit`, `advisor.humanize`), and the
+tables and blocks the CLI draws (`advisor.cli.render.emit`, `advisor.present.humanize`), and the
 wizard's labels of catalog and pulled names.
 """
 

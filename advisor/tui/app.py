@@ -573,21 +573,21 @@ def _import_engine() -> None:
 
 
 def error_text(exc: BaseException | None) -> str:
-    """One line for answers the engine refuses: InputError's own line, a validation error's
-    first problem with its field, or the message."""
+    """One line for answers the engine refuses: the field it names, as the wizard labels it,
+    then what is wrong; a validation error's first problem likewise."""
     from pydantic import ValidationError
 
     from advisor.core import InputError
-    from advisor.tui.words import humanize
+    from advisor.present.words import field_label
 
     if isinstance(exc, InputError):
-        return humanize(exc.one_line())
+        return exc.one_line(field_label)
     if isinstance(exc, ValidationError):
         err = exc.errors()[0]
-        where = ".".join(str(p) for p in err["loc"])
+        where = field_label(".".join(str(p) for p in err["loc"]))
         msg = str(err["msg"]).removeprefix("Value error, ")
-        return humanize(f"{where}: {msg}" if where else msg)
-    return humanize(str(exc)) if exc is not None else "unknown error"
+        return f"{where}: {msg}" if where else msg
+    return str(exc) if exc is not None else "unknown error"
 
 
 def load_catalog() -> Catalog:

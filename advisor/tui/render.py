@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from advisor.humanize import fmt_num
-from advisor.tui.words import field_label, humanize, plural
+from advisor.present.humanize import NA, duration, fmt_num, usd
+from advisor.present.words import field_label, plural
 
 if TYPE_CHECKING:
     from advisor.core import Decision, GpuResult, Report, SensitivityRow, SweepPoint
@@ -30,33 +30,22 @@ RESOURCE_NAMES = {"compute": "compute", "memory": "memory bandwidth", "network":
 RESOURCE_SHORT = {"compute": "compute", "memory": "HBM", "network": "network", "host": "host",
                   "capacity": "capacity"}
 """For table cells; the legend beside the table spells them out."""
-WARNING_KINDS = ("software", "evidence", "power")
-
-
-def hours(h: float | None) -> str:
-    if h is None:
-        return "-"
-    return f"{h:,.0f} h ({h / 24:,.1f} d)" if h >= 48 else f"{h:,.1f} h"
-
-
-def money(usd: float | None, digits: int = 0) -> str:
-    return "-" if usd is None else f"${usd:,.{digits}f}"
 
 
 def speed(p: SweepPoint) -> str:
-    """ "1.84× (1.46–2.33)": the speedup and its band."""
+    """ "1.84x (1.46-2.33)": the speedup and its band."""
     if p.speedup is None:
-        return "-"
-    band = (f" ({p.speedup_low:.2f}–{p.speedup_high:.2f})"
+        return NA
+    band = (f" ({p.speedup_low:.2f}-{p.speedup_high:.2f})"
             if p.speedup_low is not None and p.speedup_high is not None else "")
-    return f"{p.speedup:.2f}×{band}"
+    return f"{p.speedup:.2f}x{band}"
 
 
 def headline(text: str) -> str:
     """The verdict's headline without the kind its badge already says ("upgrade: ...")."""
     kind, sep, rest = text.partition(": ")
     known = {k.replace("-", " ") for k in KIND} | {"blocked", "capability"}
-    return humanize(rest if sep and kind.lower() in known else text)
+    return rest if sep and kind.lower() in known else text
 
 
 def price_text(r: GpuResult) -> str:
@@ -70,7 +59,7 @@ def price_text(r: GpuResult) -> str:
 def figure(value: float | None, unit: str = "") -> str:
     """A figure with three significant digits, never rounded to a misleading 0."""
     if value is None:
-        return "-"
+        return NA
     text = fmt_num(value, 0) if abs(value) >= 100 else f"{value:.3g}"
     return f"{text} {unit}".rstrip()
 
@@ -79,7 +68,7 @@ def energy_text(r: GpuResult) -> str:
     """The job's energy with what it counts: the job's GPUs busy, no idle slots."""
     j = r.job
     if j is None or j.energy_kwh is None:
-        return "-"
+        return NA
     return figure(j.energy_kwh, "kWh")
 
 
@@ -88,7 +77,7 @@ def engine_name(framework: str | None) -> str:
     from advisor.tui.fields import ENGINES, FRAMEWORKS
 
     if framework is None:
-        return "-"
+        return NA
     return next((label for label, key in (*FRAMEWORKS, *ENGINES) if key == framework),
                 framework)
 
@@ -111,7 +100,7 @@ BATCH_CAPS = {"kv-capacity": "KV-cache capacity", "tpot": "your TPOT limit",
 def batch_text(p: SweepPoint | None) -> str:
     """Serving: requests in flight per replica and what set that number."""
     if p is None or p.batch is None:
-        return "-"
+        return NA
     cap = BATCH_CAPS.get(p.batch_cap or "", p.batch_cap or "")
     text = f"{p.batch:,}" + (f" ({cap})" if cap else "")
     if p.batch_cap == "kv-capacity" and p.uncapped_batch and p.uncapped_batch > p.batch:
@@ -127,17 +116,17 @@ def side_rows(cur: GpuResult, tgt: GpuResult, seq: int, serving: bool = False,
         p = r.point(seq)
         j = r.job
         cells = [plural(r.gpus, "GPU"), format_text(r), engine_name(r.framework),
-                 price_text(r), figure(p.tokens_per_s_per_gpu) if p else "-"]
+                 price_text(r), figure(p.tokens_per_s_per_gpu) if p else NA]
         if serving:
             cells += [figure(p.ttft_ms if p else None), figure(p.tpot_ms if p else None),
-                      batch_text(p), RESOURCE_NAMES.get(p.binding or "", "-") if p else "-"]
-        cells.append(money(p.usd_per_mtok, 3) if p and p.usd_per_mtok is not None else "-")
+                      batch_text(p), RESOURCE_NAMES.get(p.binding or "", NA) if p else NA]
+        cells.append(usd(p.usd_per_mtok) if p and p.usd_per_mtok is not None else NA)
         if budget:
-            cells += [hours(j.wall_clock_h if j else None), money(j.usd if j else None),
-                      energy_text(r)]
+            cells += [duration(j.wall_clock_h) if j else NA,
+                      usd(j.usd) if j and j.usd is not None else NA, energy_text(r)]
         else:
-            cells.append(money(j.usd, 2) if j and j.usd is not None else "-")
-        cells.append(figure(j.power_kw) if j and j.power_kw is not None else "-")
+            cells.append(usd(j.usd) if j and j.usd is not None else NA)
+        cells.append(figure(j.power_kw) if j and j.power_kw is not None else NA)
         return cells
 
     labels = ["GPUs", "format", "engine" if serving else "framework", "$/GPU-hour",
@@ -148,18 +137,6 @@ def side_rows(cur: GpuResult, tgt: GpuResult, seq: int, serving: bool = False,
     labels += ["wall-clock", "job $", "energy"] if budget else ["$ per hour, all GPUs"]
     labels.append("power kW")
     return [(label, a, b) for label, a, b in zip(labels, col(cur), col(tgt), strict=True)]
-
-
-def encoding_caveats(cur: GpuResult, tgt: GpuResult) -> list[str]:
-    """The number-format encoding caveats that follow a target: its own (FNUZ fp8 on
-    MI300X), and the current GPU's when the target runs the other encoding (checkpoints
-    made for the current GPU need converting)."""
-    g, c = tgt.dtype_gate, cur.dtype_gate
-    out = list(g.caveats)
-    if c.caveats and not g.caveats and g.passed and g.precision == c.precision:
-        out += [f"moving from {cur.gpu}: its {c.precision} encoding is not {tgt.gpu}'s, so "
-                f"checkpoints do not move as they are ({x})" for x in c.caveats]
-    return out
 
 
 def anchor_lines(decision: Decision) -> list[str]:
@@ -189,8 +166,8 @@ def sensitivity_lines(rows: list[SensitivityRow]) -> list[str]:
                <= max(s.low, s.high) else "")
         mark = "↻" if s.flips else "·"
         unit = "" if s.unit.startswith("$") else f" {s.unit}"
-        out.append(f"{mark} {humanize(s.assumption)} {lo}–{hi}{unit}: {verdicts}{tie} "
-                   f"({humanize(s.source)})")
+        out.append(f"{mark} {s.assumption} {lo}-{hi}{unit}: {verdicts}{tie} "
+                   f"({s.source})")
     return out
 
 
@@ -216,9 +193,9 @@ def defaults_lines(decision: Decision) -> list[str]:
             if d.field.startswith("workload.") else None
         label = f.label if f is not None else field_label(d.field)
         value = show_value(f, d.value) if f is not None and f.kind == "choice" else d.value
-        out.append(f"{label}: {humanize(value)} ({humanize(d.source)})")
+        out.append(f"{label}: {value} ({d.source})")
     return out
 
 
 def report_warnings(report: Report) -> list[str]:
-    return [humanize(w) for w in report.warnings]
+    return list(report.warnings)

@@ -10,16 +10,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from advisor.present.verdict import verdict_view
 from advisor.tui.render import (
-    WARNING_KINDS,
     anchor_lines,
     defaults_lines,
-    encoding_caveats,
     headline,
     report_warnings,
     side_rows,
 )
-from advisor.tui.words import humanize
 
 if TYPE_CHECKING:
     from advisor.core import Catalog, Report
@@ -44,24 +42,23 @@ def summary_markdown(report: Report, catalog: Catalog | None = None) -> str:
     for t in d.targets:
         v = t.verdict
         if v is None:
-            lines.append(f"- **{t.gpus}x {t.gpu}**: not projected ({humanize(t.problem or '')})")
+            lines.append(f"- **{t.gpus}x {t.gpu}**: not projected ({t.problem or ''})")
             continue
         lines.append(f"- **{t.gpus}x {t.gpu}**: {KIND_WORD[v.kind]}: {headline(v.headline)}")
     lines.append("")
     anchor = anchor_lines(d)
     if anchor:
-        lines += [f"_{humanize(anchor[0])}_", *(f"- {humanize(x)}" for x in anchor[1:]), ""]
+        lines += [f"_{anchor[0]}_", *(f"- {x}" for x in anchor[1:]), ""]
     seq = d.primary_seq_len
     for t in d.targets:
         v = t.verdict
         if v is None:
             continue
         lines.append(f"## {t.gpu}: {KIND_WORD[v.kind]}")
-        lines += [f"- {humanize(r.text)}" for r in v.reasons if r.kind not in WARNING_KINDS]
-        lines += [f"- flips: {humanize(f.text)}" for f in v.flips]
-        lines += [f"- warning: {humanize(r.text)}" for r in v.reasons if r.kind in WARNING_KINDS]
-        lines += [f"- warning: {humanize(c)}" for c in encoding_caveats(cur, t)
-                  if c not in t.dtype_gate.caveats]
+        said = verdict_view(cur, t, "wizard")
+        lines += [f"- {r}" for r in said.reasons]
+        lines += [f"- flips: {f}" for f in said.flips]
+        lines += [f"- warning: {w}" for w in said.warnings]
         if t.verdict is not None and t.verdict.kind != "blocked-by-gate":
             lines.append("")
             lines += _table([f"at {seq:,} tokens", f"{cur.gpu} (now)", t.gpu],

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from advisor.cli import schemas
-from advisor.humanize import SPELLING
+from advisor.present.humanize import SPELLING
 
 ROOT = Path(__file__).resolve().parents[2]
 ANSWERS = str(ROOT / "examples" / "answers.toml")

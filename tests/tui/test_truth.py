@@ -122,7 +122,7 @@ async def test_the_ranking_detail_says_price_once(make_app, ready_state):
 async def test_the_catalog_table_tells_not_supported_from_not_published(make_app, shipped):
     """A GPU without bf16 matrix units shows "—"; one that has them but no published peak
     shows "?" (a dash for both read as "no bf16" on a card that has it)."""
-    from advisor.humanize import NA, UNKNOWN
+    from advisor.present.humanize import NA, UNKNOWN
 
     lacking = [g for g in shipped.gpus if g.peak_tflops.bf16 is None]
     absent = next(g for g in lacking if "bf16" not in shipped.arch_of(g).formats)

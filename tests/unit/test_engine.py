@@ -148,7 +148,7 @@ def test_a_layout_that_does_not_fit_gets_the_smallest_change(catalog) -> None:
                  framework="fsdp")
     side = project_side(w, rates(catalog, "a100-sxm", w), w.seq_lens)
     assert not side.as_run.fits[0] and side.retuned.fits[0]
-    assert side.fit_change[0] and "zero stage" in side.fit_change[0]
+    assert side.fit_change[0] and "ZeRO stage 0 -> " in side.fit_change[0]
 
 
 def test_more_memory_buys_a_lighter_layout(catalog) -> None:

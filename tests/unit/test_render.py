@@ -15,8 +15,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from advisor.cli.render import emit, markdown
-from advisor.cli.render.blocks import Block, Bullets, Col, Figure, Heading, Para, Table, reword
-from advisor.humanize import NA, UNKNOWN, band, count, duration, number, usd
+from advisor.cli.render.blocks import Block, Bullets, Col, Figure, Heading, Para, Table
+from advisor.present.humanize import NA, UNKNOWN, band, count, duration, number, usd
 
 SUFFIX = {"": 1.0, "K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
 
@@ -89,15 +89,6 @@ def test_print_text_leaves_no_trailing_blanks() -> None:
     buffer = io.StringIO()
     emit.print_text([Para("a short paragraph", indent=2), TABLE], buffer)
     assert all(line == line.rstrip() for line in buffer.getvalue().splitlines())
-
-
-def test_reword_replaces_phrases_in_every_kind_of_block() -> None:
-    blocks = reword([Para("quote one with --price"), Bullets(["quote one with --price GPU=USD"]),
-                     Table([Col("x")], [["quote one with --price"]], notes=["--price"])],
-                    {"quote one with --price GPU=USD": "B", "quote one with --price": "A"})
-    assert [b.text for b in blocks[:1]] == ["A"]  # type: ignore[union-attr]
-    assert blocks[1].items == ["B"]  # type: ignore[union-attr]
-    assert blocks[2].rows == [["A"]]  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize(("value", "expected"), [

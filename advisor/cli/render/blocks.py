@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from advisor.humanize import NA, UNKNOWN
+from advisor.present.humanize import NA, UNKNOWN
 
 if TYPE_CHECKING:
     from rich.console import RenderableType

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from advisor.cli.render.blocks import Figure
-from advisor.humanize import axis, duration, usd
+from advisor.present.humanize import axis, duration, usd
 
 if TYPE_CHECKING:
     from advisor.core import ConfigSweep, Decision
@@ -101,7 +101,7 @@ def interactivity_chart(d: Decision, width: int = 50, height: int = 12) -> Figur
     from rich.text import Text
 
     from advisor.core import clean
-    from advisor.plot import scatter
+    from advisor.present.plot import scatter
 
     results = [r for r in (d.current, *d.targets) if r.curve]
     mark = {r.gpu: MARKS[i % len(MARKS)] for i, r in enumerate(results)}

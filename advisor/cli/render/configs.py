@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from advisor.cli.render.blocks import Block, Bullets, Col, Heading, Para, Table
 from advisor.cli.render.charts import cost_chart
-from advisor.humanize import NA, UNKNOWN, count, duration, number, usd
+from advisor.present.humanize import NA, UNKNOWN, count, duration, number, usd
+from advisor.present.words import Dialect, asked
 
 if TYPE_CHECKING:
     from advisor.core import Answers, ConfigSweep, PipelineBalance, PipelineReport
@@ -18,7 +19,7 @@ def _days(days: float | None) -> str:
     return duration(days * 24) if days is not None else NA
 
 
-def sweep_blocks(r: ConfigSweep, answers: Answers) -> list[Block]:
+def sweep_blocks(r: ConfigSweep, answers: Answers, dialect: Dialect) -> list[Block]:
     """The pick, the configuration table, the time-vs-cost chart, what was skipped and the
     assumptions."""
     w = answers.workload
@@ -56,7 +57,8 @@ def sweep_blocks(r: ConfigSweep, answers: Answers) -> list[Block]:
     head = (f"{m.name} ({count(m.params_total)} parameters), {w.mode}, {w.precision}, "
             f"{r.seq_len:,} tokens per sequence, micro-batch {w.micro_batch}; "
             f"{count(r.token_budget, 'tokens')}; electricity ${r.electricity_usd_per_kwh}/kWh")
-    out: list[Block] = [Heading("GPU-count sweep"), Para(c.reason, lead=f"Best ({c.objective}):"),
+    out: list[Block] = [Heading("GPU-count sweep"), Para(asked(c.reason, c.ask, dialect),
+                                                        lead=f"Best ({c.objective}):"),
                         Para(head, lead="Workload:"), table, cost_chart(r)]
     if r.skipped:
         reasons: dict[str, list[str]] = {}

@@ -14,10 +14,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, TypeGuard
 
-from advisor.base_words import frozen_base_lines
 from advisor.cli.render.blocks import Block, Bullets, Col, Heading, Para, Table
 from advisor.cli.render.charts import interactivity_chart, speedup_chart
-from advisor.humanize import NA, UNKNOWN, band, count, duration, number, usd
+from advisor.present.frozen_base import frozen_base_lines
+from advisor.present.humanize import NA, UNKNOWN, band, count, duration, number, usd
+from advisor.present.verdict import verdict_view
+from advisor.present.words import Dialect
 
 if TYPE_CHECKING:
     from advisor.core import Decision, GpuResult, SweepPoint
@@ -98,16 +100,17 @@ SUMMARY: list[Figure] = [
 ]
 
 
-def blocks(d: Decision) -> list[Block]:
+def blocks(d: Decision, dialect: Dialect) -> list[Block]:
+    """`dialect`: where the reader gives inputs (compare's flags, an answers file)."""
     out: list[Block] = [Heading(f"Verdict: {_context(d)}")]
     out += verdict_lines(d)
-    base = frozen_base_lines(d)
+    base = frozen_base_lines(d, dialect)
     if base:
         out.append(Bullets(base, title="The frozen base (LoRA)"))
     out.append(summary_table(d))
     out += interactivity(d)
     for t in d.targets:
-        out += target_details(d, t)
+        out += target_details(d, t, dialect)
     out.append(speedup_chart(d))
     out += [rates_table(d), layouts_table(d)]
     buckets = bucket_table(d)
@@ -258,13 +261,15 @@ def target_facts(d: Decision, t: GpuResult) -> list[str]:
     return out
 
 
-def target_details(d: Decision, t: GpuResult) -> list[Block]:
-    v = t.verdict
+def target_details(d: Decision, t: GpuResult, dialect: Dialect) -> list[Block]:
+    said = verdict_view(d.current, t, dialect)
     out: list[Block] = [Heading(f"{t.label} against {d.current.label}")]
-    if v is not None and v.reasons:
-        out.append(Bullets([r.text for r in v.reasons[:5]]))
-    if v is not None and v.flips:
-        out.append(Bullets([f.text for f in v.flips], title="What flips it"))
+    if said.reasons:
+        out.append(Bullets(said.reasons))
+    if said.flips:
+        out.append(Bullets(said.flips, title="What flips it"))
+    if said.warnings:
+        out.append(Bullets(said.warnings, title="Warnings"))
     moving = [s for s in t.sensitivity if s.flips][:3]
     if moving:
         def fig(v: float) -> str:  # 1,355 TFLOPS, 0.81x: the digits the range can tell

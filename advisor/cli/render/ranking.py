@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 from advisor.cli.render.blocks import Block, Bullets, Col, Heading, Para, Table
 from advisor.cli.render.decision import SERVING
-from advisor.humanize import NA, duration, number
+from advisor.present.humanize import NA, duration, number
+from advisor.present.words import Dialect, asked
 
 if TYPE_CHECKING:
     from advisor.cli.render.decision import Figure
@@ -37,7 +38,7 @@ def _gpus(n: int) -> str:
     return f"{n} GPU{'s' if n != 1 else ''}"
 
 
-def ranking_blocks(report: Report, ranking: Ranking, *, answers_file: bool = False
+def ranking_blocks(report: Report, ranking: Ranking, *, dialect: Dialect = "flags"
                    ) -> list[Block]:
     """The ranked table first, then what is out, then the notes. `answers_file`: the answers
     came from a file, so a missing price or stack is given there, not with compare's flags."""
@@ -47,7 +48,7 @@ def ranking_blocks(report: Report, ranking: Ranking, *, answers_file: bool = Fal
     out.append(_ranked_table(d, ranking, waits) if ranking.ranked else Para(
         f"none of the {len(ranking.out)} GPUs runs these answers: each is listed below with "
         "why (the power cap and the deadline count too)"))
-    return out + _remedies_and_out(ranking) + _caveats(ranking, _has_budget(d), answers_file)
+    return out + _remedies_and_out(ranking) + _caveats(ranking, _has_budget(d), dialect)
 
 
 def _has_budget(d: Decision) -> bool:
@@ -119,32 +120,28 @@ def _remedies_and_out(ranking: Ranking) -> list[Block]:
     return out
 
 
-def _caveats(ranking: Ranking, budget: bool, answers_file: bool) -> list[Block]:
+def _caveats(ranking: Ranking, budget: bool, dialect: Dialect) -> list[Block]:
     """What the ranking could not count (prices, the stack, a token budget), each with where
     to give it: the answers file's tables or compare's flags."""
     out: list[Block] = []
     unpriced, unchecked = ranking.unpriced(), ranking.unchecked()
     if unpriced:
-        where = "under [prices] in the answers file" if answers_file else "with --price GPU=USD"
-        out.append(Para(f"no price for {', '.join(unpriced)}, so ranked last on $/token: "
-                        f"quote one {where}", dim=True))
+        out.append(Para(asked(f"no price for {', '.join(unpriced)}, so ranked last on $/token",
+                              "price", dialect), dim=True))
     if unchecked:
-        out.append(_unchecked_note(unchecked, len(ranking.ranked), answers_file))
+        out.append(_unchecked_note(unchecked, len(ranking.ranked), dialect))
     if not budget:
         out.append(Para("no token budget: time ranks by cluster tokens/s and energy cannot be "
                         "ranked; give one for wall-clock, $ and kWh", dim=True))
     return out
 
 
-def _unchecked_note(unchecked: list[str], ranked: int, answers_file: bool) -> Para:
+def _unchecked_note(unchecked: list[str], ranked: int, dialect: Dialect) -> Para:
     """Which ranked GPUs were ranked without a software check (all, or the named ones)."""
-    where = ("[stack] in the answers file, or a target's own as stacks.<id>" if answers_file
-             else "--stack 'torch==2.7.1+cu128 ...', or a target's own with "
-                  "--target-stack GPU=...")
     which = (": no stack given, so every GPU is" if len(unchecked) == ranked
              else f" on {', '.join(unchecked)}: no stack given for them, so they are")
-    return Para(f"software not checked{which} ranked on the hardware alone; give the "
-                f"job's ({where})", dim=True)
+    return Para(asked(f"software not checked{which} ranked on the hardware alone", "stack",
+                      dialect), dim=True)
 
 
 def ranking_json(report: Report, ranking: Ranking) -> dict[str, Any]:

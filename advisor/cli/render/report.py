@@ -7,8 +7,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from advisor.cli.render import configs, decision
-from advisor.cli.render.blocks import Block, Bullets, Col, Heading, Para, Table, reword
-from advisor.humanize import NA, UNKNOWN, number
+from advisor.cli.render.blocks import Block, Bullets, Col, Heading, Para, Table
+from advisor.present.humanize import NA, UNKNOWN, number
+from advisor.present.words import Dialect
 
 if TYPE_CHECKING:
     from advisor.core import Change, Report
@@ -20,30 +21,20 @@ def title(r: Report) -> str:
     return f"advisor: {d.current.label} against {targets}, {d.answers.workload.model.name}"
 
 
-ANSWERS_FILE_WORDS = {
-    "quote one with --price GPU=USD": "quote one under [prices] in the answers file",
-    "quote one with --price": "quote one under [prices] in the answers file",
-    "--allow-quantized-base": "allow_quantized_base = true",
-    "--offload-frozen-weights": "offload_frozen_weights = true",
-    **{f"--base-format {f}": f'base_format = "{f}"' for f in ("fp8", "int8", "nf4", "int4")},
-}
-"""The engine's messages name compare's flags; from an answers file, its tables instead."""
-
-
-def blocks(r: Report, *, provenance: bool = True, answers_file: bool = True) -> list[Block]:
+def blocks(r: Report, *, provenance: bool = True, dialect: Dialect = "answers") -> list[Block]:
     """The decision first; `provenance` adds the prices, probes and where the data came from
-    (a kept report's; `compare` has nothing of it to say). `answers_file`: the answers came
-    from a file (decide, report show), not from compare's flags."""
-    out = decision.blocks(r.decision)
+    (a kept report's; `compare` has nothing of it to say). `dialect`: the answers came from
+    a file (decide, report show) or from compare's flags."""
+    out = decision.blocks(r.decision, dialect)
     if r.configs is not None:
-        out += configs.sweep_blocks(r.configs, r.decision.answers)
+        out += configs.sweep_blocks(r.configs, r.decision.answers, dialect)
     if r.pipeline is not None:
         out += configs.pipeline_blocks(r.pipeline)
     if provenance:
         out += provenance_blocks(r)
     elif r.warnings:
         out.append(Bullets(r.warnings, title="Warnings"))
-    return reword(out, ANSWERS_FILE_WORDS) if answers_file else out
+    return out
 
 
 def provenance_blocks(r: Report) -> list[Block]:

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from advisor.core.errors import InputError
 from advisor.core.model.options import ConfigOptions, Objective
+from advisor.core.model.vocabulary import Ask
 from advisor.core.model.workload import Workload
 
 if TYPE_CHECKING:
@@ -98,6 +99,7 @@ class Choice(BaseModel):
     best: ConfigPoint | None
     closest_miss: ConfigPoint | None
     reason: str
+    ask: Ask | None = None  # the input that would let it rank on its objective
 
 
 class ConfigSweep(BaseModel):
@@ -274,7 +276,7 @@ def _assumptions(answers: Answers, opts: ConfigOptions, sides: Sequence[Resolved
                    "catalog has none; the published RTX PRO 6000 case: ~50-60 W on a 600 W card)")
     for g, q in zip(gpus, quotes, strict=True):
         out.append(f"{g.id}: " + (f"${q.usd_per_hour:.2f}/GPU-hour ({q.source}: {q.label})" if q
-                                  else "no price (quote one with --price); not ranked on cost"))
+                                  else "no price, so not ranked on cost"))
     if quotes[0] is None:
         out.append(f"GPU-days-equivalent needs a price for the current GPU ({gpus[0].id})")
     return out
@@ -369,11 +371,11 @@ def choose(points: Sequence[ConfigPoint], objective: Objective, power_cap_kw: fl
     if ok:
         best = min(ok, key=key)
         unpriced = objective == "cost" and all(p.usd is None for p in points)
-        head = ("no configuration has a price, so none is cheapest: quote one with "
-                f"--price GPU=USD; {best.label} is the fastest" if unpriced else
+        head = (f"no configuration has a price, so none is cheapest; {best.label} is the "
+                "fastest" if unpriced else
                 f"{best.label} is the {what}")  # unpriced, cost ranks on time alone
         return Choice(objective=objective, power_cap_kw=power_cap_kw, deadline_days=deadline_days,
-                      best=best, closest_miss=None,
+                      best=best, closest_miss=None, ask="price" if unpriced else None,
                       reason=f"{head} of {len(ok)} configuration(s)"
                              + (f" meeting {limits}" if limits else ""))
     if not points:

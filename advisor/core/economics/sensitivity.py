@@ -116,7 +116,7 @@ def tornado(case: Case, verdict: Verdict, f_cur: Fitted, f_tgt: Fitted, r_cur: G
             cost_ratio_low=ends[0][1], cost_ratio_high=ends[1][1],
             break_even=tie if tie is not None and lo_p <= tie <= hi_p else None,
             flips=base_kind not in (ends[0][0], ends[1][0]) or ends[0][0] != ends[1][0],
-            source=f"not quoted by you: +-{DEFAULT_PRICE_SPREAD:.0%} assumed"))
+            source=f"not quoted by you: ±{DEFAULT_PRICE_SPREAD:.0%} assumed"))
     spread = math.exp(Z90 * cal.model_sigma)
     ends = []
     for f in (1 / spread, spread):

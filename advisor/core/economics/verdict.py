@@ -18,6 +18,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from advisor.core.economics.cost import SOURCE_WORDS
+from advisor.core.model.vocabulary import Ask
 
 Kind = Literal[
     "upgrade", "upgrade-for-time", "break-even", "hold", "blocked-by-gate", "capability"
@@ -33,6 +34,7 @@ class Reason(BaseModel):
                   "format", "layout"]
     text: str
     weight: float  # ranking key: larger first
+    ask: Ask | None = None  # the input that would complete it (a price not quoted)
 
 
 class Flip(BaseModel):
@@ -283,9 +285,8 @@ def _money_reasons(c: Case, speed: float, cost: float | None, reasons: list[Reas
     else:
         missing = [g for g, p in ((c.current, c.price_current), (c.target, c.price_target))
                    if not p] or ["one of the GPUs"]
-        reasons.append(Reason(kind="price", weight=0.5,
-                              text=f"no price for {' or '.join(missing)}: quote one with "
-                                   "--price GPU=USD"))
+        reasons.append(Reason(kind="price", weight=0.5, ask="price",
+                              text=f"no price for {' or '.join(missing)}"))
 
 
 def _money_flips(c: Case, kind: Kind, speed: float) -> list[Flip]:

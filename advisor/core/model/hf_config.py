@@ -321,9 +321,9 @@ def _family(data: Mapping[str, Any], file: str) -> tuple[str, Mapping[str, Any],
         return MULTIMODAL[kind], text, "text_config."
     if not isinstance(kind, str) or kind not in FAMILIES:
         known = ", ".join([*FAMILIES, *MULTIMODAL])
-        raise InputError(f"not a model family advisor reads (it reads {known}); give --params "
-                         "and the dimensions instead", file=file, field=field, value=shown,
-                         has_value=True)
+        raise InputError(f"not a model family advisor reads (it reads {known}); give the "
+                         "parameter count and the dimensions instead", file=file, field=field,
+                         value=shown, has_value=True)
     return kind, data, ""
 
 

@@ -272,8 +272,8 @@ class ModelSpec(_Frozen, PrintableModel):
         return (f"the model's dimensions give {self.params_total / 1e9:.3g}B parameters, "
                 f"{ratio - 1:+.0%} off the {self.declared_params / 1e9:.3g}B you gave: the "
                 "dimensions are used, not the count (check the MLP kind, gated or not, the "
-                "vocabulary and, for a mixture of experts, --moe-ffn, --moe-every, "
-                "--dense-layers and --shared-experts)")
+                "vocabulary and, for a mixture of experts, the experts' FFN width, how often a "
+                "layer is MoE, the dense layers and the shared experts)")
 
     @classmethod
     def from_params(cls, params: float, **dims: Any) -> ModelSpec:

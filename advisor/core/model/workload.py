@@ -191,7 +191,7 @@ class Workload(_Frozen):
         if self.mode in ("decode", "serve") and self.packed_doc_len is not None:
             raise ValueError("packing does not apply to decode or serving")
         if self.mode == "serve" and self.osl is None:
-            raise ValueError("serve needs osl, the output tokens per request")
+            raise ValueError("serving needs the output tokens per request (OSL)")
         if self.mode != "serve" and self.osl is not None:
             raise ValueError("osl applies to mode = serve")
         if self.training and self.min_tokens_per_user is not None:

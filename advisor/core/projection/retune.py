@@ -132,14 +132,23 @@ def _fitted(p: Projection, g: Grid, idx: np.ndarray, ok: np.ndarray) -> Fitted:
                   memory_gib=picked.memory_gib[0].tolist())
 
 
+KNOB_WORDS = {"gpus": "GPUs", "tp": "TP", "pp": "PP", "cp": "CP", "ep": "EP", "vp": "VP",
+              "micro_batch": "micro-batch", "zero_stage": "ZeRO stage", "recompute": "recompute",
+              "offload_optimizer": "optimizer offload", "fused_kernels": "fused kernels",
+              "base_format": "base format", "offload_frozen_weights": "frozen-weight offload"}
+"""The layout's knobs as a re-tune's change names them ("TP 1 -> 4; ZeRO stage 0 -> 1")."""
+
+
+def _knob(v: object) -> str:
+    return ("on" if v else "off") if isinstance(v, bool) else str(v)
+
+
 def _changes(a: LayoutChoice, b: LayoutChoice) -> list[str]:
     out = []
-    for f in LayoutChoice.model_fields:
-        if f in ("nodes", "accumulation"):
-            continue
+    for f, word in KNOB_WORDS.items():
         va, vb = getattr(a, f), getattr(b, f)
         if va != vb:
-            out.append(f"{f.replace('_', ' ')} {va} -> {vb}")
+            out.append(f"{word} {_knob(va)} -> {_knob(vb)}")
     return out
 
 

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from advisor.core.model.transformer import ModelSpec
 
 ANSWERS_HEADER = (
-    "advisor answers: the inputs of `advisor decide --answers FILE --out report.toml`.",
+    "advisor answers: the inputs `advisor decide` reads to write a decision report.",
     "Catalog ids are those of `advisor catalog list`; anything left out uses its default.",
 )
 FIELD_COMMENTS = {

@@ -23,7 +23,7 @@ from textual.markup import escape
 from textual.widgets import DataTable, Input, Select, Static, TabbedContent, TabPane
 
 from advisor.core import bounds, clean_block
-from advisor.humanize import fmt_num
+from advisor.present.humanize import fmt_num
 from advisor.tui.fields import any_field_def
 from advisor.tui.numbers import (
     NumberSpec,
@@ -69,7 +69,7 @@ OPTIONS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "deadline": ("deadline_days", lambda text: parse_optional(text, DEADLINE)),
 }
 """Input id -> (ConfigOptions field, parser)."""
-COLUMNS = ("", "GPU", "N", "Ktok/s", "scaling", "comm", "ETA d", "$", "GPU-d eq", "kW", "kWh",
+COLUMNS = ("", "GPU", "N", "K tokens/s", "scaling", "comm", "ETA d", "$", "GPU-d eq", "kW", "kWh",
            "idle slots", "$/GPU-h")
 NARROW_COLUMNS = ("", "GPU", "N", "ETA d", "$", "kWh", "$/GPU-h")
 """Below 110 columns; the highlighted row's other figures show under the table."""
@@ -181,9 +181,9 @@ def notes_text(sweep: ConfigSweep) -> str:
         for s in sweep.skipped:
             why.setdefault(s.reason, []).append(f"{s.gpus}x {s.gpu}")
         lines.append("[b]Not projected[/b]")
-        lines += [f"  – {', '.join(who)}: {escape(reason)}" for reason, who in why.items()]
+        lines += [f"  • {', '.join(who)}: {escape(reason)}" for reason, who in why.items()]
     lines.append("[b]Assumptions[/b]")
-    lines += [f"  – {escape(a)}" for a in sweep.assumptions]
+    lines += [f"  • {escape(a)}" for a in sweep.assumptions]
     return "\n".join(lines)
 
 

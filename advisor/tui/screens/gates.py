@@ -21,10 +21,10 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Input, Static
 
 from advisor.core import clean, clean_block, format_stack, parse_stack
-from advisor.tui.render import encoding_caveats, format_text
+from advisor.present.verdict import encoding_caveats
+from advisor.tui.render import format_text
 from advisor.tui.screens.base import NARROW, ReportScreen
 from advisor.tui.widgets.field import FormField, Parsed
-from advisor.tui.words import humanize
 
 if TYPE_CHECKING:
     from advisor.core import Catalog, GpuResult, Report, Stack
@@ -45,7 +45,7 @@ def remedy(r: GpuResult) -> list[str]:
         return []
     lines = ["[b $error]stays in the decision, BLOCKED[/] (the verdict shows it with this "
              "reason)"]
-    lines += [f"[b]remedy:[/b] {escape(humanize(f.text))}" for f in v.flips]
+    lines += [f"[b]remedy:[/b] {escape(f.text)}" for f in v.flips]
     return lines
 
 
@@ -113,7 +113,7 @@ class GateScreen(ReportScreen):
             cells = [Text(f"{r.gpu} (now)" if r.role == "current" else r.gpu),
                      Text(r.dtype_gate.arch),
                      Text(word, style=f"bold {colours.get(colour, '')}"),
-                     Text(clean(humanize(self.summary_of(r))))]
+                     Text(clean(self.summary_of(r)))]
             if narrow:
                 del cells[1]
             table.add_row(*cells, key=r.gpu, height=None)
@@ -197,7 +197,7 @@ def format_lines(r: GpuResult, report: Report | None) -> list[str]:
         lines += [f"[$warning]caveat[/]: {escape(c)}"
                   for c in encoding_caveats(report.decision.current, r)[len(g.caveats):]]
         v = r.verdict
-        lines += [f"[b]format switch[/b]: {escape(humanize(x.text))}"
+        lines += [f"[b]format switch[/b]: {escape(x.text)}"
                   for x in (v.reasons if v else []) if x.kind == "format"]
     return lines
 
@@ -238,16 +238,16 @@ class SoftwareScreen(GateScreen):
             return ["[$warning]not checked[/]: no stack is declared, so the software gate is "
                     + escape("skipped (as `advisor decide` does for answers without [stack])")]
         own = self.own_stacks.get(r.gpu)
-        lines = [escape(humanize(g.summary))]
+        lines = [escape(g.summary)]
         if own is not None:
             lines.append(f"[b]checked against its own stack[/b] (set with its layout on "
                          f"Targets): {escape(format_stack(own))}")
         for f in g.findings:
             word, colour = FINDING[f.status]
             lines.append(f"[b {colour}]{word:<13}[/] [b]{escape(f.package)}[/b]: "
-                         f"{escape(humanize(f.message))}")
+                         f"{escape(f.message)}")
             if f.action:
-                lines.append(f"{'':>14}[b]fix:[/b] {escape(humanize(f.action))}")
+                lines.append(f"{'':>14}[b]fix:[/b] {escape(f.action)}")
         stack = own if own is not None else self.state.job_stack(self.ctx.hardware)
         if stack is not None:
             unchecked = [p for p in stack.packages if p not in stack.needs]

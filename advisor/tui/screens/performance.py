@@ -24,7 +24,8 @@ from textual.markup import escape
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from advisor.core import clean_block
-from advisor.humanize import fmt_num
+from advisor.present.humanize import fmt_num
+from advisor.present.words import plural
 from advisor.tui.numbers import format_seq_lens
 from advisor.tui.render import (
     BUCKET_NAMES,
@@ -38,7 +39,6 @@ from advisor.tui.render import (
 )
 from advisor.tui.screens.base import NARROW, ReportScreen
 from advisor.tui.widgets.charts import bar, interactivity_chart, speedup_chart
-from advisor.tui.words import humanize, plural
 
 if TYPE_CHECKING:
     from advisor.core import Decision, GpuResult, Report, SweepPoint
@@ -53,9 +53,9 @@ def _fits(p: SweepPoint, r: GpuResult) -> Text:
     return Text(f"✔ {mem}", style="green") if p.fits else Text(f"✘ {mem}", style="red")
 
 
-COLUMNS = ("seq", "GPU", "tok/s/GPU", "speedup (band)", "$/Mtok", "bound by", "mem GiB")
+COLUMNS = ("seq", "GPU", "tokens/s/GPU", "speedup (band)", "$/Mtok", "bound by", "mem GiB")
 SERVING_COLUMNS = ("TTFT ms", "TPOT ms", "batch")
-NARROW_COLUMNS = ("seq", "GPU", "tok/s/GPU", "speedup", "$/Mtok", "bound by")
+NARROW_COLUMNS = ("seq", "GPU", "tokens/s/GPU", "speedup", "$/Mtok", "bound by")
 """Below 110 columns; the highlighted row's every figure shows under the table."""
 
 
@@ -83,11 +83,11 @@ def sweep_rows(decision: Decision, band: bool = True) -> list[tuple[str, list[st
     for col, seq in enumerate(decision.answers.workload.seq_lens):
         for i, r in enumerate(gpus):
             p = r.sweep[col]
-            today = ("1.00× (today)" if band else "1.00×") if p.runnable else "-"
+            today = ("1.00x (today)" if band else "1.00x") if p.runnable else "-"
             if r.role == "current":
                 shown = today
             else:
-                shown = speed(p) if band or p.speedup is None else f"{p.speedup:.2f}×"
+                shown = speed(p) if band or p.speedup is None else f"{p.speedup:.2f}x"
             row: list[str | Text] = [
                 format_seq_lens((seq,)), _label(r), fmt_num(p.tokens_per_s_per_gpu, 0), shown,
                 fmt_num(p.usd_per_mtok, 3),
@@ -147,7 +147,7 @@ def bucket_text(decision: Decision, width: int = 24) -> str:
         lines.append("")
         if p is None or not p.bucket_seconds or not p.step_s:
             lines.append(f"[b]{r.gpus}x {r.gpu}[/b]  [dim]not projected: "
-                         f"{escape(humanize(r.problem or 'blocked at a gate'))}[/]")
+                         f"{escape(r.problem or 'blocked at a gate')}[/]")
             continue
         total = sum(p.bucket_seconds.values()) or 1.0
         step = f"{p.step_s * 1000:,.0f} ms per step" if p.step_s >= 0.001 else \
@@ -161,7 +161,7 @@ def bucket_text(decision: Decision, width: int = 24) -> str:
             share = seconds / total
             bound = RESOURCE_NAMES.get(p.bucket_binding.get(key, ""), "-")
             versus = p.bucket_speedup.get(key)
-            vs = f"{versus:.2f}×" if versus is not None else ""
+            vs = f"{versus:.2f}x" if versus is not None else ""
             lines.append(f"  {BUCKET_NAMES.get(key, key):<14} [$accent]{bar(share, 1.0, width)}"
                          f"[/] {share:>4.0%}  {bound:<16} {vs}")
     return "\n".join(lines)
@@ -181,7 +181,7 @@ def layout_text(decision: Decision) -> str:
         lines.append(f"[b]{r.gpus}x {r.gpu}[/b]")
         if a is not None and a.layout is not None:
             fit = "" if a.fits else (" [$error]does not fit[/]"
-                                     + (f": {escape(humanize(change))}" if change else ""))
+                                     + (f": {escape(change)}" if change else ""))
             lines.append(f"  as you run it: {escape(a.layout.describe(serving))}{fit}")
         if p is not None and p.layout is not None:
             lines.append(f"  re-tuned:      {escape(p.layout.describe(serving))}")
@@ -191,15 +191,15 @@ def layout_text(decision: Decision) -> str:
         rates = r.assumptions
         if rates is None:
             lines.append(f"[b]{r.gpu}[/b] [dim]not projected: "
-                         f"{escape(humanize(r.problem or 'blocked at a gate'))}[/]")
+                         f"{escape(r.problem or 'blocked at a gate')}[/]")
             continue
         lines.append(f"[b]{r.gpu}[/b] attention kernel [b]{escape(rates.attention_kernel)}[/b]: "
-                     f"{escape(humanize(rates.attention_why))}; framework "
+                     f"{escape(rates.attention_why)}; framework "
                      f"{escape(rates.framework)}"
                      + (f"; probe {escape(rates.probe)}" if rates.probe else ""))
         for e in rates.evidence:
             lines.append(f"  {escape(e.quantity)}: {fmt_num(e.value)} {escape(e.unit)} "
-                         f"[dim]{escape(e.source)}: {escape(humanize(e.detail))}[/]")
+                         f"[dim]{escape(e.source)}: {escape(e.detail)}[/]")
     return "\n".join(lines)
 
 
@@ -238,7 +238,7 @@ class PerformanceScreen(ReportScreen):
         serving = "" if w.training else (f", {w.osl:,} output tokens per request; batch = "
                                          "requests in flight per replica")
         anchor = anchor_lines(decision)
-        anchored = f"\n[$accent]{escape(humanize(anchor[0]))}[/]" if anchor else ""
+        anchored = f"\n[$accent]{escape(anchor[0])}[/]" if anchor else ""
         self.query_one("#perf-summary", Static).update(
             f"[b]{escape(w.model.name)}[/b] {w.mode}, {plural(w.gpus, 'GPU')} today{serving}. "
             f"Speedup is tokens/s per GPU against {decision.current.gpu}, {basis}; bound by: "

@@ -26,7 +26,7 @@ from textual.widgets import DataTable, Input, ProgressBar, RadioSet, Static
 from textual.worker import Worker, WorkerState, get_current_worker
 
 from advisor.core import clean
-from advisor.humanize import fmt_num
+from advisor.present.humanize import fmt_num
 from advisor.tui.runner import ProbeMode, ProbeProgress, ProbeRow, rows_of
 from advisor.tui.screens.base import StepScreen
 from advisor.tui.widgets.toggles import Choice, Tick

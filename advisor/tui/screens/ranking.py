@@ -22,10 +22,10 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, ProgressBar, Static
 
 from advisor.core import clean_block, rank
-from advisor.humanize import fmt_num
+from advisor.present.humanize import duration, fmt_num
+from advisor.present.words import plural
 from advisor.tui.messages import AskResult, ResultFailed, ResultReady
-from advisor.tui.render import KIND, headline, hours, price_text
-from advisor.tui.words import humanize, plural
+from advisor.tui.render import KIND, headline, price_text
 
 if TYPE_CHECKING:
     from advisor.core import GpuResult, Ranking, Remedy, Report
@@ -183,7 +183,7 @@ def _cells(r: GpuResult, i: int, ranking: Ranking, seq: int, budget: bool,
         price = price.replace(" your quote", " quote").replace(" default", " dflt")
         wall = f"{j.wall_clock_h / 24:,.1f} d" if budget and j else None
     else:
-        wall = hours(j.wall_clock_h) if budget and j else None
+        wall = duration(j.wall_clock_h) if budget and j else None
     current = r.role == "current"
     return [
         str(i), Text(r.gpu + (" (now)" if current else ""), style="bold" if current else ""),
@@ -203,7 +203,7 @@ def _below(ranking: Ranking) -> list[str]:
     first = ranking.by_remedy()
     if first:
         lines.append("[b]First[/b] [dim]for the ranked GPUs that need it[/]")
-        lines += [f"  – {escape(', '.join(gpus))}: {escape(humanize(what))}"
+        lines += [f"  • {escape(', '.join(gpus))}: {escape(what)}"
                   for what, gpus in first.items()]
     unpriced, unchecked = ranking.unpriced(), ranking.unchecked()
     if unpriced:
@@ -218,5 +218,5 @@ def _below(ranking: Ranking) -> list[str]:
     lines.append(f"[b]Out ({len(ranking.out)})[/b] [dim]the hardware cannot (format, memory), "
                  "another stack is needed, cannot be projected, or over the power cap or "
                  "the deadline[/]")
-    lines += [f"  – {escape(r.gpu)}: {escape(humanize(why))}" for r, why in ranking.out]
+    lines += [f"  • {escape(r.gpu)}: {escape(why)}" for r, why in ranking.out]
     return lines

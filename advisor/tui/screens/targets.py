@@ -19,13 +19,13 @@ from textual.markup import escape
 from textual.widgets import Button, Input, Label
 
 from advisor.core import bounds, format_stack
+from advisor.present.words import plural
 from advisor.tui.fields import core_default
 from advisor.tui.numbers import NumberSpec, parse_optional, parse_price, show_number
 from advisor.tui.screens.base import StepScreen
 from advisor.tui.screens.layout import LayoutScreen, describe_layout, workload_words
 from advisor.tui.widgets.catalog_table import CatalogTable
 from advisor.tui.widgets.field import FormField, Parsed, text_input
-from advisor.tui.words import plural
 
 if TYPE_CHECKING:
     from advisor.tui.numbers import Price
@@ -83,7 +83,7 @@ class PriceRow(Horizontal):
                          lambda t: parse_price_or_blank(t, not self.now),
                          placeholder=self._placeholder, name=self.gpu_id)
         if self.now:
-            yield Label(f"× {self._gpus_default}", classes="price-count-now")
+            yield Label(f"x {self._gpus_default}", classes="price-count-now")
         else:
             yield Input(self._count, id=f"count-{field_id(self.gpu_id)}", compact=True,
                         placeholder=f"{self._gpus_default}", name=self.gpu_id,
@@ -161,7 +161,7 @@ class TargetsScreen(StepScreen):
             base = self.state.current_price(catalog)
             if base is None:
                 return f"✘ {self.state.current} has no price to multiply: quote it", True
-            return (f"= ${value * base:,.2f}/h ({value:g} × {self.state.current}'s "
+            return (f"= ${value * base:,.2f}/h ({value:g} x {self.state.current}'s "
                     f"${base:,.2f})"), False
         price = catalog.default_price(gpu_id)
         if price is None:

@@ -16,23 +16,22 @@ from textual.containers import VerticalScroll
 from textual.markup import escape
 from textual.widgets import Static
 
-from advisor.base_words import frozen_base_lines
 from advisor.core import clean_block
-from advisor.humanize import fmt_num, render_table
+from advisor.present.frozen_base import frozen_base_lines
+from advisor.present.humanize import fmt_num, render_table
+from advisor.present.verdict import verdict_view
+from advisor.present.words import asked, plural
 from advisor.tui.numbers import format_count
 from advisor.tui.render import (
     KIND,
-    WARNING_KINDS,
     anchor_lines,
     defaults_lines,
-    encoding_caveats,
     headline,
     report_warnings,
     sensitivity_lines,
     side_rows,
 )
 from advisor.tui.screens.base import ReportScreen
-from advisor.tui.words import humanize, plural
 
 if TYPE_CHECKING:
     from advisor.core import Decision, GpuResult, Report
@@ -42,17 +41,15 @@ def card(decision: Decision, t: GpuResult) -> str:
     """One target's verdict as markup; core text is escaped, nothing is said twice."""
     v = t.verdict
     if v is None:
-        return f"[b]{t.gpu}[/b] not projected: {escape(humanize(t.problem or ''))}"
+        return f"[b]{t.gpu}[/b] not projected: {escape(t.problem or '')}"
     label, colour = KIND[v.kind]
     w = decision.answers.workload
     serving = not w.training
     budget = w.token_budget is not None
     out = [f"[b reverse {colour}] {label} [/] [b]{plural(t.gpus, 'GPU')} of {t.gpu}[/b]  "
            f"{escape(headline(v.headline))}"]
-    reasons = [r for r in v.reasons if r.kind not in WARNING_KINDS]
-    # The format switch is said whatever its rank: it is part of what the speedup means.
-    shown = reasons[:5] + [r for r in reasons[5:] if r.kind == "format"]
-    out += [f"  • {escape(humanize(r.text))}" for r in shown]
+    said = verdict_view(decision.current, t, "wizard")
+    out += [f"  • {escape(r)}" for r in said.reasons]
     if v.kind != "blocked-by-gate":
         out.append("")
         cur = decision.current
@@ -64,7 +61,7 @@ def card(decision: Decision, t: GpuResult) -> str:
     if v.flips:
         out.append("")
         out.append("[b]what flips it[/b]" if v.kind != "blocked-by-gate" else "[b]remedy[/b]")
-        out += [f"  ↻ {escape(humanize(f.text))}" for f in v.flips]
+        out += [f"  ↻ {escape(f)}" for f in said.flips]
     if t.sensitivity:
         out.append("")
         out.append("[b]sensitivity[/b] [dim](each assumption over its range, the others "
@@ -76,13 +73,10 @@ def card(decision: Decision, t: GpuResult) -> str:
         cost = [f"${fmt_num(b.usd_per_mtok, 3)}/Mtok"] if b.usd_per_mtok is not None else []
         power = [f"{fmt_num(b.power_kw, 1)} kW"] if b.power_kw is not None else []
         out.append(f"[b]or match its speed with more {decision.current.gpu}[/b]: "
-                   + escape("; ".join([humanize(b.note), *cost, *power])))
-    warnings = [r.text for r in v.reasons if r.kind in WARNING_KINDS]
-    own = set(t.dtype_gate.caveats)
-    warnings += [c for c in encoding_caveats(decision.current, t) if c not in own]
-    if warnings:
+                   + escape("; ".join([b.note, *cost, *power])))
+    if said.warnings:
         out.append("[b $warning]warnings[/]")
-        out += [f"  ! {escape(humanize(w))}" for w in warnings]
+        out += [f"  ! {escape(w)}" for w in said.warnings]
     return clean_block("\n".join(out))  # a resumed report's text is someone else's
 
 
@@ -100,7 +94,7 @@ def figures_note(serving: bool, tokens: float | None) -> str:
 def anchor_card(decision: Decision) -> str:
     lines = anchor_lines(decision)
     return clean_block("[b $accent]anchored[/] " + escape(lines[0]) + "".join(
-        f"\n  • {escape(humanize(x))}" for x in lines[1:]))
+        f"\n  • {escape(x)}" for x in lines[1:]))
 
 
 class VerdictScreen(ReportScreen):
@@ -122,8 +116,9 @@ class VerdictScreen(ReportScreen):
             for t in decision.targets if t.verdict)
         summary += f"   [dim]vs {decision.current.gpus}x {decision.current.gpu} today[/]"
         if report.configs is not None:
+            c = report.configs.choice
             summary += (f"\n[dim]configurations (step 8): "
-                        f"{escape(humanize(report.configs.choice.reason))}[/]")
+                        f"{escape(asked(c.reason, c.ask, 'wizard'))}[/]")
         self.query_one("#verdict-summary", Static).update(clean_block(summary))
         box = self.query_one("#verdicts", VerticalScroll)
         box.remove_children()
@@ -134,10 +129,10 @@ class VerdictScreen(ReportScreen):
         if warnings:
             cards.append(Static(clean_block("[b $warning]read first[/]\n" + "\n".join(
                 f"  ! {escape(w)}" for w in warnings)), classes="verdict-card", markup=True))
-        base = frozen_base_lines(decision)
+        base = frozen_base_lines(decision, "wizard")
         if base:
             cards.append(Static(clean_block("[b]the frozen base (LoRA)[/b]\n" + "\n".join(
-                f"  • {escape(humanize(x))}" for x in base)), classes="verdict-card",
+                f"  • {escape(x)}" for x in base)), classes="verdict-card",
                 markup=True))
         cards += [Static(card(decision, t), classes="verdict-card", markup=True)
                   for t in decision.targets]
@@ -145,11 +140,11 @@ class VerdictScreen(ReportScreen):
         if defaults:
             cards.append(Static(clean_block(
                 "[b]defaults used[/b] [dim](not given by you)[/]\n" + "\n".join(
-                    f"  – {escape(x)}" for x in defaults)), classes="verdict-card", markup=True))
+                    f"  • {escape(x)}" for x in defaults)), classes="verdict-card", markup=True))
         # The anchor card says what core's first note says when there is an anchor.
         notes = decision.notes[1:] if decision.anchor is not None else decision.notes
         cards.append(Static(clean_block("[dim]" + "\n".join(
-            escape(humanize(n)) for n in notes) + "[/]"), classes="notes", markup=True))
+            escape(n) for n in notes) + "[/]"), classes="notes", markup=True))
         box.mount_all(cards)
         box.focus()  # arrows and page keys scroll the cards
 

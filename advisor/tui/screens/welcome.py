@@ -16,7 +16,7 @@ def describe_box(hw: Hardware) -> str:
         return "[b]GPU[/b]  [dim]looking at this box (nvidia-smi, amd-smi, package metadata)…[/]"
     if hw.has_gpu:
         lines = [
-            f"[b]GPU[/b]  {g.count} × {g.name}"
+            f"[b]GPU[/b]  {g.count}x {g.name}"
             + (f"  [dim]({g.memory_gib:.0f} GiB)[/]" if g.memory_gib else "")
             + (f"  → catalog [b]{g.catalog_id}[/b]" if g.catalog_id
                else "  [$warning]not in the catalog: pick the closest below[/]")

@@ -43,7 +43,6 @@ from advisor.tui.numbers import echo, format_seq_lens, needs_echo, show_count, s
 from advisor.tui.screens.base import StepScreen
 from advisor.tui.widgets.field import FormField, text_input
 from advisor.tui.widgets.measured import MeasuredForm, measured_error
-from advisor.tui.words import humanize
 
 if TYPE_CHECKING:
     from advisor.core import LayoutChoice, Report
@@ -326,7 +325,7 @@ class WorkloadScreen(StepScreen):
             plain = show_value(f, default) if default is not None else None
             shown = show_value(f, value) if value is not None else None
             extra = f" {escape(shown)}" if shown is not None and shown != plain else ""
-            source = "advisor's" if source == "advisor's default" else humanize(source)
+            source = "advisor's" if source == "advisor's default" else source
             parts.append(f"[$warning]default[/]{extra} [dim]({escape(source)})[/]")
             if f.hint and f.kind == "choice":
                 parts.append(f"[dim]{escape(f.hint)}[/]")
@@ -474,7 +473,7 @@ class WorkloadScreen(StepScreen):
             spec = ModelSpec.model_validate(model)
         except ValidationError as exc:
             msg = str(exc.errors()[0]["msg"]).removeprefix("Value error, ")
-            return f"[$error]✘ {escape(humanize(msg))}[/]"
+            return f"[$error]✘ {escape(msg)}[/]"
         mlp = "gated MLP" if spec.gated_mlp else "plain MLP"
         return (f"custom: [b]{spec.params_total / 1e9:.1f}B params[/b] [dim](counted from the "
                 f"dimensions below, {mlp})[/]")
@@ -607,9 +606,9 @@ class WorkloadScreen(StepScreen):
             Workload.model_validate(self.state.workload_data())
         except ValidationError as exc:
             err = exc.errors()[0]
-            return humanize(str(err["msg"]).removeprefix("Value error, "))
+            return str(err["msg"]).removeprefix("Value error, ")
         except InputError as exc:
-            return humanize(exc.message)
+            return exc.message
         return None
 
     def action_next(self) -> None:
@@ -627,7 +626,7 @@ class WorkloadScreen(StepScreen):
             return False, error
         measured = measured_error(self.state.measured)
         if measured is not None:
-            return False, f"what you measured: {humanize(measured)}"
+            return False, f"what you measured: {measured}"
         if self._from_config and isinstance(self.state.given.get("model"), str | dict):
             return False, "read a config.json first: its path, then Enter"
         from advisor.core import Workload

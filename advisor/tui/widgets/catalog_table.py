@@ -17,7 +17,7 @@ from textual.events import Key
 from textual.widgets import DataTable, Input, Select
 
 from advisor.core import bounds
-from advisor.humanize import UNKNOWN, number, peak
+from advisor.present.humanize import UNKNOWN, number, peak
 from advisor.tui.numbers import NumberSpec, parse_optional
 from advisor.tui.widgets.field import Parsed
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from advisor.humanize import axis
+from advisor.present.humanize import axis
 from advisor.tui.numbers import format_seq_lens
 
 if TYPE_CHECKING:
@@ -25,14 +25,14 @@ def bar(value: float, scale: float, width: int) -> str:
 def speedup_chart(decision: Decision, width: int = 16) -> str:
     """Speedup over the current GPU against sequence length, one block per target (markup).
 
-    The dim tick marks 1×: bars past it are faster than today. Points where
+    The dim tick marks 1x: bars past it are faster than today. Points where
     either GPU does not fit say so instead of drawing a bar.
     """
     values = [p.speedup_high or p.speedup or 0.0 for t in decision.targets for p in t.sweep]
     scale = max([2.0, *values])
     one = round(width / scale)
     lines = [f"[b]Speedup[/b] over {decision.current.gpu}",
-             f"[dim]by seq length; ┆ = 1×, full bar = {scale:.1f}×[/]"]
+             f"[dim]by seq length; ┆ = 1x, full bar = {scale:.1f}x[/]"]
     for t in decision.targets:
         lines.append(f"[b]{t.gpu}[/b]")
         for cur, p in zip(decision.current.sweep, t.sweep, strict=True):
@@ -44,9 +44,9 @@ def speedup_chart(decision: Decision, width: int = 16) -> str:
             drawn = drawn[:one] + ("[dim]┆[/]" if drawn[one:one + 1] == " " else drawn[one]) \
                 + drawn[one + 1:]
             colour = "$success" if p.speedup >= 1 else "$warning"
-            band = (f" [dim]{p.speedup_low:.2f}–{p.speedup_high:.2f}[/]"
+            band = (f" [dim]{p.speedup_low:.2f}-{p.speedup_high:.2f}[/]"
                     if p.speedup_low is not None and p.speedup_high is not None else "")
-            lines.append(f"{label} [{colour}]{drawn}[/] {p.speedup:.2f}×{band}")
+            lines.append(f"{label} [{colour}]{drawn}[/] {p.speedup:.2f}x{band}")
     return "\n".join(lines)
 
 
@@ -114,7 +114,7 @@ def interactivity_chart(decision: Decision, width: int = 34, height: int = 9) ->
     """Serving: tokens/s per GPU against tokens/s per user along each GPU's curve (markup);
     empty for training or when no GPU has a curve."""
     from advisor.core import clean
-    from advisor.plot import scatter
+    from advisor.present.plot import scatter
 
     results = [r for r in (decision.current, *decision.targets) if r.curve]
     target = decision.answers.workload.min_tokens_per_user

@@ -23,7 +23,7 @@ from textual.message import Message
 from textual.widgets import Button, DataTable, Input, Static
 
 from advisor.core import InputError, PipelineSpec, clean_block
-from advisor.humanize import fmt_num
+from advisor.present.humanize import fmt_num
 from advisor.tui.fields import any_field_def
 from advisor.tui.state import Context
 
@@ -44,20 +44,20 @@ EXAMPLE: dict[str, Any] = {
     "stages": [("targets", 7), ("drafter", 1)], "rate": "0.74", "active": "587.5",
     "idle": "60", "tpu": "46891.9", "budget": "11.196B", "box": "8", "vary": "targets"}
 """The published 7+1 drafter case (examples/configs_pipeline.toml): 7 GPUs run a frozen
-27B target and feed 1 drafter GPU; both sides at 0.74 batches/s, 34.7 Ktok/s."""
+27B target and feed 1 drafter GPU; both sides at 0.74 batches/s, 34.7K tokens/s."""
 INTRO = ("A workload made of stages on their own GPUs (producers feeding a trainer) runs at "
          "its slowest stage. Give each stage's measured rate (work units/s, the whole stage at "
          "its GPU count) and draw, e.g. the "
          "published drafter case: 7 target GPUs + 1 drafter, 0.74 batches/s each side, "
          "46,892 tokens per batch, 587.5 W busy, 60 W idle, in a box of 8 "
          "(the Example button fills it in).")
-SPLIT_COLUMNS = ("split", "idle", "Ktok/s", "ETA d", "bottleneck", "waits", "kW (band)",
+SPLIT_COLUMNS = ("split", "idle", "K tokens/s", "ETA d", "bottleneck", "waits", "kW (band)",
                  "kW saved")
 BAR = 20
 _UNSET = object()
 NARROW_WIDTH = 110
 NARROW_STAGE_COLUMNS = (0, 1, 2, 3, 5, 7, 9)
-"""stage, GPU, GPUs, Ktok/s/GPU, rate, util, state."""
+"""stage, GPU, GPUs, K tokens/s/GPU, rate, util, state."""
 NARROW_SPLIT_COLUMNS = (0, 1, 2, 3, 4, 6, 7)
 """All but which side waits (the head line says where the queues are)."""
 """Widest bar of the neighbours chart, in cells."""
@@ -176,7 +176,7 @@ def stage_rows(r: PipelineReport) -> list[list[str | Text]]:
 
 
 def stage_columns(r: PipelineReport) -> tuple[str, ...]:
-    return ("stage", "GPU", "GPUs", "Ktok/s/GPU", f"{r.unit}/s/GPU", "rate", "cap Ktok/s",
+    return ("stage", "GPU", "GPUs", "K tokens/s/GPU", f"{r.unit}/s/GPU", "rate", "cap K tokens/s",
             "util", "W busy/idle", "state")
 
 
@@ -197,13 +197,13 @@ def split_rows(rows: list[PipelineBalance], now: PipelineBalance) -> list[list[s
 
 
 def split_chart(r: PipelineReport) -> str:
-    """Ktok/s of each neighbouring split as text bars (markup); the split as given marked."""
+    """K tokens/s of each neighbouring split as text bars (markup); the split as given marked."""
     rows = r.neighbours
     if not rows:
         return ""
     top = max(b.tokens_per_s for b in rows) or 1.0
     width = max(len(split_label(b)) for b in rows)
-    lines = [f"[b]Ktok/s moving GPUs on or off {escape(r.vary)}[/b]"]
+    lines = [f"[b]K tokens/s moving GPUs on or off {escape(r.vary)}[/b]"]
     for b in rows:
         n = max(1, round(BAR * b.tokens_per_s / top))
         now = b.split == r.current.split
@@ -215,10 +215,10 @@ def split_chart(r: PipelineReport) -> str:
 
 def notes_text(r: PipelineReport) -> str:
     lines = [f"[b]Rates[/b] [dim](1 {escape(r.unit)} = {r.tokens_per_unit:,.0f} tokens)[/]"]
-    lines += [f"  – {escape(s.name)}: {escape(s.detail)}; power {escape(s.power_source)}"
+    lines += [f"  • {escape(s.name)}: {escape(s.detail)}; power {escape(s.power_source)}"
               for s in r.stages]
     lines.append("[b]Assumptions[/b]")
-    lines += [f"  – {escape(a)}" for a in r.assumptions]
+    lines += [f"  • {escape(a)}" for a in r.assumptions]
     return "\n".join(lines)
 
 

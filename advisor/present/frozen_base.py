@@ -1,13 +1,14 @@
 """A LoRA's frozen base in words, for both front ends: how each GPU holds it and what that
 costs per step and in accuracy, and, where the base as given fits in no layout, the other ways
-of holding it that fit. The fixes are named as `compare`'s flags; the wizard and answers files
-reword them as their own fields (advisor.tui.words, the report renderer)."""
+of holding it that fit. The inputs that hold it so are named in the reader's dialect
+(`advisor.present.words`): compare's flags, an answers file's keys or the wizard's fields."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from advisor.humanize import number
+from advisor.present.humanize import number
+from advisor.present.words import Dialect, base_input
 
 if TYPE_CHECKING:
     from advisor.core import BaseOption, Decision
@@ -20,10 +21,12 @@ def _base_name(base_format: str, offloaded: bool) -> str:
     return f"a {BASE_WORDS[base_format]} base" + (", offloaded to the host" if offloaded else "")
 
 
-def _base_flags(o: BaseOption, given: str) -> str:
-    """The flags that hold the base as `o` does (reworded for answers files)."""
-    flags = [f"--base-format {o.base_format}"] if o.base_format != given else []
-    return " ".join(flags + (["--offload-frozen-weights"] if o.offload_frozen_weights else []))
+def _base_inputs(o: BaseOption, given: str, dialect: Dialect) -> str:
+    """The inputs that hold the base as `o` does."""
+    said = [base_input("base_format", dialect, o.base_format)] if o.base_format != given else []
+    if o.offload_frozen_weights:
+        said.append(base_input("offload_frozen_weights", dialect))
+    return (" " if dialect == "flags" else ", ").join(said)
 
 
 def _seconds(s: float) -> str:
@@ -44,7 +47,7 @@ def _base_cost(o: BaseOption) -> str:
     return "; ".join(parts) or "no dequantisation: its GEMMs read it as held"
 
 
-def frozen_base_lines(d: Decision) -> list[str]:
+def frozen_base_lines(d: Decision, dialect: Dialect) -> list[str]:
     """A LoRA's frozen base on each GPU at the primary length, where it is not the 16-bit
     weights on the GPU: how it is held and what that costs; where the base as given fits in no
     layout, the other ways of holding it that fit, fastest first; then the accuracy risk of
@@ -61,7 +64,8 @@ def frozen_base_lines(d: Decision) -> list[str]:
         o = p.frozen_base if p else None
         if p is not None and o is not None and p.fits and (
                 o.base_format != "bf16" or o.offload_frozen_weights):
-            who = "chosen by the re-tune (--allow-quantized-base)" if o.chosen else "as given"
+            allow = base_input("allow_quantized_base", dialect)
+            who = f"chosen by the re-tune ({allow})" if o.chosen else "as given"
             out.append(f"{r.gpu} holds {_base_name(o.base_format, o.offload_frozen_weights)}, "
                        f"{who}: {_base_cost(o)}")
             named[o.base_format] = None
@@ -70,10 +74,11 @@ def frozen_base_lines(d: Decision) -> list[str]:
             continue
         ways = "; ".join(
             f"{_base_name(o.base_format, o.offload_frozen_weights)} "
-            f"({_base_flags(o, w.base_format)}): {number(o.tokens_per_s_per_gpu)} tokens/s per "
-            f"GPU in {number(o.memory_gib, 1)} GiB" for o in options)
+            f"({_base_inputs(o, w.base_format, dialect)}): "
+            f"{number(o.tokens_per_s_per_gpu)} tokens/s per GPU in {number(o.memory_gib, 1)} GiB"
+            for o in options)
         tail = ("; the re-tune runs the first" if options[0].chosen
-                else "; --allow-quantized-base lets the re-tune choose")
+                else f"; {base_input('allow_quantized_base', dialect)} lets the re-tune choose")
         out.append(f"{r.gpu} does not fit {seq:,} tokens with {given} in any layout; it does "
                    f"with {ways}{tail}")
         named.update(dict.fromkeys(o.base_format for o in options))

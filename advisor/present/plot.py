@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from advisor.humanize import axis
+from advisor.present.humanize import axis
 
 
 @dataclass(frozen=True)

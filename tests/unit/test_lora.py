@@ -152,7 +152,7 @@ def test_14b_lora_on_24_gb_fits_only_with_its_base_held_otherwise(catalog):
     assert ways == {("nf4", False), ("bf16", True)}
     assert not any(o.chosen for o in plain.base_options[0])
     assert "base format bf16 -> nf4" in (plain.fit_change[0] or "") or \
-        "offload frozen weights False -> True" in (plain.fit_change[0] or "")
+        "frozen-weight offload off -> on" in (plain.fit_change[0] or "")
     allowed = side(catalog, "rtx-4090", lora(allow_quantized_base=True))
     chosen = allowed.retuned.layouts[0]
     assert allowed.retuned.fits[0]

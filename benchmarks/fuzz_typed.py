@@ -590,7 +590,8 @@ def _workload_seed(gpu: str) -> dict[str, Any]:
 def _probe_extras() -> list[Callable[[Any, random.Random], None]]:
     def figures(doc: Any, rng: random.Random) -> None:
         for section in ("matmul", "attention", "bandwidth"):
-            for m in doc.get(section) or []:
+            rows = doc.get(section) if isinstance(doc, dict) else None
+            for m in rows if isinstance(rows, list) else []:  # an earlier edit may retype it
                 if isinstance(m, dict):
                     for k, v in m.items():
                         if k.endswith(("_tflops", "_median")) and isinstance(v, float):

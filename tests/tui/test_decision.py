@@ -253,7 +253,7 @@ async def test_unprojectable_answers_say_so(make_app, ready_state):
     async with app.run_test(size=NARROW) as pilot:
         await settle(pilot)
         error = text_of(app.screen.query_one("#compute-error"))
-        assert "Cannot project these answers" in error and "TP × PP × CP" in error
+        assert "Cannot project these answers" in error and "TP x PP x CP" in error
         await pilot.press("ctrl+e")
         assert not isinstance(app.screen, ExportScreen), "nothing to export"
 
@@ -294,7 +294,7 @@ async def test_hardware_is_detected_after_first_paint(make_app, monkeypatch, gpu
         await settle(pilot)
         assert app.ctx.hardware is gpu_box
         assert app.state.current == "h100-sxm"
-        assert "8 × NVIDIA H100" in text_of(app.screen.query_one("#box"))
+        assert "8x NVIDIA H100" in text_of(app.screen.query_one("#box"))
 
 
 def test_report_toml_is_stdlib_readable(catalog):

@@ -148,10 +148,10 @@ async def test_the_ranking_ranks_an_upgrade_and_sets_another_stack_apart(
         out = text_of(screen.query_one("#rank-out"))
         first = out.split("Out (")[0]
         assert "b200-sxm" in first and "upgrade torch 2.5.1+cu124" in first
-        tpu = next(line for line in out.splitlines() if "– tpu-v5p:" in line)
+        tpu = next(line for line in out.splitlines() if "• tpu-v5p:" in line)
         assert "install PyTorch/XLA" in tpu
         unpriced = next(line for line in out.splitlines() if line.startswith("No price for"))
-        assert "rtx-a6000" in unpriced and "quote one on Targets" in unpriced
+        assert "rtx-a6000" in unpriced and "quote one on step 3 (Targets and prices)" in unpriced
         assert "gated on the stack it would run" in text_of(screen.query_one("#rank-head"))
         await pilot.press("escape")
         await settle(pilot)

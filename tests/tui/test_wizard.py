@@ -82,7 +82,7 @@ async def test_gpu_box_preselects_detected_gpu_and_uses_its_stack(make_app):
         await settle(pilot)
         assert app.state.current == "h100-sxm"
         text = text_of(app.screen.query_one("#box"))
-        assert "8 × NVIDIA H100 80GB HBM3" in text and "575.57.08" in text
+        assert "8x NVIDIA H100 80GB HBM3" in text and "575.57.08" in text
         assert app.state.job_stack(app.ctx.hardware) is app.ctx.hardware.stack
 
 
@@ -183,7 +183,7 @@ async def test_cross_field_rules_are_the_engine_s(make_app, ready_state):
         await open_advanced(pilot)
         await retype(pilot, app.screen.query_one("#tp", Input), "3")
         hint = text_of(app.screen.query_one("#hint"))
-        assert "TP × PP × CP" in hint and "tp x pp" not in hint
+        assert "TP x PP x CP" in hint and "gpus 16" not in hint
         await pilot.press("ctrl+n")
         assert isinstance(app.screen, WorkloadScreen)
 

@@ -154,6 +154,25 @@ def test_a_configs_point_above_peak_is_refused_at_load(catalog) -> None:
     assert "field 'configs.points." in line and "above the GPU's peak" in line, line
 
 
+def test_a_configs_point_of_a_gpu_not_swept_is_refused_at_load(catalog) -> None:
+    """Every front end draws a sweep's points by its GPUs (fuzz_typed found `report show`
+    ending in a KeyError on one that was not)."""
+    from advisor.core.economics.configs import sweep_configs
+
+    answers = load_answers(EXAMPLE)
+    r = build_report(decide(answers, catalog), catalog, {}, PROVENANCE,
+                     configs=sweep_configs(answers, catalog))
+    doc = tomllib.loads(report_to_toml(r))
+    gpu = doc["configs"]["points"][0]["gpu"]
+    text = report_to_toml(r)
+    at = text.index("[[configs.points]]")  # the first point's own gpu, not the decision's
+    text = text[:at] + text[at:].replace(f'gpu = "{gpu}"', 'gpu = "mi300x"', 1)
+    with pytest.raises(InputError) as exc:
+        parse_report(text, "hand.toml")
+    line = exc.value.one_line()
+    assert "configs." in line and "'mi300x'" in line and "not one of the swept GPUs" in line
+
+
 def test_report_fields_do_not_collide_with_the_decision() -> None:
     assert not set(Decision.model_fields) & {f.alias or n for n, f in Report.model_fields.items()}
 

@@ -173,9 +173,9 @@ class Workload(_Frozen):
         """TP x PP x CP groups, nodes and EP must all split the GPUs (and the experts) evenly."""
         group = self.tp * self.pp * self.cp
         if self.gpus % group:
-            raise ValueError(f"gpus {self.gpus} is not a multiple of TP x PP x CP = {group}")
+            raise ValueError(f"{self.gpus} GPUs is not a multiple of TP x PP x CP = {group}")
         if self.gpus % self.nodes:
-            raise ValueError(f"gpus {self.gpus} do not split evenly over {self.nodes} nodes")
+            raise ValueError(f"{self.gpus} GPUs do not split evenly over {self.nodes} nodes")
         if self.training and self.dp % self.ep:
             raise ValueError(f"ep {self.ep} must divide the data-parallel size {self.dp}")
         if self.ep > 1 and not self.model.experts:

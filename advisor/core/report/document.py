@@ -229,9 +229,22 @@ def check_consistent(report: Report, file: str) -> None:
         for part in ("sweep", "as_run"):  # no result above its GPU's peak, as when decided
             for i, p in enumerate(getattr(r, part)):
                 _within_peak(p.mfu, file, f"{where}.{part}.{i}.mfu")
-    if report.configs is not None:  # the GPU-count sweep holds the same rule
-        for i, c in enumerate(report.configs.points):
-            _within_peak(c.mfu, file, f"configs.points.{i}.mfu")
+    if report.configs is not None:
+        _configs_consistent(report.configs, file)
+
+
+def _configs_consistent(sweep: ConfigSweep, file: str) -> None:
+    """The GPU-count sweep's points are of the GPUs it swept, and within their peaks."""
+    for i, p in enumerate(sweep.points):
+        if p.gpu not in sweep.gpus:
+            raise InputError(f"is not one of the swept GPUs (configs.gpus = {sweep.gpus})",
+                             file=file, field=f"configs.points.{i}.gpu", value=p.gpu)
+        _within_peak(p.mfu, file, f"configs.points.{i}.mfu")
+    for name in ("best", "closest_miss"):
+        p = getattr(sweep.choice, name)
+        if p is not None and p.gpu not in sweep.gpus:
+            raise InputError(f"is not one of the swept GPUs (configs.gpus = {sweep.gpus})",
+                             file=file, field=f"configs.choice.{name}.gpu", value=p.gpu)
 
 
 def _within_peak(mfu: float | None, file: str, field: str) -> None:

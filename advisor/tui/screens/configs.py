@@ -70,7 +70,7 @@ OPTIONS: dict[str, tuple[str, Callable[[str], Any]]] = {
 }
 """Input id -> (ConfigOptions field, parser)."""
 COLUMNS = ("", "GPU", "N", "K tokens/s", "scaling", "comm", "ETA d", "$", "GPU-d eq", "kW", "kWh",
-           "idle slots", "$/GPU-h")
+           "idle", "$/GPU-h")
 NARROW_COLUMNS = ("", "GPU", "N", "ETA d", "$", "kWh", "$/GPU-h")
 """Below 110 columns; the highlighted row's other figures show under the table."""
 """Sized to their contents; a "limits" column follows when there is a cap or a deadline."""

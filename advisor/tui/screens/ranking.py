@@ -23,7 +23,7 @@ from textual.widgets import DataTable, Footer, ProgressBar, Static
 
 from advisor.core import clean_block, rank
 from advisor.present.humanize import duration, fmt_num
-from advisor.present.words import plural
+from advisor.present.words import asked, plural
 from advisor.tui.messages import AskResult, ResultFailed, ResultReady
 from advisor.tui.render import KIND, headline, price_text
 
@@ -153,7 +153,7 @@ class RankingScreen(ModalScreen[None]):
         speed = f", {p.speedup:.2f}x per GPU" if p and p.speedup else ""
         tok = f"{fmt_num(p.tokens_per_s_per_gpu, 0)} tokens/s per GPU" if p else ""
         priced = r.assumptions is not None and r.assumptions.price is not None
-        price = f"price {price_text(r)}" if priced else "no price: quote one on Targets"
+        price = f"price {price_text(r)}" if priced else asked("no price", "price", "wizard")
         self.query_one("#rank-row", Static).update(clean_block(
             f"[b]{plural(r.gpus, 'GPU')} of {escape(r.gpu)}[/b]: {escape(verdict)}; {tok}{speed}; "
             f"{escape(price)} [dim](dflt = catalog default)[/]"))
@@ -207,8 +207,8 @@ def _below(ranking: Ranking) -> list[str]:
                   for what, gpus in first.items()]
     unpriced, unchecked = ranking.unpriced(), ranking.unchecked()
     if unpriced:
-        lines.append(f"[$warning]No price[/] for {escape(', '.join(unpriced))}, so ranked "
-                     "last on $/token: quote one on Targets.")
+        said = asked(f"for {', '.join(unpriced)}, so ranked last on $/token", "price", "wizard")
+        lines.append(f"[$warning]No price[/] {escape(said)}")
     if unchecked:
         which = ("" if len(unchecked) == len(ranking.ranked) else
                  f" on {escape(', '.join(unchecked))}")

@@ -193,8 +193,14 @@ class Runner:
         """A stage stated above its GPU's highest published peak."""
         stated = [(s.gpu, s.peak_tflops) for s in spec.stages]
         stated += [(a.gpu, r.peak_tflops) for a in spec.alternatives for r in a.stages.values()]
+        from advisor.core import InputError
+
         for gpu, tflops in stated:
-            peaks = self.catalog.gpu(gpu.split("@")[0]).peak_tflops.items()
+            try:
+                part = self.catalog.gpu(gpu.split("@")[0])
+            except InputError:  # a kept report may name a GPU the catalog no longer has
+                continue
+            peaks = part.peak_tflops.items()
             if tflops is not None and tflops > max((v for _, v in peaks), default=0.0):
                 return True
         return False

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from advisor.cli.render.blocks import Figure
 from advisor.present.humanize import axis, duration, usd
+from advisor.present.words import Dialect, asked
 
 if TYPE_CHECKING:
     from advisor.core import ConfigSweep, Decision
@@ -49,7 +50,8 @@ def speedup_chart(d: Decision) -> Figure:
                          "the resource that binds"])
 
 
-def cost_chart(sweep: ConfigSweep, width: int = 48, height: int = 10) -> Figure:
+def cost_chart(sweep: ConfigSweep, dialect: Dialect, width: int = 48, height: int = 10
+               ) -> Figure:
     """Wall-clock (log scale) against job cost, one mark per GPU type; upper case is on
     the Pareto front over time, $ and kW, and `!` is the pick."""
     from rich.text import Text
@@ -58,7 +60,8 @@ def cost_chart(sweep: ConfigSweep, width: int = 48, height: int = 10) -> Figure:
 
     priced = [p for p in sweep.points if p.usd is not None]
     if not priced:
-        return Figure("Time against cost", Text("no configuration has a price: quote one"))
+        return Figure("Time against cost",
+                      Text(asked("no configuration has a price", "price", dialect)))
     mark = {g: MARKS[i % len(MARKS)] for i, g in enumerate(sweep.gpus)}
     x = axis([p.eta_days for p in priced], width, log=True)
     y = axis([p.usd or 0.0 for p in priced], height, log=False)

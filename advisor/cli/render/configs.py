@@ -59,7 +59,7 @@ def sweep_blocks(r: ConfigSweep, answers: Answers, dialect: Dialect) -> list[Blo
             f"{count(r.token_budget, 'tokens')}; electricity ${r.electricity_usd_per_kwh}/kWh")
     out: list[Block] = [Heading("GPU-count sweep"), Para(asked(c.reason, c.ask, dialect),
                                                         lead=f"Best ({c.objective}):"),
-                        Para(head, lead="Workload:"), table, cost_chart(r)]
+                        Para(head, lead="Workload:"), table, cost_chart(r, dialect)]
     if r.skipped:
         reasons: dict[str, list[str]] = {}
         for sk in r.skipped:

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from textual.markup import escape
+
 from advisor.present.humanize import axis
+from advisor.present.words import asked
 from advisor.tui.numbers import format_seq_lens
 
 if TYPE_CHECKING:
@@ -69,7 +72,8 @@ def config_chart(sweep: ConfigSweep, highlight: str | None = None, width: int = 
     """
     priced = [p for p in sweep.points if p.usd is not None]
     if not priced:
-        return "[b]Time vs cost[/b]\n[dim]no configuration has a price: quote one on Targets[/]"
+        said = escape(asked("no configuration has a price", "price", "wizard"))
+        return f"[b]Time vs cost[/b]\n[dim]{said}[/]"
     glyph = {g: (MARKS[i % len(MARKS)], COLOURS[i % len(COLOURS)])
              for i, g in enumerate(sweep.gpus)}
     x = axis([p.eta_days for p in priced], width, log=True)

@@ -171,6 +171,46 @@ def test_a_peak_above_peak_is_refused_in_a_family_of_one(arch: str) -> None:
         _build(docs)
 
 
+@pytest.mark.parametrize("arch", ["sm_100", "new"])
+def test_two_pulled_outliers_cannot_vouch_for_each_other(arch: str) -> None:
+    """Two GPUs of one pull, both at 1e5 TFLOPS in one family and architecture, were each
+    the other's peer and passed (fuzz_typed: a pulled catalog above peak). A pulled GPU is
+    judged against the shipped GPUs' published figures only."""
+    docs = _docs()
+    twins = [_team_gpu(docs, family="TeamX"), _team_gpu(docs, family="TeamX")]
+    twins[1].update(id="team-x2", name="Team X2")
+    if arch == "new":
+        new = copy.deepcopy(docs["archs.toml"]["arch"][0])
+        new["id"] = "team_arch"
+        docs["archs.toml"]["arch"].append(new)
+    for team in twins:
+        team["arch"] = "team_arch" if arch == "new" else team["arch"]
+        team["peak_tflops"] = {"source": ["x"], "retrieved": team["peak_tflops"]["retrieved"],
+                               "bf16": 1e5}
+    labels = {f: f"catalog/{f}" for f in CATALOG_FILES}
+    pulled = ["team-x1", "team-x2"]
+    with pytest.raises(InputError, match=r"team-x[12].*peak_tflops.bf16"):
+        catalog_from_docs(docs, labels, pulled=pulled)
+
+
+def test_a_shown_only_peak_above_every_published_one_is_refused() -> None:
+    """fp32, tf32 and int8 are shown, never projected, so only an upper bound holds them:
+    fuzz_typed pulled an A10 copy at 31,200 fp32 TFLOPS (the highest shipped is 229)."""
+    docs = _docs()
+    team = _team_gpu(docs)
+    team["peak_tflops"] = {**team["peak_tflops"], "fp32": 31_200.0}
+    with pytest.raises(InputError, match=r"team-x1.*peak_tflops.fp32.*highest any other"):
+        catalog_from_docs(docs, {f: f"catalog/{f}" for f in CATALOG_FILES}, pulled=["team-x1"])
+
+
+def test_every_peak_is_judged_one_way_or_the_other() -> None:
+    from advisor.core.model.catalog import FAMILY_FIGURES, SHOWN_ONLY, Peaks
+
+    judged = {f.removeprefix("peak_tflops.") for f, _ in FAMILY_FIGURES} | set(SHOWN_ONLY)
+    figures = {n for n, f in Peaks.model_fields.items() if f.annotation == float | None}
+    assert figures and figures <= judged
+
+
 @pytest.mark.parametrize(("changes", "blamed"), [
     ({"id": "h100", "family": "Hopper"},
      r"entry 'h100-sxm', field 'aliases', value 'H100'.*\(h100\)"),

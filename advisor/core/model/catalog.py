@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import itertools
 import re
+import statistics
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, TypeVar, get_args
@@ -468,20 +469,23 @@ FAMILY_FIGURES: tuple[tuple[str, Any], ...] = (
 )
 
 
-def _check_families(gpus: list[Gpu], file: str) -> None:
+def _check_families(gpus: list[Gpu], file: str, pulled: Collection[str] = ()) -> None:
     """Each GPU's peaks and memory bandwidth lie within MAX_FAMILY_FACTOR of its peers'
     median: the other members of its family that state the figure where there are more
     than MIN_FAMILY_MEMBERS of them, else the other GPUs of its architecture (the same
     matrix units), else, for an architecture of one, no more than MAX_FAMILY_FACTOR above
     the highest figure any other catalog GPU publishes. So a typo, or a 1e5 TFLOPS entry in
     a pulled catalog, is refused however small its family. An outlier moves the median of
-    the others for every other member, so the farthest entry is the one named."""
+    the others for every other member, so the farthest entry is the one named. The peers are
+    the shipped GPUs only: a `pulled` entry (by id) is judged against published figures, never
+    against another pulled entry, so two outliers in one pull cannot vouch for each other."""
     worst: tuple[float, Gpu, str, float, str] | None = None
+    untrusted = frozenset(pulled)
     for figure, get in FAMILY_FIGURES:
         stated = [(g, v) for g in gpus if (v := get(g)) is not None]
-        family = _peer_medians(stated, lambda g: g.family, B.MIN_FAMILY_MEMBERS)
-        arch = _peer_medians(stated, lambda g: g.arch, 0)
-        top = sorted(v for _, v in stated)[-2:]
+        family = _peer_medians(stated, lambda g: g.family, B.MIN_FAMILY_MEMBERS, untrusted)
+        arch = _peer_medians(stated, lambda g: g.arch, 0, untrusted)
+        top = sorted(v for g, v in stated if g.id not in untrusted)[-2:]
         for g, v in stated:
             if g.id in family:
                 median, n = family[g.id]
@@ -493,7 +497,7 @@ def _check_families(gpus: list[Gpu], file: str) -> None:
                     f"the {g.arch} architecture's {median:g} (the median of its other {n} "
                     "GPUs: its family has too few to judge)")
             elif len(top) == 2:
-                highest = top[0] if v == top[1] else top[1]  # the highest of the others
+                highest = top[0] if v == top[1] and g.id not in untrusted else top[1]
                 factor, peers = v / highest, (
                     f"the highest any other catalog GPU publishes ({highest:g}; its family "
                     "and architecture have too few to judge)")
@@ -501,19 +505,45 @@ def _check_families(gpus: list[Gpu], file: str) -> None:
                 continue
             if factor > B.MAX_FAMILY_FACTOR and (worst is None or factor > worst[0]):
                 worst = (factor, g, figure, v, peers)
+    for found in _shown_only_above(gpus, untrusted):
+        if worst is None or found[0] > worst[0]:
+            worst = found
     if worst is not None:
         _, g, figure, v, peers = worst
         raise InputError(f"more than {B.MAX_FAMILY_FACTOR:g}x from {peers}", file=file,
                          entry=g.id, field=figure, value=v)
 
 
-def _peer_medians(stated: list[tuple[Gpu, float]], key: Callable[[Gpu], str], fewest: int
-                  ) -> dict[str, tuple[float, int]]:
-    """By GPU id: the median of the figure over the other members of its group (by `key`),
-    and how many they are, for groups with more than `fewest` other members' figures."""
+SHOWN_ONLY = ("fp32", "tf32", "int8")
+"""The peaks FAMILY_FIGURES leaves out: the rest of `Peaks`' figures (a test holds them)."""
+
+
+def _shown_only_above(gpus: list[Gpu], untrusted: frozenset[str]
+                      ) -> list[tuple[float, Gpu, str, float, str]]:
+    """The peaks no projection reads (fp32, tf32, int8: shown in tables only, and consumer
+    parts run tf32 at a fraction of their family's rate, so only an upper bound applies): a
+    figure more than MAX_FAMILY_FACTOR above the highest any other shipped GPU publishes."""
+    out = []
+    for dtype in SHOWN_ONLY:
+        stated = [(g, v) for g in gpus if (v := g.peak_tflops.get(dtype)) is not None]
+        top = sorted(v for g, v in stated if g.id not in untrusted)[-2:]
+        for g, v in stated:
+            others = top[:1] if g.id not in untrusted and v == top[-1] else top[-1:]
+            if others and v > B.MAX_FAMILY_FACTOR * others[0]:
+                out.append((v / others[0], g, f"peak_tflops.{dtype}", v,
+                            f"the highest any other catalog GPU publishes ({others[0]:g})"))
+    return out
+
+
+def _peer_medians(stated: list[tuple[Gpu, float]], key: Callable[[Gpu], str], fewest: int,
+                  untrusted: frozenset[str] = frozenset()) -> dict[str, tuple[float, int]]:
+    """By GPU id: the median of the figure over the other trusted members of its group (by
+    `key`), and how many they are, for groups with more than `fewest` of them; an
+    `untrusted` (pulled) member is judged against them and is never one of them."""
     groups: dict[str, list[tuple[Gpu, float]]] = {}
     for g, v in stated:
-        groups.setdefault(key(g), []).append((g, v))
+        if g.id not in untrusted:
+            groups.setdefault(key(g), []).append((g, v))
     out: dict[str, tuple[float, int]] = {}
     for members in groups.values():
         if len(members) - 1 <= max(fewest - 1, 0):
@@ -521,6 +551,10 @@ def _peer_medians(stated: list[tuple[Gpu, float]], key: Callable[[Gpu], str], fe
         medians = _leave_one_out_medians([v for _, v in members])
         for (g, _), median in zip(members, medians, strict=True):
             out[g.id] = (median, len(members) - 1)
+    for g, _ in stated:  # a pulled GPU: the median of all its group's trusted members
+        members = groups.get(key(g), [])
+        if g.id in untrusted and len(members) > max(fewest - 1, 0):
+            out[g.id] = (statistics.median(v for _, v in members), len(members))
     return out
 
 
@@ -609,7 +643,7 @@ def _valid_gpus(doc: Mapping[str, Any], file: str, arch_map: Mapping[str, Arch],
     gpus = [_validate(Gpu, r, file, _entry_id(r)) for r in _table_list(doc, "gpu", file)]
     _unique(((g.id, g.id) for g in gpus), file, "GPU id")
     _check_names(gpus, file, pulled)
-    _check_families(gpus, file)
+    _check_families(gpus, file, pulled)
     by_id = {g.id: g for g in gpus}
     for g in gpus:
         if g.arch not in arch_map:

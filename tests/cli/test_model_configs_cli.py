@@ -114,3 +114,20 @@ def test_a_custom_dimension_out_of_bounds_names_its_flag(advisor_cli, flag, valu
                     "--params", "8B", flag, value)
     assert r.returncode == 2, r.stdout[-300:]
     assert r.stderr.count("\n") == 1 and f"field '{flag}'" in r.stderr, r.stderr
+
+
+def test_a_config_whose_dense_layers_exceed_its_depth_decides(tmp_path: Path) -> None:
+    """GLM-4.5 with `first_k_dense_replace` past its 92 layers (every layer dense) ended in
+    a math domain error in the tornado (fuzz_typed): a rescaled point with no rate (a zero
+    step) is left unprojected at that end, and the decision stands."""
+    from .conftest import run_advisor
+
+    glm = json.loads((Path(__file__).parents[1] / "data" / "glm-4.5" / "config.json"
+                      ).read_text(encoding="utf-8"))
+    glm["first_k_dense_replace"] = 3000
+    glm.pop("model_type", None)
+    (tmp_path / "config.json").write_text(json.dumps(glm), encoding="utf-8")
+    r = run_advisor("compare", "--current", "h100-sxm", "--target", "b200-sxm", "--model",
+                    str(tmp_path / "config.json"), "--seq-len", "4096")
+    assert r.returncode == 0, r.stderr
+    assert "b200-sxm vs h100-sxm" in r.stdout and "Traceback" not in r.stderr

@@ -452,6 +452,8 @@ def serving_words(r: GpuResult, p: SweepPoint) -> str:
     """One side's serving layout and what set its batch: 'h100-sxm 8 GPUs, TP 2, 287
     requests in flight per replica (the KV cache holds no more), TTFT 107 ms, TPOT 62 ms'."""
     assert p.layout is not None
+    if not (p.fits or p.borderline):  # no figure for a layout that cannot hold the model
+        return f"{r.gpu} {p.layout.gpus:,} GPU{'s' if p.layout.gpus != 1 else ''}: does not fit"
     cap = f" ({CAPS.get(p.batch_cap, p.batch_cap)})" if p.batch_cap else ""
     times = (f", TTFT {p.ttft_ms:,.0f} ms, TPOT {p.tpot_ms:,.1f} ms"
              if p.ttft_ms is not None and p.tpot_ms is not None else "")
@@ -476,8 +478,9 @@ def _layout_words(cur: GpuResult, res: GpuResult, answers: Answers) -> str | Non
         return None
     seq = w.seq_lens[0]
     a, b = cur.point(seq), res.point(seq)
-    if a is None or b is None or a.layout is None or b.layout is None:
-        return None
+    if a is None or b is None or a.layout is None or b.layout is None \
+            or not any(p.fits or p.borderline for p in (a, b)):
+        return None  # neither holds the model: there is no layout to compare
     return f"{serving_words(cur, a)} vs {serving_words(res, b)}"
 
 

@@ -272,3 +272,24 @@ def test_the_smaller_things_a_decision_now_says(catalog) -> None:
                                      "framework": "fsdp", "zero_stage": 1}), catalog)
     assert plain.current.as_run[0].layout.zero_stage == 1  # type: ignore[union-attr]
     assert not any(n.startswith("packed") for n in plain.notes)
+
+
+def test_a_model_that_fits_nowhere_shows_no_per_request_figures(catalog) -> None:
+    """405B on one 24 GB card and one L4: no side holds it, so no reason quotes a TTFT or
+    TPOT for a layout that cannot run (the verdict listed 'TTFT 8,557 ms' for one)."""
+    answers = parse_answers({"current": "rtx-4090", "targets": ["l4"], "workload": {
+        "model": "llama-3.1-405b", "mode": "serve", "seq_lens": [1000], "osl": 1000,
+        "gpus": 1}}, "a.toml", catalog)
+    v = decide(answers, catalog).targets[0].verdict
+    assert v is not None and "fits none" in v.headline
+    said = [r.text for r in v.reasons] + [f.text for f in v.flips]
+    assert not [t for t in said if "TTFT" in t or "TPOT" in t], said
+
+
+def test_one_request_in_flight_is_singular() -> None:
+    from advisor.core.model.layout import LayoutChoice
+
+    one = LayoutChoice(gpus=1, nodes=1, tp=1, pp=1, cp=1, ep=1, vp=1, micro_batch=1,
+                       accumulation=1, zero_stage=0, recompute="none",
+                       offload_optimizer=False, fused_kernels=True)
+    assert "1 request in flight per replica" in one.describe(serving=True)

@@ -72,7 +72,8 @@ class LayoutChoice(BaseModel):
         if self.vp > 1:
             parts.append(f"VP {self.vp}")
         if serving:
-            parts.append(f"{self.micro_batch} requests in flight per replica")
+            parts.append(f"{self.micro_batch} request{'s' if self.micro_batch != 1 else ''} "
+                         "in flight per replica")
             return ", ".join(parts)
         parts.append(f"micro-batch {self.micro_batch}"
                      + (f" x {self.accumulation} accumulation" if self.accumulation > 1 else ""))

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from advisor.present.humanize import NA, duration, fmt_num, usd
+from advisor.present.humanize import NA, band, duration, fmt_num, usd
 from advisor.present.words import field_label, plural
 
 if TYPE_CHECKING:
@@ -33,12 +33,8 @@ RESOURCE_SHORT = {"compute": "compute", "memory": "HBM", "network": "network", "
 
 
 def speed(p: SweepPoint) -> str:
-    """ "1.84x (1.46-2.33)": the speedup and its band."""
-    if p.speedup is None:
-        return NA
-    band = (f" ({p.speedup_low:.2f}-{p.speedup_high:.2f})"
-            if p.speedup_low is not None and p.speedup_high is not None else "")
-    return f"{p.speedup:.2f}x{band}"
+    """ "1.84x (1.46-2.33)": the speedup and its band, as every output writes it."""
+    return band(p.speedup, p.speedup_low, p.speedup_high)
 
 
 def headline(text: str) -> str:

@@ -496,8 +496,7 @@ def _check_families(gpus: list[Gpu], file: str, pulled: Collection[str] = ()) ->
                 factor, peers = max(v / median, median / v), (
                     f"the {g.arch} architecture's {median:g} (the median of its other {n} "
                     "GPUs: its family has too few to judge)")
-            elif len(top) == 2:
-                highest = top[0] if v == top[1] and g.id not in untrusted else top[1]
+            elif len(top) == 2 and (highest := _highest_other(top, g, v, untrusted)):
                 factor, peers = v / highest, (
                     f"the highest any other catalog GPU publishes ({highest:g}; its family "
                     "and architecture have too few to judge)")
@@ -528,11 +527,18 @@ def _shown_only_above(gpus: list[Gpu], untrusted: frozenset[str]
         stated = [(g, v) for g in gpus if (v := g.peak_tflops.get(dtype)) is not None]
         top = sorted(v for g, v in stated if g.id not in untrusted)[-2:]
         for g, v in stated:
-            others = top[:1] if g.id not in untrusted and v == top[-1] else top[-1:]
-            if others and v > B.MAX_FAMILY_FACTOR * others[0]:
-                out.append((v / others[0], g, f"peak_tflops.{dtype}", v,
-                            f"the highest any other catalog GPU publishes ({others[0]:g})"))
+            highest = _highest_other(top, g, v, untrusted)
+            if highest is not None and v > B.MAX_FAMILY_FACTOR * highest:
+                out.append((v / highest, g, f"peak_tflops.{dtype}", v,
+                            f"the highest any other catalog GPU publishes ({highest:g})"))
     return out
+
+
+def _highest_other(top: list[float], g: Gpu, v: float, untrusted: frozenset[str]
+                   ) -> float | None:
+    """The highest of the (up to two) top shipped figures that is not `g`'s own."""
+    others = top[:-1] if g.id not in untrusted and v == top[-1] else top
+    return others[-1] if others else None
 
 
 def _peer_medians(stated: list[tuple[Gpu, float]], key: Callable[[Gpu], str], fewest: int,

@@ -235,16 +235,14 @@ def check_consistent(report: Report, file: str) -> None:
 
 def _configs_consistent(sweep: ConfigSweep, file: str) -> None:
     """The GPU-count sweep's points are of the GPUs it swept, and within their peaks."""
-    for i, p in enumerate(sweep.points):
+    points = [*((f"points.{i}", p) for i, p in enumerate(sweep.points)),
+              *((f"choice.{n}", p) for n in ("best", "closest_miss")
+                if (p := getattr(sweep.choice, n)) is not None)]
+    for where, p in points:
         if p.gpu not in sweep.gpus:
             raise InputError(f"is not one of the swept GPUs (configs.gpus = {sweep.gpus})",
-                             file=file, field=f"configs.points.{i}.gpu", value=p.gpu)
-        _within_peak(p.mfu, file, f"configs.points.{i}.mfu")
-    for name in ("best", "closest_miss"):
-        p = getattr(sweep.choice, name)
-        if p is not None and p.gpu not in sweep.gpus:
-            raise InputError(f"is not one of the swept GPUs (configs.gpus = {sweep.gpus})",
-                             file=file, field=f"configs.choice.{name}.gpu", value=p.gpu)
+                             file=file, field=f"configs.{where}.gpu", value=p.gpu)
+        _within_peak(p.mfu, file, f"configs.{where}.mfu")
 
 
 def _within_peak(mfu: float | None, file: str, field: str) -> None:

@@ -24,7 +24,7 @@ from textual.markup import escape
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from advisor.core import clean_block
-from advisor.present.humanize import fmt_num
+from advisor.present.humanize import fmt_num, ratio
 from advisor.present.words import plural
 from advisor.tui.numbers import format_seq_lens
 from advisor.tui.render import (
@@ -87,7 +87,7 @@ def sweep_rows(decision: Decision, band: bool = True) -> list[tuple[str, list[st
             if r.role == "current":
                 shown = today
             else:
-                shown = speed(p) if band or p.speedup is None else f"{p.speedup:.2f}x"
+                shown = speed(p) if band or p.speedup is None else ratio(p.speedup)
             row: list[str | Text] = [
                 format_seq_lens((seq,)), _label(r), fmt_num(p.tokens_per_s_per_gpu, 0), shown,
                 fmt_num(p.usd_per_mtok, 3),

@@ -116,18 +116,30 @@ def test_a_custom_dimension_out_of_bounds_names_its_flag(advisor_cli, flag, valu
     assert r.stderr.count("\n") == 1 and f"field '{flag}'" in r.stderr, r.stderr
 
 
-def test_a_config_whose_dense_layers_exceed_its_depth_decides(tmp_path: Path) -> None:
-    """GLM-4.5 with `first_k_dense_replace` past its 92 layers (every layer dense) ended in
-    a math domain error in the tornado (fuzz_typed): a rescaled point with no rate (a zero
-    step) is left unprojected at that end, and the decision stands."""
+def test_a_config_whose_dense_layers_exceed_its_depth_is_refused_by_its_key(
+        tmp_path: Path) -> None:
+    """GLM-4.5 with `first_k_dense_replace` past its 92 layers was read as -2,908 MoE
+    layers: negative step times, a band of 0..inf and a math domain error (fuzz_typed,
+    twice). No layer would hold the experts, so the config is refused by the key to fix."""
     from .conftest import run_advisor
 
     glm = json.loads((Path(__file__).parents[1] / "data" / "glm-4.5" / "config.json"
                       ).read_text(encoding="utf-8"))
     glm["first_k_dense_replace"] = 3000
-    glm.pop("model_type", None)
     (tmp_path / "config.json").write_text(json.dumps(glm), encoding="utf-8")
-    r = run_advisor("compare", "--current", "h100-sxm", "--target", "b200-sxm", "--model",
-                    str(tmp_path / "config.json"), "--seq-len", "4096")
-    assert r.returncode == 0, r.stderr
-    assert "b200-sxm vs h100-sxm" in r.stdout and "Traceback" not in r.stderr
+    r = run_advisor("compare", "--current", "h100-sxm", "--target", "mi300x", "--model",
+                    str(tmp_path / "config.json"), "--seq-len", "8k")
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.count("\n") == 1, r.stderr
+    assert "field 'first_k_dense_replace', value 3000: must be a whole number, 0 to 91" \
+        in r.stderr
+
+
+def test_custom_dense_layers_past_the_depth_name_their_flag(advisor_cli) -> None:
+    """`--dense-layers` at or past `--layers` leaves no layer for the experts."""
+    r = advisor_cli("compare", "--current", "h100-sxm", "--target", "mi300x", "--seq-len",
+                    "8k", "--params", "100B", "--layers", "10", "--experts", "8",
+                    "--active-experts", "2", "--moe-ffn", "1024", "--dense-layers", "10")
+    assert r.returncode == 2, r.stdout[-300:]
+    assert r.stderr.count("\n") == 1, r.stderr
+    assert "field '--dense-layers', value 10: leaves no MoE layer in 10" in r.stderr

@@ -51,8 +51,10 @@ def test_interleaved_layers_carry_a_dense_mlp_of_their_own_width() -> None:
     ({"dense_layers": 2}, "need experts > 0"),
     ({"moe_every": 2}, "need experts > 0"),
     ({"moe_ffn": 64}, "need experts > 0"),
-    ({"experts": 4, "active_experts": 1, "dense_layers": 12}, "leave no MoE layer"),
-    ({"experts": 4, "active_experts": 1, "moe_every": 13}, "leave no MoE layer"),
+    ({"experts": 4, "active_experts": 1, "dense_layers": 12}, "leaves no MoE layer"),
+    # past the depth: read as -18 MoE layers, and negative step times, before (fuzz_typed)
+    ({"experts": 4, "active_experts": 1, "dense_layers": 30}, "leaves no MoE layer"),
+    ({"experts": 4, "active_experts": 1, "moe_every": 13}, "leaves no MoE layer"),
     ({"global_every": 2}, "needs a sliding_window"),
     ({"sliding_window": 64, "global_every": 1}, "greater than or equal to 2"),
 ])

@@ -36,9 +36,8 @@ def _speedups(case: Case, f_cur: Fitted, f_tgt: Fitted, side: str, resource: str
         tgt_t = f_tgt.proj.step_at_scale(factor, resource)[0] / f_tgt.proj.tokens[0]
     else:
         cur_t = f_cur.proj.step_at_scale(factor, resource)[0] / f_cur.proj.tokens[0]
-    out = (None if s is None else float(cur_t[i] / tgt_t[i]) for i, s in enumerate(case.speedups))
-    # a point whose rescaled step is no rate (zero, infinite) is not projected at that end
-    return tuple(s if s is not None and 0 < s < math.inf else None for s in out)
+    return tuple(None if s is None else float(cur_t[i] / tgt_t[i])
+                 for i, s in enumerate(case.speedups))
 
 
 def _geomean(values: tuple[float | None, ...], case: Case) -> float | None:

@@ -210,7 +210,9 @@ def _first_dense(k: _Keys, shape: dict[str, Any]) -> dict[str, Any]:
     return {**_moe(k, shape, "n_routed_experts"),
             "shared_experts": k.whole("n_shared_experts", "shared_experts", default=0, low=0),
             "moe_ffn": k.whole("moe_intermediate_size", "moe_ffn"),
-            "dense_layers": k.whole("first_k_dense_replace", "dense_layers", default=0, low=0)}
+            # at least one layer past the dense ones has experts
+            "dense_layers": k.whole("first_k_dense_replace", "dense_layers", default=0, low=0,
+                                    high=shape["layers"] - 1)}
 
 
 def _deepseek(k: _Keys) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pydantic import ConfigDict, Field, ValidationError, model_validator
 
+from advisor.core.errors import FieldError
 from advisor.core.formats import validation_error
 from advisor.core.model import bounds as B
 from advisor.core.model.numeric import Amount, Whole
@@ -106,9 +107,11 @@ class ModelSpec(_Frozen, PrintableModel):
                 raise ValueError(
                     f"active_experts {self.active_experts} must be 1..experts ({self.experts})"
                 )
-            if not self.moe_layers:
-                raise ValueError(f"dense_layers {self.dense_layers} and moe_every "
-                                 f"{self.moe_every} leave no MoE layer in {self.layers}")
+            if self.moe_layers < 1:  # the blame goes to the field past the depth
+                field = "dense_layers" if self.dense_layers >= self.layers else "moe_every"
+                raise FieldError(f"leaves no MoE layer in {self.layers} (dense_layers "
+                                 f"{self.dense_layers}, moe_every {self.moe_every})",
+                                 field=field, value=getattr(self, field))
         elif self.active_experts or self.shared_experts or self.moe_ffn:
             raise ValueError("active_experts, shared_experts and moe_ffn need experts > 0")
         elif self.dense_layers or self.moe_every > 1:

@@ -22,6 +22,7 @@ import re
 import tomllib
 import types
 from collections.abc import Mapping, Sequence
+from datetime import date, datetime
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
@@ -258,16 +259,29 @@ def model_data(model: BaseModel) -> Any:
 
 
 def load_model(model: type[M], data: Any, file: str, entry: str | None = None,
-               context: dict[str, Any] | None = None) -> M:
+               context: dict[str, Any] | None = None, strict: bool = False) -> M:
     """Validate decoded TOML/JSON into `model`, restoring nulls; errors are one line.
-    `context` reaches the model's validators (e.g. the catalog, for a price ratio)."""
+    `context` reaches the model's validators (e.g. the catalog, for a price ratio).
+    `strict` holds every field to its JSON type, for a model not strict by itself (a
+    report's results): `"inf"` for a dollar figure is refused, not read as infinity."""
     try:
+        if strict:  # as JSON, where an array is a tuple and ISO text a date
+            return model.model_validate_json(json.dumps(restore_nulls(model, data),
+                                                        default=_iso), strict=True,
+                                             context=context)
         return model.model_validate(restore_nulls(model, data), context=context)
     except ValidationError as exc:
         raise validation_error(exc, file, entry) from None
     except InputError as exc:  # raised by a validator itself (e.g. an unknown preset)
         exc.file = exc.file or file
         raise
+
+
+def _iso(value: Any) -> str:
+    """A TOML date or datetime as the ISO text JSON carries it."""
+    if isinstance(value, date | datetime):
+        return value.isoformat()
+    raise TypeError(f"{type(value).__name__} is not TOML data")
 
 
 def normalize(model: M) -> M:

@@ -154,6 +154,25 @@ def test_a_configs_point_above_peak_is_refused_at_load(catalog) -> None:
     assert "field 'configs.points." in line and "above the GPU's peak" in line, line
 
 
+@pytest.mark.parametrize("text_value", ['"inf"', '"nan"', '"1e3"', "true"])
+def test_a_figure_given_as_text_or_a_flag_is_refused_at_load(catalog, text_value) -> None:
+    """A report's figures are numbers: `usd = "inf"` was read as infinity and `report show`
+    ended in a ValueError drawing the cost chart (fuzz_typed reports #2514)."""
+    from advisor.core.economics.configs import sweep_configs
+
+    answers = load_answers(EXAMPLE)
+    r = build_report(decide(answers, catalog), catalog, {}, PROVENANCE,
+                     configs=sweep_configs(answers, catalog))
+    text = report_to_toml(r)
+    at = text.index("[[configs.points]]")
+    usd = tomllib.loads(text)["configs"]["points"][0]["usd"]
+    edited = text[:at] + text[at:].replace(f"usd = {usd}", f"usd = {text_value}", 1)
+    assert edited != text
+    with pytest.raises(InputError) as exc:
+        parse_report(edited, "hand.toml")
+    assert "field 'configs.points.0.usd'" in exc.value.one_line()
+
+
 def test_a_configs_point_of_a_gpu_not_swept_is_refused_at_load(catalog) -> None:
     """Every front end draws a sweep's points by its GPUs (fuzz_typed found `report show`
     ending in a KeyError on one that was not)."""

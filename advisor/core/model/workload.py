@@ -84,7 +84,6 @@ class Workload(_Frozen):
     lora_rank: Whole = Field(default=16, ge=1, le=B.MAX_WIDTH, description="lora: adapter rank")
     lora_targets: tuple[LoraTarget, ...] = Field(
         default=("all-linear",), min_length=1, max_length=len(ALL_LINEAR) + 1,
-        strict=False,  # a TOML or JSON array reads as the tuple; its items stay strict strings
         description="lora: the layers that carry adapters (PEFT's module names) or all-linear")
     offload_frozen_weights: bool = Field(
         default=False, description="lora: the frozen base lives on the host and is streamed to "
@@ -137,9 +136,12 @@ class Workload(_Frozen):
                 data = {**data, "model": resolve_preset(data["model"])}
             elif isinstance(data.get("model"), dict) and "config" in data["model"]:
                 data = {**data, "model": _from_config(data["model"], info)}
-            if isinstance(data.get("lora_targets"), str):  # "all-linear", "q_proj,v_proj"
+            targets = data.get("lora_targets")
+            if isinstance(targets, str):  # "all-linear", "q_proj,v_proj"
                 data = {**data, "lora_targets": tuple(
-                    t.strip() for t in data["lora_targets"].split(",") if t.strip())}
+                    t.strip() for t in targets.split(",") if t.strip())}
+            elif isinstance(targets, list):  # a TOML or JSON array; its items stay strict
+                data = {**data, "lora_targets": tuple(targets)}
             if "checkpointing" in data:  # the older boolean form
                 data = dict(data)
                 ckpt = data.pop("checkpointing")

@@ -200,7 +200,7 @@ def parse_report(text: str, file: str) -> Report:
     decision_fields = set(Decision.model_fields)
     decision = {k: data.pop(k) for k in list(data) if k in decision_fields}
     try:
-        report = load_model(Report, {**data, "decision": decision}, file)
+        report = load_model(Report, {**data, "decision": decision}, file, strict=True)
     except InputError as exc:  # the decision's fields sit at the top level of the file
         if exc.field and exc.field.startswith("decision."):
             exc.field = exc.field.removeprefix("decision.")

@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import tomllib
 
+import pytest
+
 from textual.widgets import Input
 
 from advisor.core import parse_answers
@@ -190,3 +192,19 @@ async def test_a_pick_and_next_typed_at_once_go_on_with_the_pick(make_app, cpu_b
                          "b", "2", "0", "0", "enter", "ctrl+n")
         assert app.state.current == "h100-sxm" and app.state.targets == ("b200-sxm",)
         assert isinstance(app.screen, DtypeScreen)
+
+
+@pytest.mark.parametrize("step", range(3, 9))
+async def test_a_step_built_ahead_as_the_wizard_closes_does_not_crash_it(
+        make_app, ready_state, step, monkeypatch):
+    """The next step is built off screen a moment after one is shown; quitting in that
+    moment left it half mounted, and its setup raised NoMatches on the way out (two Pilot
+    tests failed so on a loaded box: #gate on Dtype, #counts on Configurations). Built
+    ahead here at once (and not by the timer), then the wizard closes before it has
+    mounted."""
+    monkeypatch.setattr("advisor.tui.app.BUILD_AHEAD_AFTER_S", 3600.0)
+    app = make_app(state=ready_state(targets=["b200-sxm"], reached=step - 1), start=step - 1)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot)
+        assert not app.is_screen_installed(f"step-{step}"), "not yet built ahead"
+        app._build_ahead(step)

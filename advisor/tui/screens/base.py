@@ -83,7 +83,10 @@ class StepScreen(Screen[None]):
 
     def on_mount(self) -> None:
         """The step's own setup (`mounted`), then keys typed while it was built may go on:
-        after the focus it asked for."""
+        after the focus it asked for. A step built ahead that the app closes on is left
+        as it is: its widgets may be only half mounted, and nothing will show it."""
+        if not self.app.is_running:
+            return
         self.mounted()
         self.refresh_nav()
         self.built = True

@@ -7,7 +7,6 @@ import asyncio
 import tomllib
 
 import pytest
-
 from textual.widgets import Input
 
 from advisor.core import parse_answers

@@ -18,6 +18,7 @@ from advisor.cli.numbers import amount, keyed, plain, tokens, whole
 from advisor.cli.output import add_output_options, show
 from advisor.cli.schemas import DECISION_SUMMARY, Schema
 from advisor.core import InputError, vocabulary
+from advisor.present.verdict import flip_text, verdict_headline
 from advisor.present.words import Dialect
 
 if TYPE_CHECKING:
@@ -442,9 +443,9 @@ def _gpu_json(r: GpuResult, primary: int) -> dict[str, Any]:
         "max_seq_len": r.memory.max_seq_len,
         "max_seq_len_as_run": r.memory.max_seq_len_as_run,
         "verdict": v.kind if v else None,
-        "headline": v.headline if v else None,
+        "headline": verdict_headline(v, r.gpu) if v else None,
         "reasons": [x.text for x in v.reasons] if v else [],
-        "flips": [x.text for x in v.flips] if v else [],
+        "flips": [flip_text(x, r.gpu) for x in v.flips] if v else [],
         "sensitivity": [s.model_dump() for s in r.sensitivity],
         "dtype_gate": {"passed": r.dtype_gate.passed, "reason": r.dtype_gate.reason},
         "software_gate": r.software_gate.status if r.software_gate else None,

@@ -33,7 +33,7 @@ class Schema:
 
 DECISION_SUMMARY = Schema("advisor.decision-summary", 1)
 """`compare --json`, `decide --json`: the current GPU and each target at the primary length."""
-DECISION_REPORT = Schema("advisor.decision-report", 1)
+DECISION_REPORT = Schema("advisor.decision-report", 2)
 """`report show --json`: the whole report, as its TOML holds it."""
 REPORT_DIFF = Schema("advisor.report-diff", 1)
 """`report diff --json`: what changed between two reports."""

@@ -9,7 +9,12 @@ from typing import TYPE_CHECKING
 from advisor.present.words import Dialect, asked
 
 if TYPE_CHECKING:
-    from advisor.core import GpuResult
+    from advisor.core import Flip, GpuResult, Headline, Verdict
+
+KIND_WORDS = {"upgrade": "upgrade", "upgrade-for-time": "upgrade for time",
+              "break-even": "break-even", "hold": "hold", "blocked-by-gate": "blocked",
+              "capability": "capability upgrade"}
+"""A verdict's kind as every output says it before the headline, or on the wizard's badge."""
 
 WARNING_KINDS = ("software", "evidence", "power")
 """Reasons that warn rather than decide: shown apart, under warnings."""
@@ -36,7 +41,58 @@ def verdict_view(current: GpuResult, target: GpuResult, dialect: Dialect) -> Ver
     own = set(target.dtype_gate.caveats)
     warnings += [c for c in encoding_caveats(current, target) if c not in own]
     return VerdictView(reasons=[asked(r.text, r.ask, dialect) for r in shown],
-                       flips=[f.text for f in v.flips], warnings=warnings)
+                       flips=[flip_text(f, target.gpu) for f in v.flips], warnings=warnings)
+
+
+def flip_text(f: Flip, target: str) -> str:
+    """ "unblocked by: ...; then: upgrade: 13% cheaper per token, 1.51x faster"."""
+    return f"{f.text}; then: {headline(*f.then, target)}" if f.then else f.text
+
+
+def headline(kind: str, h: Headline, target: str) -> str:
+    """ "upgrade: 13% cheaper per token, 1.51x faster": the kind, then what it rests on."""
+    return f"{KIND_WORDS[kind]}: {statement(kind, h, target)}"
+
+
+def verdict_headline(v: Verdict, target: str) -> str:
+    return headline(v.kind, v.headline, target)
+
+
+def statement(kind: str, h: Headline, target: str) -> str:
+    """The headline without its kind, for a front end that shows the kind apart (a badge)."""
+    if h.said is not None:
+        return h.said
+    if kind == "blocked-by-gate":
+        return h.cause or ""
+    if kind == "capability":
+        return f"{h.cause}; {target} can"
+    if not h.fits or h.pace is None:
+        return f"{target} fits none of the requested sequence lengths"
+    pace, cost = _pace(h.pace, h.clusters), h.cost_ratio
+    if kind == "break-even" and cost is not None and h.cost_band is not None:
+        near = f"within {abs(cost - 1):.0%} of" if abs(cost - 1) >= 0.005 else "the same as"
+        low, high = h.cost_band
+        return (f"$/token {near} the current ($/token {low:.2f}-{high:.2f}x the current), "
+                f"{pace}; decide on wall-clock and capacity")
+    if cost is None:
+        if kind == "upgrade-for-time":
+            return f"{pace} (no price to weigh)"
+        return f"{f'only {h.pace:.2f}x as fast' if h.pace >= 1 else pace}, and no price to weigh"
+    if kind == "upgrade-for-time":
+        return f"{pace} for {cost - 1:.0%} more per token"
+    if cost <= 1.0:
+        return f"{f'{1 - cost:.0%} cheaper per token' if cost < 0.995 else 'the same $/token'}, " \
+               f"{pace}"
+    return f"{f'{cost - 1:.0%} more per token' if cost >= 1.005 else 'the same $/token'}, {pace}"
+
+
+def _pace(wall: float, clusters: bool) -> str:
+    """ "1.51x faster", "as fast", "1.20x slower (wall clock, both clusters)"."""
+    if abs(wall - 1.0) < 0.005:
+        text = "as fast"
+    else:
+        text = f"{wall:.2f}x faster" if wall >= 1 else f"{1 / wall:.2f}x slower"
+    return text + (" (wall clock, both clusters)" if clusters else "")
 
 
 def encoding_caveats(cur: GpuResult, tgt: GpuResult) -> list[str]:

@@ -9,19 +9,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from advisor.present.humanize import NA, band, duration, fmt_num, usd
+from advisor.present.verdict import KIND_WORDS
 from advisor.present.words import field_label, plural
 
 if TYPE_CHECKING:
     from advisor.core import Decision, GpuResult, Report, SensitivityRow, SweepPoint
 
-KIND = {
-    "upgrade": ("UPGRADE", "$success"),
-    "upgrade-for-time": ("UPGRADE FOR TIME", "$accent"),
-    "break-even": ("BREAK-EVEN", "$primary"),
-    "hold": ("HOLD", "$warning"),
-    "blocked-by-gate": ("BLOCKED", "$error"),
-    "capability": ("CAPABILITY UPGRADE", "$success"),
-}
+KIND = {kind: (KIND_WORDS[kind].upper(), colour) for kind, colour in (
+    ("upgrade", "$success"), ("upgrade-for-time", "$accent"), ("break-even", "$primary"),
+    ("hold", "$warning"), ("blocked-by-gate", "$error"), ("capability", "$success"))}
+"""The verdict's badge: its kind as every output words it, and a colour."""
 BUCKET_NAMES = {"dense": "dense GEMMs", "attention": "attention", "elementwise": "elementwise",
                 "optimizer": "optimizer", "communication": "communication",
                 "overhead": "host overhead"}
@@ -35,13 +32,6 @@ RESOURCE_SHORT = {"compute": "compute", "memory": "HBM", "network": "network", "
 def speed(p: SweepPoint) -> str:
     """ "1.84x (1.46-2.33)": the speedup and its band, as every output writes it."""
     return band(p.speedup, p.speedup_low, p.speedup_high)
-
-
-def headline(text: str) -> str:
-    """The verdict's headline without the kind its badge already says ("upgrade: ...")."""
-    kind, sep, rest = text.partition(": ")
-    known = {k.replace("-", " ") for k in KIND} | {"blocked", "capability"}
-    return rest if sep and kind.lower() in known else text
 
 
 def price_text(r: GpuResult) -> str:

@@ -10,22 +10,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from advisor.present.verdict import verdict_view
+from advisor.present.verdict import KIND_WORDS, statement, verdict_view
 from advisor.tui.render import (
     anchor_lines,
     defaults_lines,
-    headline,
     report_warnings,
     side_rows,
 )
 
 if TYPE_CHECKING:
     from advisor.core import Catalog, Report
-
-KIND_WORD = {"upgrade": "UPGRADE", "upgrade-for-time": "UPGRADE FOR TIME",
-             "break-even": "BREAK-EVEN", "hold": "HOLD", "blocked-by-gate": "BLOCKED",
-             "capability": "CAPABILITY UPGRADE"}
-
 
 def _table(headers: list[str], rows: Sequence[Sequence[str]]) -> list[str]:
     out = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
@@ -44,7 +38,8 @@ def summary_markdown(report: Report, catalog: Catalog | None = None) -> str:
         if v is None:
             lines.append(f"- **{t.gpus}x {t.gpu}**: not projected ({t.problem or ''})")
             continue
-        lines.append(f"- **{t.gpus}x {t.gpu}**: {KIND_WORD[v.kind]}: {headline(v.headline)}")
+        lines.append(f"- **{t.gpus}x {t.gpu}**: {KIND_WORDS[v.kind].upper()}: "
+                     f"{statement(v.kind, v.headline, t.gpu)}")
     lines.append("")
     anchor = anchor_lines(d)
     if anchor:
@@ -54,7 +49,7 @@ def summary_markdown(report: Report, catalog: Catalog | None = None) -> str:
         v = t.verdict
         if v is None:
             continue
-        lines.append(f"## {t.gpu}: {KIND_WORD[v.kind]}")
+        lines.append(f"## {t.gpu}: {KIND_WORDS[v.kind].upper()}")
         said = verdict_view(cur, t, "wizard")
         lines += [f"- {r}" for r in said.reasons]
         lines += [f"- flips: {f}" for f in said.flips]

@@ -67,7 +67,7 @@ def test_diff(advisor_cli, reports: tuple[str, str]) -> None:
 
 def test_bad_reports_are_one_line(advisor_cli, reports: tuple[str, str], tmp_path: Path) -> None:
     newer = tmp_path / "newer.toml"
-    newer.write_text(Path(reports[0]).read_text().replace("version = 1", "version = 2", 1))
+    newer.write_text(Path(reports[0]).read_text().replace("version = 2", "version = 3", 1))
     r = advisor_cli("report", "show", str(newer))
     assert r.returncode == 2 and "unsupported report version" in r.stderr
     assert r.stderr.count("\n") == 1

@@ -16,7 +16,7 @@ from advisor.cli.render.emit import print_text
 from advisor.core import Catalog, Decision
 from advisor.core.comparison import decide
 from advisor.io.documents import load_answers
-from advisor.present.verdict import VerdictView, verdict_view
+from advisor.present.verdict import VerdictView, statement, verdict_headline, verdict_view
 from advisor.present.words import ASKS, Dialect
 from advisor.tui.screens.verdict import card
 
@@ -62,6 +62,6 @@ def test_the_cli_and_the_wizard_show_the_same_lines(decision: Decision) -> None:
         assert [_strip(x, "flags") for x in _lines(flags)] == \
             [_strip(x, "wizard") for x in _lines(ours)]
         asked += sum(ASKS["price"]["wizard"] in x for x in _lines(ours))
-        assert _flat(t.verdict.headline.partition(": ")[2]) in wizard
-        assert _flat(t.verdict.headline) in cli
+        assert _flat(statement(t.verdict.kind, t.verdict.headline, t.gpu)) in wizard
+        assert _flat(verdict_headline(t.verdict, t.gpu)) in cli
     assert asked, "no line asked for a price: the case no longer covers an ask"

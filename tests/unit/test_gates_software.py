@@ -204,7 +204,7 @@ class TestTorchOnBlackwell:
         assert "sm_100 is not compatible with the current PyTorch installation" in t.message
         assert "no kernel image is available" in t.message
         assert "GA from 2.9" in t.message
-        assert g.summary == "blocked on NVIDIA B200 (sm_100) until you upgrade: torch"
+        assert g.summary == "needs newer torch on NVIDIA B200 (sm_100)"
 
     def test_torch_27_cu128_is_beta_until_29(self, cat: Catalog) -> None:
         g = gate(cat, stack("2.7.1+cu128"), "b200")

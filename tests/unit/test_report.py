@@ -80,7 +80,7 @@ def test_round_trip_is_exact(report: Report) -> None:
 
 def test_stdlib_reads_every_section(report: Report) -> None:
     doc = tomllib.loads(report_to_toml(report))
-    assert doc["schema"] == "advisor.decision-report" and doc["version"] == 1
+    assert doc["schema"] == "advisor.decision-report" and doc["version"] == 2
     assert doc["provenance"]["catalog_version"] == "0123456789ab"
     assert doc["provenance"]["created"] == datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
     assert {q["gpu"]: q["source"] for q in doc["quotes"]} == {"h200-sxm": "user",
@@ -246,7 +246,7 @@ def test_report_round_trip_property(catalog, data: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize(("edit", "needles"), [
-    (("version = 1", "version = 2"), ["field 'version'", "value 2", "unsupported report version"]),
+    (("version = 2", "version = 3"), ["field 'version'", "value 3", "unsupported report version"]),
     (('schema = "advisor.decision-report"', 'schema = "x"'), ["not an advisor decision report"]),
     (("primary_seq_len = 4096\n", ""), ["field 'primary_seq_len'", "Field required"]),
     (('role = "current"', 'role = "spare"'), ["field 'current.role'", "'spare'"]),
@@ -309,3 +309,18 @@ def test_writing_a_report_is_linear_in_what_it_holds() -> None:
     (16x the packages, 36x the time): tomlkit scanned a table on every plain value added
     and re-indexed an array on every element appended."""
     assert _work(1600) / _work(400) < 4.5
+
+
+def test_a_version_1_report_reads_as_it_was_said() -> None:
+    """Version 2 states a headline as facts; a kept version-1 report (written by the advisor
+    of 2026-12-07, before that change) still loads, each headline as its advisor said it."""
+    from advisor.present.verdict import verdict_headline
+
+    path = Path(__file__).parents[1] / "data" / "reports" / "version-1.toml"
+    report = parse_report(path.read_text(encoding="utf-8"), path.name)
+    said = {t.gpu: verdict_headline(t.verdict, t.gpu) for t in report.decision.targets
+            if t.verdict is not None}
+    assert said == {
+        "b200-sxm": "blocked: on NVIDIA B200 SXM (sm_100) until you upgrade: torch",
+        "h200-sxm": "hold: 19% more per token, 1.02x faster"}
+    assert tomllib.loads(report_to_toml(report))["version"] == 2, "written back as version 2"

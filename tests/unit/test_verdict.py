@@ -6,7 +6,8 @@ from dataclasses import replace
 
 import pytest
 
-from advisor.core.economics.verdict import Case, judge
+from advisor.core.economics.verdict import Case, Verdict, judge
+from advisor.present.verdict import flip_text, verdict_headline
 
 BASE = Case(
     target="b200-sxm", current="h200-sxm", target_gate=None, gate_fix=None,
@@ -18,6 +19,11 @@ BASE = Case(
     break_even_price=7.4, break_even_efficiency=0.8, break_even_mfu=0.3,
     time_premium=0.10, power_warning=None,
 )
+
+
+def said(v: Verdict) -> str:
+    """The headline as every output words it."""
+    return verdict_headline(v, BASE.target)
 
 
 def test_cheaper_per_token_is_an_upgrade() -> None:
@@ -38,7 +44,7 @@ def test_a_small_premium_for_speed_is_upgrade_for_time() -> None:
 
 def test_a_large_premium_is_hold() -> None:
     v = judge(replace(BASE, price_target=9.0))
-    assert v.kind == "hold" and "more per token" in v.headline
+    assert v.kind == "hold" and "more per token" in said(v)
 
 
 def test_the_premium_tolerance_is_the_users() -> None:
@@ -49,16 +55,18 @@ def test_a_failed_gate_blocks_whatever_the_speed() -> None:
     v = judge(replace(BASE, target_gate="no hardware fp8", gate_fix="use bf16"))
     assert v.kind == "blocked-by-gate"
     assert v.reasons[0].kind == "gate"
-    assert v.flips[0].text.startswith("unblocked by: use bf16; then: upgrade")
+    assert v.flips[0].text == "unblocked by: use bf16"
+    assert v.flips[0].then is not None and v.flips[0].then[0] == "upgrade"
+    assert flip_text(v.flips[0], BASE.target).startswith("unblocked by: use bf16; then: upgrade")
 
 
 def test_running_what_the_current_gpu_cannot_is_capability() -> None:
     v = judge(replace(BASE, fits_current=(False, False), speedups=(None, None),
                       lows=(None, None), highs=(None, None), max_seq_current=4096))
-    assert v.kind == "capability" and "cannot run this at any" in v.headline
+    assert v.kind == "capability" and "cannot run this at any" in said(v)
     assert v.flips and v.flips[0].threshold == 4096
     incapable = judge(replace(BASE, current_incapable="H100 has no nvfp4"))
-    assert incapable.kind == "capability" and "nvfp4" in incapable.headline
+    assert incapable.kind == "capability" and "nvfp4" in said(incapable)
 
 
 def test_partial_fit_is_a_ranked_reason_not_the_verdict() -> None:
@@ -76,7 +84,7 @@ def test_no_price_decides_on_time_alone() -> None:
     assert any(r.text == "no price for h200-sxm or b200-sxm" for r in neither.reasons)
     slow = judge(replace(BASE, price_target=None, speedups=(0.8, 0.9), lows=(0.7, 0.8),
                          highs=(0.9, 1.0)))
-    assert slow.kind == "hold" and "slower" in slow.headline
+    assert slow.kind == "hold" and "slower" in said(slow)
 
 
 def test_reasons_are_ranked_by_weight() -> None:
@@ -98,7 +106,7 @@ def test_a_tie_inside_the_band_is_break_even() -> None:
     v = judge(replace(BASE, price_target=4.0 * speed * 0.98))
     assert v.kind == "break-even"
     assert v.cost_ratio_low < 1.0 < v.cost_ratio_high  # type: ignore[operator]
-    assert "decide on wall-clock" in v.headline
+    assert "decide on wall-clock" in said(v)
     assert any("ties at" in f.text and "less than the model can tell apart" in f.text
                for f in v.flips)
 
@@ -109,7 +117,7 @@ def test_a_dearer_tie_inside_the_band_is_break_even_too() -> None:
     v = judge(replace(BASE, speedups=(1.994, 1.994), lows=(1.57, 1.57), highs=(2.52, 2.52),
                       price_current=2.5, price_target=5.0, count_ratio=0.5))
     assert v.kind == "break-even"
-    assert "the same as the current" in v.headline and "as fast (wall clock" in v.headline
+    assert "the same as the current" in said(v) and "as fast (wall clock" in said(v)
 
 
 def test_a_clear_saving_is_not_break_even_even_with_a_wide_band() -> None:

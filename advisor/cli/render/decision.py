@@ -18,7 +18,7 @@ from advisor.cli.render.blocks import Block, Bullets, Col, Heading, Para, Table
 from advisor.cli.render.charts import interactivity_chart, speedup_chart
 from advisor.present.frozen_base import frozen_base_lines
 from advisor.present.humanize import NA, UNKNOWN, band, count, duration, number, usd
-from advisor.present.verdict import verdict_view
+from advisor.present.verdict import verdict_headline, verdict_view
 from advisor.present.words import Dialect
 
 if TYPE_CHECKING:
@@ -189,14 +189,16 @@ def verdict_lines(d: Decision) -> list[Block]:
     out: list[Block] = []
     for t in d.targets:
         v = t.verdict
-        text = v.headline if v else f"no verdict: {t.problem or t.dtype_gate.reason}"
+        text = verdict_headline(v, t.gpu) if v else \
+            f"no verdict: {t.problem or t.dtype_gate.reason}"
         out.append(Para(text, lead=matchup(d, t) + ":", indent=2))
     return out
 
 
 def verdict_summary(d: Decision) -> list[str]:
     """The verdict lines as plain text, for --quiet."""
-    return [f"{matchup(d, t)}: {t.verdict.headline if t.verdict else 'no verdict'}"
+    return [f"{matchup(d, t)}: "
+            f"{verdict_headline(t.verdict, t.gpu) if t.verdict else 'no verdict'}"
             for t in d.targets]
 
 

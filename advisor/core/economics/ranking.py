@@ -101,7 +101,7 @@ def why_out(r: GpuResult, seq: int, power_cap_kw: float | None,
                 f"({p.memory_gib:,.0f} GiB needed per GPU in any layout)")
     v = r.verdict
     if v is not None and v.kind == "blocked-by-gate" and remedy(r) is None:
-        return v.headline.removeprefix("blocked: ")
+        return v.headline.cause or "blocked"
     if p is None or not p.runnable or not p.tokens_per_s_per_gpu:
         return "not projected"
     j = r.job

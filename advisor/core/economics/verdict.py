@@ -37,6 +37,29 @@ class Reason(BaseModel):
     ask: Ask | None = None  # the input that would complete it (a price not quoted)
 
 
+class Headline(BaseModel):
+    """What a verdict says first, as the facts it rests on; `advisor.present` words it with
+    the verdict's kind ("upgrade: 13% cheaper per token, 1.51x faster")."""
+
+    model_config = ConfigDict(frozen=True)
+
+    cause: str | None = None
+    """blocked-by-gate: what blocks the target (a gate's finding); capability: what stops
+    the current GPU."""
+    pace: float | None = None
+    """Wall-clock speed against today's: the per-GPU speedup times the GPU-count ratio."""
+    clusters: bool = False
+    """The GPU counts differ, so `pace` is the two clusters', not one GPU's."""
+    cost_ratio: float | None = None
+    """$/token against today's; None where there is no price to weigh."""
+    cost_band: tuple[float, float] | None = None
+    """break-even: the 90% band of `cost_ratio`, which straddles a tie."""
+    fits: bool = True
+    """False: the target fits none of the requested sequence lengths."""
+    said: str | None = None
+    """A version-1 report's headline, its kind aside, as the advisor that wrote it worded it."""
+
+
 class Flip(BaseModel):
     """An assumption and the value at which the verdict would change."""
 
@@ -46,13 +69,15 @@ class Flip(BaseModel):
     current: float | None
     threshold: float | None
     text: str
+    then: tuple[Kind, Headline] | None = None
+    """What the verdict becomes once the flip is made, where that is known (a gate's fix)."""
 
 
 class Verdict(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     kind: Kind
-    headline: str
+    headline: Headline
     reasons: list[Reason]
     flips: list[Flip]
     speedup: float | None  # geometric mean over the points where both GPUs fit
@@ -120,7 +145,7 @@ class _Ruling:
     """One rule's call: its verdict, headline, and the reasons and flips only it adds."""
 
     kind: Kind
-    headline: str
+    headline: Headline
     reasons: tuple[Reason, ...] = ()
     flips: tuple[Flip, ...] = ()
 
@@ -137,7 +162,7 @@ def judge(c: Case) -> Verdict:
     elif c.current_incapable or (not any(c.fits_current) and any(c.fits_target)):
         ruling = _capability(c)
     elif speed is None:
-        ruling = _Ruling("hold", f"hold: {c.target} fits none of the requested sequence lengths")
+        ruling = _Ruling("hold", Headline(fits=False))
     else:
         ruling = _priced(c, speed, cost, cost_lo, cost_hi)
     # Stable sort: a rule's lead reason (gate 10, capability 5) outweighs every context one.
@@ -190,13 +215,12 @@ def _context_reasons(c: Case) -> list[Reason]:
 def _blocked(c: Case, gate: str, speed: float | None, cost: float | None) -> _Ruling:
     """A target that cannot run the recipe is blocked whatever its speed; the fix, when there
     is one, says what the verdict would be once applied."""
-    headline = gate if gate.startswith("blocked") else f"blocked: {gate}"
     flips: tuple[Flip, ...] = ()
     if c.gate_fix:
-        after = f"; then: {_money(c, speed, cost)[1]}" if speed is not None else ""
         flips = (Flip(assumption="software stack", current=None, threshold=None,
-                      text=f"unblocked by: {c.gate_fix}{after}"),)
-    return _Ruling("blocked-by-gate", headline,
+                      text=f"unblocked by: {c.gate_fix}",
+                      then=_money(c, speed, cost) if speed is not None else None),)
+    return _Ruling("blocked-by-gate", Headline(cause=gate),
                    (Reason(kind="gate", weight=10.0, text=gate),), flips)
 
 
@@ -211,7 +235,7 @@ def _capability(c: Case) -> _Ruling:
                       threshold=float(c.max_seq_current),
                       text=f"{c.current} fits up to {c.max_seq_current:,} tokens: at or "
                            "below that it becomes a price question"),)
-    return _Ruling("capability", f"capability: {why}; {c.target} can",
+    return _Ruling("capability", Headline(cause=why),
                    (Reason(kind="capacity", weight=5.0, text=why),), flips)
 
 
@@ -224,46 +248,27 @@ def _priced(c: Case, speed: float, cost: float | None, cost_lo: float | None,
     _money_reasons(c, speed, cost, reasons)
     if cost is not None and cost_lo is not None and cost_hi is not None \
             and cost_lo < 1.0 < cost_hi:
-        band = f"$/token {cost_lo:.2f}-{cost_hi:.2f}x the current"
         if kind in ("upgrade", "hold") and abs(cost - 1.0) <= TIE:
-            kind, headline = "break-even", _break_even_headline(c, speed, cost, band)
+            kind = "break-even"
+            headline = headline.model_copy(update={"cost_band": (cost_lo, cost_hi)})
         reasons.append(Reason(kind="evidence", weight=0.45,
-                              text=f"the band straddles a tie: {band}"))
+                              text=f"the band straddles a tie: $/token {cost_lo:.2f}-"
+                                   f"{cost_hi:.2f}x the current"))
     return _Ruling(kind, headline, tuple(reasons), tuple(_money_flips(c, kind, speed)))
 
 
-def _break_even_headline(c: Case, speed: float, cost: float, band: str) -> str:
-    """A tie on $/token sends the decision to wall-clock and capacity."""
-    near = f"within {abs(cost - 1):.0%} of" if abs(cost - 1) >= 0.005 else "the same as"
-    return (f"break-even: $/token {near} the current ({band}), "
-            f"{_pace(c, speed)}; decide on wall-clock and capacity")
-
-
-def _pace(c: Case, speed: float) -> str:
-    """Wall-clock pace: per-GPU speed times the GPU-count ratio when the counts differ."""
+def _money(c: Case, speed: float, cost: float | None) -> tuple[Kind, Headline]:
+    """Cheaper per token is an upgrade; dearer but faster within the time premium (or faster
+    by more than it, with no price to weigh) is an upgrade for time; the rest is hold."""
     wall = speed * c.count_ratio
-    if abs(wall - 1.0) < 0.005:
-        text = "as fast"
-    else:
-        text = f"{wall:.2f}x faster" if wall >= 1 else f"{1 / wall:.2f}x slower"
-    return text + (" (wall clock, both clusters)" if c.count_ratio != 1.0 else "")
-
-
-def _money(c: Case, speed: float, cost: float | None) -> tuple[Kind, str]:
-    wall = speed * c.count_ratio
+    said = Headline(pace=wall, clusters=c.count_ratio != 1.0, cost_ratio=cost)
     if cost is None:
-        if wall > 1.0 + c.time_premium:
-            return "upgrade-for-time", f"upgrade for time: {_pace(c, speed)} (no price to weigh)"
-        pace = f"only {wall:.2f}x as fast" if wall >= 1 else _pace(c, speed)
-        return "hold", f"hold: {pace}, and no price to weigh"
+        return ("upgrade-for-time" if wall > 1.0 + c.time_premium else "hold"), said
     if cost <= 1.0:
-        what = f"{1 - cost:.0%} cheaper per token" if cost < 0.995 else "the same $/token"
-        return "upgrade", f"upgrade: {what}, {_pace(c, speed)}"
+        return "upgrade", said
     if wall > 1.0 and cost <= 1.0 + c.time_premium:
-        return "upgrade-for-time", (f"upgrade for time: {_pace(c, speed)} for {cost - 1:.0%} "
-                                    "more per token")
-    dearer = f"{cost - 1:.0%} more per token" if cost >= 1.005 else "the same $/token"
-    return "hold", f"hold: {dearer}, {_pace(c, speed)}"
+        return "upgrade-for-time", said
+    return "hold", said
 
 
 def _money_reasons(c: Case, speed: float, cost: float | None, reasons: list[Reason]) -> None:

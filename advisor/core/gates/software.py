@@ -590,10 +590,12 @@ def _summary(
     def names(*kinds: str) -> str:
         return ", ".join(f.package for f in findings if f.status in kinds)
 
+    # a blocked gate's summary is what a verdict says after "blocked: ", so it does not
+    # say "blocked" again
     if status == "blocked" and fixable:
-        return f"blocked on {where} until you upgrade: {names('upgrade')}"
+        return f"needs newer {names('upgrade')} on {where}"
     if status == "blocked":
-        text = f"blocked on {where}: no supporting version of {names('unsupported')}"
+        text = f"no supporting version of {names('unsupported')} on {where}"
         alts = [a for f in findings for a in f.alternatives]
         return text + (f"; alternatives: {', '.join(alts)}" if alts else "")
     if status == "unverified":
@@ -690,8 +692,8 @@ def _switch_gate(stack: Stack, gpu: Gpu, arch: Arch, catalog: Catalog, platform:
                   if f.status == "switch" and f.alternatives},
         missing=[f.package for f in findings[1:] if f.status == "unsupported"],
         unknown=[f.package for f in findings[1:] if f.status == "unknown"])
-    text = f"blocked on {gpu.name} ({arch.id}): your {kind} does not run on {arch.vendor} " \
-           f"accelerators; install {platform.name}"
+    text = f"your {kind} does not run on {arch.vendor} accelerators such as {gpu.name} " \
+           f"({arch.id}); install {platform.name}"
     if switch.missing:
         text += f"; no equivalent there for {', '.join(switch.missing)}"
     if switch.rebuilt:

@@ -35,7 +35,12 @@ from advisor.core.report.answers_toml import answers_data
 from advisor.core.result import Decision
 
 SCHEMA = "advisor.decision-report"
-VERSION = 1
+VERSION = 2
+"""2: a verdict's headline is the facts it rests on (`Headline`), worded by each front end;
+1 wrote it as a sentence, which a version-1 report keeps (`_from_version_1`)."""
+V1_KINDS = ("upgrade for time: ", "upgrade: ", "break-even: ", "hold: ", "blocked: ",
+            "blocked ", "capability: ")
+"""How version 1 began a headline with its verdict's kind, which the kind field now says."""
 
 
 class _Frozen(BaseModel):
@@ -73,7 +78,7 @@ class Quote(_Frozen):
 
 class Report(_Frozen):
     schema_: Literal["advisor.decision-report"] = Field(alias="schema")
-    version: Literal[1]
+    version: Literal[2]
     provenance: Provenance
     quotes: list[Quote]
     warnings: list[str] = Field(default_factory=list, description="e.g. stack drift")
@@ -192,9 +197,11 @@ def parse_report(text: str, file: str) -> Report:
     if data.get("schema") != SCHEMA:
         raise not_ours("an advisor decision report", SCHEMA, data.get("schema"), file)
     version = data.get("version")
-    if version != VERSION:
-        raise InputError(f"unsupported report version (this advisor reads version {VERSION})",
-                         file=file, field="version",
+    if version == 1:
+        data = _from_version_1(data)
+    elif version != VERSION:
+        raise InputError(f"unsupported report version (this advisor reads versions 1 and "
+                         f"{VERSION})", file=file, field="version",
                          value=version if isinstance(version, int) else None,
                          has_value=isinstance(version, int))
     decision_fields = set(Decision.model_fields)
@@ -207,6 +214,25 @@ def parse_report(text: str, file: str) -> Report:
         raise
     check_consistent(report, file)
     return report
+
+
+def _from_version_1(data: dict[str, Any]) -> dict[str, Any]:
+    """A version-1 report as version 2: each verdict's sentence headline is kept as it was
+    said, less the kind it began with ("blocked on X ..." is said "blocked: on X ...")."""
+    def migrated(result: Any) -> Any:
+        verdict = result.get("verdict") if isinstance(result, dict) else None
+        if not isinstance(verdict, dict) or not isinstance(verdict.get("headline"), str):
+            return result
+        said: str = verdict["headline"]
+        kind = next((k for k in V1_KINDS if said.startswith(k)), "")
+        return {**result, "verdict": {**verdict, "headline": {"said": said[len(kind):]}}}
+
+    out = {**data, "version": VERSION}
+    if "current" in data:
+        out["current"] = migrated(data["current"])
+    if isinstance(data.get("targets"), list):
+        out["targets"] = [migrated(t) for t in data["targets"]]
+    return out
 
 
 def check_consistent(report: Report, file: str) -> None:

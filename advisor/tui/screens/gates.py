@@ -21,7 +21,7 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Input, Static
 
 from advisor.core import clean, clean_block, format_stack, parse_stack
-from advisor.present.verdict import encoding_caveats
+from advisor.present.verdict import encoding_caveats, flip_text
 from advisor.tui.render import format_text
 from advisor.tui.screens.base import NARROW, ReportScreen
 from advisor.tui.widgets.field import FormField, Parsed
@@ -45,7 +45,7 @@ def remedy(r: GpuResult) -> list[str]:
         return []
     lines = ["[b $error]stays in the decision, BLOCKED[/] (the verdict shows it with this "
              "reason)"]
-    lines += [f"[b]remedy:[/b] {escape(f.text)}" for f in v.flips]
+    lines += [f"[b]remedy:[/b] {escape(flip_text(f, r.gpu))}" for f in v.flips]
     return lines
 
 

@@ -23,9 +23,10 @@ from textual.widgets import DataTable, Footer, ProgressBar, Static
 
 from advisor.core import clean_block, rank
 from advisor.present.humanize import duration, fmt_num
+from advisor.present.verdict import statement
 from advisor.present.words import asked, plural
 from advisor.tui.messages import AskResult, ResultFailed, ResultReady
-from advisor.tui.render import KIND, headline, price_text
+from advisor.tui.render import KIND, price_text
 
 if TYPE_CHECKING:
     from advisor.core import GpuResult, Ranking, Remedy, Report
@@ -149,7 +150,8 @@ class RankingScreen(ModalScreen[None]):
         p = r.point(self.report.decision.primary_seq_len)
         verdict = ("today's GPU" if r.role == "current" else
                    f"first: {self.remedies[r.gpu].text}" if r.gpu in self.remedies else
-                   headline(r.verdict.headline) if r.verdict else "no verdict")
+                   statement(r.verdict.kind, r.verdict.headline, r.gpu) if r.verdict
+                   else "no verdict")
         speed = f", {p.speedup:.2f}x per GPU" if p and p.speedup else ""
         tok = f"{fmt_num(p.tokens_per_s_per_gpu, 0)} tokens/s per GPU" if p else ""
         priced = r.assumptions is not None and r.assumptions.price is not None

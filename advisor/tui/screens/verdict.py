@@ -19,14 +19,13 @@ from textual.widgets import Static
 from advisor.core import clean_block
 from advisor.present.frozen_base import frozen_base_lines
 from advisor.present.humanize import fmt_num, render_table
-from advisor.present.verdict import verdict_view
+from advisor.present.verdict import statement, verdict_view
 from advisor.present.words import asked, plural
 from advisor.tui.numbers import format_count
 from advisor.tui.render import (
     KIND,
     anchor_lines,
     defaults_lines,
-    headline,
     report_warnings,
     sensitivity_lines,
     side_rows,
@@ -47,7 +46,7 @@ def card(decision: Decision, t: GpuResult) -> str:
     serving = not w.training
     budget = w.token_budget is not None
     out = [f"[b reverse {colour}] {label} [/] [b]{plural(t.gpus, 'GPU')} of {t.gpu}[/b]  "
-           f"{escape(headline(v.headline))}"]
+           f"{escape(statement(v.kind, v.headline, t.gpu))}"]
     said = verdict_view(decision.current, t, "wizard")
     out += [f"  • {escape(r)}" for r in said.reasons]
     if v.kind != "blocked-by-gate":

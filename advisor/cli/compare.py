@@ -18,7 +18,7 @@ from advisor.cli.numbers import amount, keyed, plain, tokens, whole
 from advisor.cli.output import add_output_options, show
 from advisor.cli.schemas import DECISION_SUMMARY, Schema
 from advisor.core import InputError, vocabulary
-from advisor.present.verdict import flip_text, verdict_headline
+from advisor.present.verdict import flip_text, reason_text, verdict_headline
 from advisor.present.words import Dialect
 
 if TYPE_CHECKING:
@@ -444,7 +444,7 @@ def _gpu_json(r: GpuResult, primary: int) -> dict[str, Any]:
         "max_seq_len_as_run": r.memory.max_seq_len_as_run,
         "verdict": v.kind if v else None,
         "headline": verdict_headline(v, r.gpu) if v else None,
-        "reasons": [x.text for x in v.reasons] if v else [],
+        "reasons": [reason_text(x) for x in v.reasons] if v else [],
         "flips": [flip_text(x, r.gpu) for x in v.flips] if v else [],
         "sensitivity": [s.model_dump() for s in r.sensitivity],
         "dtype_gate": {"passed": r.dtype_gate.passed, "reason": r.dtype_gate.reason},

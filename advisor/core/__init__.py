@@ -31,6 +31,7 @@ _PUBLIC: dict[str, str] = {
     "Verdict": "advisor.core.economics.verdict",
     "Headline": "advisor.core.economics.verdict",
     "Flip": "advisor.core.economics.verdict",
+    "Reason": "advisor.core.economics.verdict",
     "diff_reports": "advisor.core.report.diff",
     "Change": "advisor.core.report.diff",
     "answers_to_toml": "advisor.core.report.answers_toml",
@@ -146,7 +147,7 @@ if TYPE_CHECKING:  # the names above, for type checkers
     from advisor.core.economics.pipeline import PipelineBalance
     from advisor.core.economics.ranking import Ranking, Remedy, rank, ranking_answers
     from advisor.core.economics.stages import PipelineReport
-    from advisor.core.economics.verdict import Flip, Headline, Verdict
+    from advisor.core.economics.verdict import Flip, Headline, Reason, Verdict
     from advisor.core.entry import run, run_pipeline
     from advisor.core.errors import EXIT_INPUT_ERROR, InputError, in_file
     from advisor.core.formats import FORMATS, load_model, parse_toml

@@ -16,10 +16,10 @@ from advisor.core.gates.software import SoftwareGate
 from advisor.core.model.answers import Answers
 from advisor.core.model.layout import LayoutChoice
 from advisor.core.model.lora import BaseOption
+from advisor.core.model.vocabulary import Basis
 from advisor.core.projection.rates import Evidence
 
 Binding = Literal["compute", "memory", "network", "host", "capacity"]
-Basis = Literal["retuned", "as_run"]
 
 
 class _Frozen(BaseModel):

@@ -9,12 +9,16 @@ from typing import TYPE_CHECKING
 from advisor.present.words import Dialect, asked
 
 if TYPE_CHECKING:
-    from advisor.core import Flip, GpuResult, Headline, Verdict
+    from advisor.core import Flip, GpuResult, Headline, Reason, Verdict
 
 KIND_WORDS = {"upgrade": "upgrade", "upgrade-for-time": "upgrade for time",
               "break-even": "break-even", "hold": "hold", "blocked-by-gate": "blocked",
               "capability": "capability upgrade"}
 """A verdict's kind as every output says it before the headline, or on the wizard's badge."""
+SOURCE_WORDS = {"user": "your quote", "default": "default"}
+"""Whose price a figure rests on."""
+BASIS_WORDS = {"retuned": "re-tuned layouts on both GPUs",
+               "as_run": "the layouts as you run them"}
 
 WARNING_KINDS = ("software", "evidence", "power")
 """Reasons that warn rather than decide: shown apart, under warnings."""
@@ -37,16 +41,64 @@ def verdict_view(current: GpuResult, target: GpuResult, dialect: Dialect) -> Ver
         return VerdictView([], [], [])
     ranked = [r for r in v.reasons if r.kind not in WARNING_KINDS]
     shown = ranked[:SHOWN_REASONS] + [r for r in ranked[SHOWN_REASONS:] if r.kind == "format"]
-    warnings = [asked(r.text, r.ask, dialect) for r in v.reasons if r.kind in WARNING_KINDS]
+    warnings = [asked(reason_text(r), r.ask, dialect) for r in v.reasons
+                if r.kind in WARNING_KINDS]
     own = set(target.dtype_gate.caveats)
     warnings += [c for c in encoding_caveats(current, target) if c not in own]
-    return VerdictView(reasons=[asked(r.text, r.ask, dialect) for r in shown],
+    return VerdictView(reasons=[asked(reason_text(r), r.ask, dialect) for r in shown],
                        flips=[flip_text(f, target.gpu) for f in v.flips], warnings=warnings)
 
 
+def reason_text(r: Reason) -> str:
+    """One thing a verdict weighs, in words: "1.51x tokens/s per GPU, re-tuned ..."."""
+    if r.code == "finding" or r.code == "said":
+        return r.text
+    if r.code == "speed":
+        lens = r.lens
+        where = ("overall" if not lens else f"at {lens[0]:,} tokens" if len(lens) == 1
+                 else f"geometric mean over {min(lens):,}-{max(lens):,} tokens")
+        counts = ("" if r.count_ratio == 1.0 else
+                  f"; {r.count_ratio * r.speedup:.2f}x the cluster's tokens/s at "
+                  f"{r.count_ratio:g}x the GPUs")
+        return f"{r.speedup:.2f}x tokens/s per GPU, {BASIS_WORDS[r.basis]} ({where}){counts}"
+    if r.code == "cost":
+        (p_tgt, p_cur), (s_tgt, s_cur) = r.usd_per_hour, r.sources
+        return (f"$/token {r.cost_ratio:.2f}x the current at ${p_tgt:.2f}/h "
+                f"({SOURCE_WORDS.get(s_tgt, s_tgt)}) for {r.target} vs ${p_cur:.2f}/h "
+                f"({SOURCE_WORDS.get(s_cur, s_cur)}) for {r.current}")
+    if r.code == "no-price":
+        return f"no price for {' or '.join(r.gpus or ('one of the GPUs',))}"
+    if r.code == "tie":
+        return f"the band straddles a tie: $/token {r.low:.2f}-{r.high:.2f}x the current"
+    if r.code == "only-fits":
+        return f"only {r.target} fits {', '.join(f'{n:,}' for n in r.lens)} tokens"
+    current = f"{r.current_tokens:,}" if r.current_tokens else "none"
+    return f"longest sequence that fits: {r.target_tokens:,} tokens vs {current}"
+
+
 def flip_text(f: Flip, target: str) -> str:
-    """ "unblocked by: ...; then: upgrade: 13% cheaper per token, 1.51x faster"."""
-    return f"{f.text}; then: {headline(*f.then, target)}" if f.then else f.text
+    """What would change the verdict, in words: "flips to hold above $7.40/h for b200-sxm"."""
+    if f.code == "said":
+        return f.text
+    if f.code == "fix":
+        then = f"; then: {headline(*f.then, target)}" if f.then else ""
+        return f"unblocked by: {f.fix}{then}"
+    if f.code == "seq-len":
+        return (f"{f.gpu} fits up to {f.threshold or 0:,.0f} tokens: at or below that it "
+                "becomes a price question")
+    if f.code == "price":
+        at, now = f.threshold or 0.0, f.current or 0.0
+        if f.becomes is None:
+            return (f"$/token ties at ${at:.2f}/h for {f.gpu}; your ${now:.2f}/h is "
+                    f"{'below' if now < at else 'above'} it by less than the model can tell "
+                    "apart")
+        side = "above" if f.becomes == "hold" else "below"
+        return f"flips to {f.becomes} {side} ${at:.2f}/h for {f.gpu}"
+    mfu = f" (MFU {f.mfu:.0%})" if f.mfu is not None else ""
+    tail = ("below that it costs more per token, above it less" if f.flips_below is None
+            else f"{'below' if f.flips_below else 'above'} that the verdict flips")
+    return (f"ties on $/token if {f.gpu} reaches {f.threshold or 0:.2f}x the assumed matmul "
+            f"and attention rates{mfu}; {tail}")
 
 
 def headline(kind: str, h: Headline, target: str) -> str:

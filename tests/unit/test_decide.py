@@ -12,6 +12,7 @@ from advisor.core.errors import InputError
 from advisor.core.model.answers import Answers, parse_answers
 from advisor.core.model.probe_record import ProbeRecord, parse_probe_record
 from advisor.core.model.stack import Stack
+from advisor.present.verdict import flip_text, reason_text
 
 
 def answers(**kw: Any) -> Answers:
@@ -111,14 +112,15 @@ def test_software_gate_blocks_with_the_fix_and_the_outcome(catalog) -> None:
     old = Stack(source="declared", packages={"torch": "2.3.0+cu121"})
     v = decide(answers(stack=old, prices={"b200-sxm": 6.0}), catalog).targets[0].verdict
     assert v is not None and v.kind == "blocked-by-gate"
-    assert "upgrade torch" in v.flips[0].text
+    assert "upgrade torch" in flip_text(v.flips[0], "")
     assert v.flips[0].then is not None and v.flips[0].then[0].startswith("upgrade")
 
 
 def test_beta_kernels_are_a_reason(catalog) -> None:
     beta = Stack(source="declared", packages={"torch": "2.13.0+cu130", "flash-attn-4": "4.0.0b22"})
     v = decide(answers(stack=beta), catalog).targets[0].verdict
-    assert v is not None and any(r.kind == "software" and "beta" in r.text for r in v.reasons)
+    assert v is not None
+    assert any(r.kind == "software" and "beta" in reason_text(r) for r in v.reasons)
 
 
 def test_a_catalog_gap_is_reported_not_raised(catalog) -> None:
@@ -136,12 +138,13 @@ def test_probes_take_precedence_and_stack_drift_is_flagged(catalog) -> None:
     plain = decide(answers(), catalog)
     assert d.targets[0].point(8192).speedup > plain.targets[0].point(8192).speedup  # type: ignore[operator]
     v = d.targets[0].verdict
-    assert v is not None and any("different stacks" in r.text for r in v.reasons)
+    assert v is not None and any("different stacks" in reason_text(r) for r in v.reasons)
 
 
 def test_power_cap_is_enforced_in_the_reasons(catalog) -> None:
     v = decide(answers(power_cap_kw=4.0), catalog).targets[0].verdict
-    assert v is not None and any(r.kind == "power" and "4 kW cap" in r.text for r in v.reasons)
+    assert v is not None
+    assert any(r.kind == "power" and "4 kW cap" in reason_text(r) for r in v.reasons)
 
 
 def test_the_current_gpu_must_be_projectable(catalog) -> None:
@@ -219,7 +222,7 @@ def test_a_rack_cap_counts_each_nodes_hosts(catalog) -> None:
     per_gpu = job.power_kw / 48
     assert job.max_gpus_under_cap < 40 / per_gpu  # fewer than the boards alone allow
     assert t.verdict is not None
-    line = next(r.text for r in t.verdict.reasons if r.kind == "power")
+    line = next(reason_text(r) for r in t.verdict.reasons if r.kind == "power")
     assert line.startswith(f"48 x b200-sxm draw {job.rack_kw:,.1f} kW with their hosts")
     assert "kW for the hosts of 6 nodes: CPUs, NICs, switches and fans" in line
     assert f"at most {job.max_gpus_under_cap} fit" in line
@@ -256,7 +259,7 @@ def test_each_target_is_gated_on_the_stack_it_would_run(catalog) -> None:
         assert v is not None and v.kind == "blocked-by-gate", gpu
         cause = v.headline.cause or ""
         assert what in cause and "flash-attn" in cause
-        assert any(f.text.startswith("unblocked by: install") for f in v.flips), gpu
+        assert any(flip_text(f, gpu).startswith("unblocked by: install") for f in v.flips), gpu
 
 
 def test_the_smaller_things_a_decision_now_says(catalog) -> None:
@@ -284,7 +287,7 @@ def test_a_model_that_fits_nowhere_shows_no_per_request_figures(catalog) -> None
         "gpus": 1}}, "a.toml", catalog)
     v = decide(answers, catalog).targets[0].verdict
     assert v is not None and v.kind == "hold" and not v.headline.fits
-    said = [r.text for r in v.reasons] + [f.text for f in v.flips]
+    said = [reason_text(r) for r in v.reasons] + [flip_text(f, "") for f in v.flips]
     assert not [t for t in said if "TTFT" in t or "TPOT" in t], said
 
 

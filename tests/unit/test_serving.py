@@ -10,6 +10,7 @@ import pytest
 from advisor.cli.render.decision import rates_table
 from advisor.core.comparison import decide
 from advisor.core.model.answers import Answers, parse_answers
+from advisor.present.verdict import reason_text
 
 
 def serve(current: str, target: str, **workload: Any) -> Answers:
@@ -43,7 +44,7 @@ def test_a_stated_tp_is_kept_and_the_kv_cache_binds(catalog) -> None:
     assert t.speedup is not None and t.speedup > 4
     verdict = d.targets[0].verdict
     assert verdict is not None
-    assert any(r.text.startswith("KV capacity binds on h100-sxm") for r in verdict.reasons)
+    assert any(reason_text(r).startswith("KV capacity binds on h100-sxm") for r in verdict.reasons)
     assert c.ttft_ms and c.tpot_ms
 
 
@@ -148,7 +149,7 @@ def test_expert_parallel_over_pcie_is_named(catalog) -> None:
                                     "seq_lens": [1024], "osl": 1024, "ep": 4}})
     v = decide(a, catalog).targets[0].verdict
     assert v is not None
-    line = next(r.text for r in v.reasons if "over PCIe" in r.text)
+    line = next(reason_text(r) for r in v.reasons if "over PCIe" in reason_text(r))
     assert line.startswith("l40s: TP 4 and EP 4 run over PCIe") or line.startswith(
         "l40s: EP 4 run over PCIe")
     assert "of its step" in line

@@ -8,6 +8,7 @@ from typing import Any
 
 from advisor.core.comparison import decide
 from advisor.core.model.answers import parse_answers
+from advisor.present.verdict import reason_text
 
 
 def serve(catalog: Any, current: str, target: str, model: str, isl: int, osl: int,
@@ -56,5 +57,5 @@ def test_405b_fp8_on_h100_against_mi300x_at_32k_says_what_capped_each_batch(cata
     assert t.batch * c.layout.tp / t.layout.tp > 3 * c.batch  # per GPU, several times more
     verdict = d.targets[0].verdict
     assert verdict is not None
-    line = next(r.text for r in verdict.reasons if r.text.startswith("compared:"))
+    line = next(reason_text(r) for r in verdict.reasons if reason_text(r).startswith("compared:"))
     assert f"{c.batch} requests in flight" in line and f"{t.batch} requests in flight" in line

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
-from advisor.core.economics.cost import SOURCE_WORDS
-from advisor.core.model.vocabulary import Ask
+from advisor.core.model.vocabulary import Ask, Basis
 
 Kind = Literal[
     "upgrade", "upgrade-for-time", "break-even", "hold", "blocked-by-gate", "capability"
@@ -27,14 +26,96 @@ Kind = Literal[
 TIE = 0.05
 
 
-class Reason(BaseModel):
+ReasonKind = Literal["gate", "capacity", "cost", "speed", "software", "evidence", "power",
+                     "price", "format", "layout"]
+"""What a reason is about: warnings (software, evidence, power) are shown apart."""
+
+
+class _Weighed(BaseModel):
     model_config = ConfigDict(frozen=True)
 
-    kind: Literal["gate", "capacity", "cost", "speed", "software", "evidence", "power", "price",
-                  "format", "layout"]
-    text: str
     weight: float  # ranking key: larger first
     ask: Ask | None = None  # the input that would complete it (a price not quoted)
+
+
+class Finding(_Weighed):
+    """Another check's own statement, carried as that check said it: a gate's, the fit's,
+    the evidence's, a change of number format, the layouts compared."""
+
+    code: Literal["finding"] = "finding"
+    kind: Literal["gate", "capacity", "software", "evidence", "power", "format", "layout"]
+    text: str
+
+
+class SpeedReason(_Weighed):
+    """Tokens/s per GPU against the current GPU's, over the lengths both fit."""
+
+    code: Literal["speed"] = "speed"
+    kind: Literal["speed"] = "speed"
+    speedup: float
+    basis: Basis
+    lens: tuple[int, ...]
+    count_ratio: float = 1.0  # target GPUs over current GPUs: the clusters' rate differs
+
+
+class CostReason(_Weighed):
+    """$/token against the current GPU's, and the two prices it comes from."""
+
+    code: Literal["cost"] = "cost"
+    kind: Literal["cost"] = "cost"
+    cost_ratio: float
+    target: str
+    current: str
+    usd_per_hour: tuple[float, float]  # target, current
+    sources: tuple[str, str]  # target, current: whose price ("user", "default")
+
+
+class NoPriceReason(_Weighed):
+    """Money cannot be weighed: these GPUs have no price (empty: one of them, unnamed)."""
+
+    code: Literal["no-price"] = "no-price"
+    kind: Literal["price"] = "price"
+    gpus: tuple[str, ...]
+
+
+class TieReason(_Weighed):
+    """The $/token band straddles a tie."""
+
+    code: Literal["tie"] = "tie"
+    kind: Literal["evidence"] = "evidence"
+    low: float
+    high: float
+
+
+class OnlyFitsReason(_Weighed):
+    """Lengths only the target holds."""
+
+    code: Literal["only-fits"] = "only-fits"
+    kind: Literal["capacity"] = "capacity"
+    target: str
+    lens: tuple[int, ...]
+
+
+class LongestFitReason(_Weighed):
+    """The longest sequence each GPU holds, where the target's is longer."""
+
+    code: Literal["longest-fit"] = "longest-fit"
+    kind: Literal["capacity"] = "capacity"
+    target_tokens: int
+    current_tokens: int | None
+
+
+class SaidReason(_Weighed):
+    """A version-1 report's reason, as the advisor that wrote it worded it."""
+
+    code: Literal["said"] = "said"
+    kind: ReasonKind
+    text: str
+
+
+Reason = Annotated[Finding | SpeedReason | CostReason | NoPriceReason | TieReason
+                   | OnlyFitsReason | LongestFitReason | SaidReason, Field(discriminator="code")]
+"""One thing a verdict weighs, as its figures; `advisor.present` words each code."""
 
 
 class Headline(BaseModel):
@@ -60,17 +141,57 @@ class Headline(BaseModel):
     """A version-1 report's headline, its kind aside, as the advisor that wrote it worded it."""
 
 
-class Flip(BaseModel):
-    """An assumption and the value at which the verdict would change."""
-
+class _Flip(BaseModel):
     model_config = ConfigDict(frozen=True)
 
-    assumption: str
-    current: float | None
-    threshold: float | None
-    text: str
+    current: float | None = None  # the assumption's value now
+    threshold: float | None = None  # where the verdict changes
+
+
+class FixFlip(_Flip):
+    """The gate's fix, and the verdict it leads to where that is known."""
+
+    code: Literal["fix"] = "fix"
+    fix: str
     then: tuple[Kind, Headline] | None = None
-    """What the verdict becomes once the flip is made, where that is known (a gate's fix)."""
+
+
+class SeqLenFlip(_Flip):
+    """The current GPU holds lengths up to `threshold`: there it is a price question."""
+
+    code: Literal["seq-len"] = "seq-len"
+    gpu: str
+
+
+class PriceFlip(_Flip):
+    """The target's $/GPU-hour at which $/token ties with the current GPU's."""
+
+    code: Literal["price"] = "price"
+    gpu: str
+    becomes: Literal["hold", "upgrade"] | None  # past the threshold; None: a tie already
+
+
+class EfficiencyFlip(_Flip):
+    """The multiple of the target's assumed matmul and attention rates at which $/token
+    ties (with the MFU that is), and on which side the verdict changes."""
+
+    code: Literal["efficiency"] = "efficiency"
+    gpu: str
+    mfu: float | None
+    flips_below: bool | None  # True: falling below flips it; None: a tie already
+
+
+class SaidFlip(_Flip):
+    """A version-1 report's flip, as the advisor that wrote it worded it."""
+
+    code: Literal["said"] = "said"
+    text: str
+
+
+Flip = Annotated[FixFlip | SeqLenFlip | PriceFlip | EfficiencyFlip | SaidFlip,
+                 Field(discriminator="code")]
+"""An assumption and the value at which the verdict would change; `advisor.present` words
+each code."""
 
 
 class Verdict(BaseModel):
@@ -116,7 +237,7 @@ class Case:
     time_premium: float
     power_warning: str | None
     count_ratio: float = 1.0  # target GPUs / current GPUs: wall clock is per-GPU speed x this
-    basis: str = "re-tuned layouts on both GPUs"
+    basis: Basis = "retuned"
     borderline: tuple[str, ...] = ()  # fits within the memory model's own uncertainty
     format_switch: str | None = None  # what a change of number format costs besides speed
     layouts: str | None = None  # serving: the two layouts compared
@@ -129,14 +250,12 @@ def _geomean(values: list[float]) -> float:
 def _capacity_reasons(c: Case) -> list[Reason]:
     only = [s for s, fc, ft in zip(c.seq_lens, c.fits_current, c.fits_target, strict=True)
             if ft and not fc]
-    out = []
+    out: list[Reason] = []
     if only:
-        out.append(Reason(kind="capacity", weight=2.0,
-                          text=f"only {c.target} fits {', '.join(f'{s:,}' for s in only)} tokens"))
+        out.append(OnlyFitsReason(weight=2.0, target=c.target, lens=tuple(only)))
     if c.max_seq_target and (c.max_seq_current or 0) < c.max_seq_target:
-        cur = f"{c.max_seq_current:,}" if c.max_seq_current else "none"
-        out.append(Reason(kind="capacity", weight=0.2,
-                          text=f"longest sequence that fits: {c.max_seq_target:,} tokens vs {cur}"))
+        out.append(LongestFitReason(weight=0.2, target_tokens=c.max_seq_target,
+                                    current_tokens=c.max_seq_current or None))
     return out
 
 
@@ -199,16 +318,17 @@ def _cost_band(c: Case, speed: float | None, low: float | None, high: float | No
 def _context_reasons(c: Case) -> list[Reason]:
     """What the reader should weigh whichever rule decides: software, evidence, power,
     capacity, a change of number format, and the layouts compared."""
-    reasons = [Reason(kind="software", weight=0.4, text=w) for w in c.software_warnings]
-    reasons += [Reason(kind="evidence", weight=0.3, text=w) for w in c.evidence_warnings]
+    reasons: list[Reason] = [Finding(kind="software", weight=0.4, text=w)
+                             for w in c.software_warnings]
+    reasons += [Finding(kind="evidence", weight=0.3, text=w) for w in c.evidence_warnings]
     if c.power_warning:
-        reasons.append(Reason(kind="power", weight=0.6, text=c.power_warning))
+        reasons.append(Finding(kind="power", weight=0.6, text=c.power_warning))
     reasons += _capacity_reasons(c)
-    reasons += [Reason(kind="capacity", weight=0.8, text=t) for t in c.borderline]
+    reasons += [Finding(kind="capacity", weight=0.8, text=t) for t in c.borderline]
     if c.format_switch:
-        reasons.append(Reason(kind="format", weight=0.9, text=c.format_switch))
+        reasons.append(Finding(kind="format", weight=0.9, text=c.format_switch))
     if c.layouts:
-        reasons.append(Reason(kind="layout", weight=0.35, text=f"compared: {c.layouts}"))
+        reasons.append(Finding(kind="layout", weight=0.35, text=f"compared: {c.layouts}"))
     return reasons
 
 
@@ -217,11 +337,10 @@ def _blocked(c: Case, gate: str, speed: float | None, cost: float | None) -> _Ru
     is one, says what the verdict would be once applied."""
     flips: tuple[Flip, ...] = ()
     if c.gate_fix:
-        flips = (Flip(assumption="software stack", current=None, threshold=None,
-                      text=f"unblocked by: {c.gate_fix}",
-                      then=_money(c, speed, cost) if speed is not None else None),)
+        flips = (FixFlip(fix=c.gate_fix,
+                         then=_money(c, speed, cost) if speed is not None else None),)
     return _Ruling("blocked-by-gate", Headline(cause=gate),
-                   (Reason(kind="gate", weight=10.0, text=gate),), flips)
+                   (Finding(kind="gate", weight=10.0, text=gate),), flips)
 
 
 def _capability(c: Case) -> _Ruling:
@@ -231,12 +350,10 @@ def _capability(c: Case) -> _Ruling:
         f"{c.current} cannot run this at any requested sequence length (out of memory)")
     flips: tuple[Flip, ...] = ()
     if c.max_seq_current and not c.current_incapable:
-        flips = (Flip(assumption="sequence length", current=float(max(c.seq_lens)),
-                      threshold=float(c.max_seq_current),
-                      text=f"{c.current} fits up to {c.max_seq_current:,} tokens: at or "
-                           "below that it becomes a price question"),)
+        flips = (SeqLenFlip(gpu=c.current, current=float(max(c.seq_lens)),
+                            threshold=float(c.max_seq_current)),)
     return _Ruling("capability", Headline(cause=why),
-                   (Reason(kind="capacity", weight=5.0, text=why),), flips)
+                   (Finding(kind="capacity", weight=5.0, text=why),), flips)
 
 
 def _priced(c: Case, speed: float, cost: float | None, cost_lo: float | None,
@@ -251,9 +368,7 @@ def _priced(c: Case, speed: float, cost: float | None, cost_lo: float | None,
         if kind in ("upgrade", "hold") and abs(cost - 1.0) <= TIE:
             kind = "break-even"
             headline = headline.model_copy(update={"cost_band": (cost_lo, cost_hi)})
-        reasons.append(Reason(kind="evidence", weight=0.45,
-                              text=f"the band straddles a tie: $/token {cost_lo:.2f}-"
-                                   f"{cost_hi:.2f}x the current"))
+        reasons.append(TieReason(weight=0.45, low=cost_lo, high=cost_hi))
     return _Ruling(kind, headline, tuple(reasons), tuple(_money_flips(c, kind, speed)))
 
 
@@ -272,49 +387,32 @@ def _money(c: Case, speed: float, cost: float | None) -> tuple[Kind, Headline]:
 
 
 def _money_reasons(c: Case, speed: float, cost: float | None, reasons: list[Reason]) -> None:
-    both = [s for s, fc, ft in zip(c.seq_lens, c.fits_current, c.fits_target, strict=True)
-            if fc and ft]
-    basis = (f"at {both[0]:,} tokens" if len(both) == 1 else
-             f"geometric mean over {min(both):,}-{max(both):,} tokens") if both else "overall"
-    counts = ("" if c.count_ratio == 1.0 else
-              f"; {c.count_ratio * speed:.2f}x the cluster's tokens/s at "
-              f"{c.count_ratio:g}x the GPUs")
-    reasons.append(Reason(kind="speed", weight=abs(math.log(speed)),
-                          text=f"{speed:.2f}x tokens/s per GPU, {c.basis} ({basis}){counts}"))
+    both = tuple(s for s, fc, ft in zip(c.seq_lens, c.fits_current, c.fits_target,
+                                         strict=True) if fc and ft)
+    reasons.append(SpeedReason(weight=abs(math.log(speed)), speedup=speed, basis=c.basis,
+                               lens=both, count_ratio=c.count_ratio))
     if cost is not None and c.price_current and c.price_target:
-        src_cur, src_tgt = (SOURCE_WORDS.get(s, s) for s in c.price_sources)
-        reasons.append(Reason(
-            kind="cost", weight=abs(math.log(cost)) + 0.5,
-            text=f"$/token {cost:.2f}x the current at ${c.price_target:.2f}/h ({src_tgt}) for "
-                 f"{c.target} vs ${c.price_current:.2f}/h ({src_cur}) for {c.current}"))
+        reasons.append(CostReason(
+            weight=abs(math.log(cost)) + 0.5, cost_ratio=cost, target=c.target,
+            current=c.current, usd_per_hour=(c.price_target, c.price_current),
+            sources=(c.price_sources[1], c.price_sources[0])))
     else:
-        missing = [g for g, p in ((c.current, c.price_current), (c.target, c.price_target))
-                   if not p] or ["one of the GPUs"]
-        reasons.append(Reason(kind="price", weight=0.5, ask="price",
-                              text=f"no price for {' or '.join(missing)}"))
+        missing = tuple(g for g, p in ((c.current, c.price_current), (c.target, c.price_target))
+                        if not p)
+        reasons.append(NoPriceReason(weight=0.5, ask="price", gpus=missing))
 
 
 def _money_flips(c: Case, kind: Kind, speed: float) -> list[Flip]:
-    out = []
+    """The target's price and achieved efficiency at which $/token ties, and which way
+    crossing each one moves the verdict (break-even: it is a tie already)."""
+    out: list[Flip] = []
+    tie = kind == "break-even"
     if c.break_even_price is not None and c.price_target is not None:
-        if kind == "upgrade":
-            text = f"flips to hold above ${c.break_even_price:.2f}/h for {c.target}"
-        elif kind == "break-even":
-            side = "below" if c.price_target < c.break_even_price else "above"
-            text = (f"$/token ties at ${c.break_even_price:.2f}/h for {c.target}; your "
-                    f"${c.price_target:.2f}/h is {side} it by less than the model can tell apart")
-        else:
-            text = f"flips to upgrade below ${c.break_even_price:.2f}/h for {c.target}"
-        out.append(Flip(assumption=f"{c.target} price", current=c.price_target,
-                        threshold=c.break_even_price, text=text))
+        out.append(PriceFlip(gpu=c.target, current=c.price_target,
+                             threshold=c.break_even_price,
+                             becomes=None if tie else "hold" if kind == "upgrade" else "upgrade"))
     if c.break_even_efficiency is not None:
-        mfu = f" (MFU {c.break_even_mfu:.0%})" if c.break_even_mfu is not None else ""
-        ties = (f"ties on $/token if {c.target} reaches {c.break_even_efficiency:.2f}x the "
-                f"assumed matmul and attention rates{mfu}")
-        if kind == "break-even":
-            tail = "; below that it costs more per token, above it less"
-        else:
-            tail = f"; {'below' if kind == 'upgrade' else 'above'} that the verdict flips"
-        out.append(Flip(assumption=f"{c.target} achieved efficiency", current=1.0,
-                        threshold=c.break_even_efficiency, text=ties + tail))
+        out.append(EfficiencyFlip(gpu=c.target, current=1.0,
+                                  threshold=c.break_even_efficiency, mfu=c.break_even_mfu,
+                                  flips_below=None if tie else kind == "upgrade"))
     return out

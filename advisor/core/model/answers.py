@@ -8,7 +8,7 @@ the decision marks them as defaults.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import (
     BeforeValidator,
@@ -29,6 +29,7 @@ from advisor.core.model.numeric import Plain
 from advisor.core.model.options import ConfigOptions, PipelineSpec
 from advisor.core.model.printable import PrintableModel
 from advisor.core.model.stack import Stack
+from advisor.core.model.vocabulary import Basis
 from advisor.core.model.workload import Workload
 from advisor.core.numbers import (
     RATIO,
@@ -72,7 +73,7 @@ class Answers(PrintableModel):
     power_limits_w: dict[GpuName, Watts] = Field(
         default_factory=dict, max_length=B.MAX_TARGETS + 1,
         description="a per-GPU power cap below the part's limit, watts")
-    basis: Literal["retuned", "as_run"] = Field(
+    basis: Basis = Field(
         default="retuned", description="what the verdict compares: each GPU re-tuned, or the "
                                        "layouts as run")
     prices: dict[GpuName, UsdPerHour] = Field(

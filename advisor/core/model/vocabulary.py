@@ -45,6 +45,8 @@ Precision = Literal["bf16", "fp16", "fp8", "mxfp8", "mxfp6", "fp4", "nvfp4"]
 """A recipe's format: the names of RECIPE_FORMATS, in its order (a test holds them equal)."""
 KvDtype = Literal["auto", "bf16", "fp8", "fp4"]
 """A KV cache's format: 'auto' or a name of KV_BYTES."""
+Basis = Literal["retuned", "as_run"]
+"""What a comparison runs on each GPU: each re-tuned for it, or the layouts as you run them."""
 Ask = Literal["price", "stack"]
 """An input a result asks the user for. Core names it by what it is; each front end says
 where to give it in its own dialect (a flag, an answers key, a wizard field)."""

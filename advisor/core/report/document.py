@@ -217,15 +217,25 @@ def parse_report(text: str, file: str) -> Report:
 
 
 def _from_version_1(data: dict[str, Any]) -> dict[str, Any]:
-    """A version-1 report as version 2: each verdict's sentence headline is kept as it was
-    said, less the kind it began with ("blocked on X ..." is said "blocked: on X ...")."""
+    """A version-1 report as version 2: each verdict's headline, reasons and flips are kept
+    as they were said (the headline less the kind it began with: "blocked on X ..." is said
+    "blocked: on X ...")."""
+    def said(items: Any) -> Any:
+        return [{**x, "code": "said"} if isinstance(x, dict) else x for x in items] \
+            if isinstance(items, list) else items
+
     def migrated(result: Any) -> Any:
         verdict = result.get("verdict") if isinstance(result, dict) else None
         if not isinstance(verdict, dict) or not isinstance(verdict.get("headline"), str):
             return result
-        said: str = verdict["headline"]
-        kind = next((k for k in V1_KINDS if said.startswith(k)), "")
-        return {**result, "verdict": {**verdict, "headline": {"said": said[len(kind):]}}}
+        headline: str = verdict["headline"]
+        kind = next((k for k in V1_KINDS if headline.startswith(k)), "")
+        flips = [{k: v for k, v in f.items() if k != "assumption"} if isinstance(f, dict)
+                 else f for f in verdict.get("flips", [])] \
+            if isinstance(verdict.get("flips"), list) else verdict.get("flips")
+        return {**result, "verdict": {**verdict, "headline": {"said": headline[len(kind):]},
+                                      "reasons": said(verdict.get("reasons")),
+                                      "flips": said(flips)}}
 
     out = {**data, "version": VERSION}
     if "current" in data:

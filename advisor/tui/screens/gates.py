@@ -21,7 +21,7 @@ from textual.widget import Widget
 from textual.widgets import DataTable, Input, Static
 
 from advisor.core import clean, clean_block, format_stack, parse_stack
-from advisor.present.verdict import encoding_caveats, flip_text
+from advisor.present.verdict import encoding_caveats, flip_text, reason_text
 from advisor.tui.render import format_text
 from advisor.tui.screens.base import NARROW, ReportScreen
 from advisor.tui.widgets.field import FormField, Parsed
@@ -197,7 +197,7 @@ def format_lines(r: GpuResult, report: Report | None) -> list[str]:
         lines += [f"[$warning]caveat[/]: {escape(c)}"
                   for c in encoding_caveats(report.decision.current, r)[len(g.caveats):]]
         v = r.verdict
-        lines += [f"[b]format switch[/b]: {escape(x.text)}"
+        lines += [f"[b]format switch[/b]: {escape(reason_text(x))}"
                   for x in (v.reasons if v else []) if x.kind == "format"]
     return lines
 

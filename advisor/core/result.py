@@ -16,7 +16,7 @@ from advisor.core.gates.software import SoftwareGate
 from advisor.core.model.answers import Answers
 from advisor.core.model.layout import LayoutChoice
 from advisor.core.model.lora import BaseOption
-from advisor.core.model.vocabulary import Basis
+from advisor.core.model.vocabulary import Basis, BatchCap
 from advisor.core.projection.rates import Evidence
 
 Binding = Literal["compute", "memory", "network", "host", "capacity"]
@@ -48,7 +48,7 @@ class SweepPoint(_Frozen):
     ttft_ms: float | None = None  # serving
     tpot_ms: float | None = None
     batch: int | None = Field(default=None, description="serving: requests in flight per replica")
-    batch_cap: str | None = Field(
+    batch_cap: BatchCap | None = Field(
         default=None, description="serving: what set the batch (kv-capacity, tpot, ttft, "
                                   "engine cap, your concurrency, throughput peak)")
     kv_batch: int | None = Field(

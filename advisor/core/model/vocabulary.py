@@ -45,6 +45,10 @@ Precision = Literal["bf16", "fp16", "fp8", "mxfp8", "mxfp6", "fp4", "nvfp4"]
 """A recipe's format: the names of RECIPE_FORMATS, in its order (a test holds them equal)."""
 KvDtype = Literal["auto", "bf16", "fp8", "fp4"]
 """A KV cache's format: 'auto' or a name of KV_BYTES."""
+BatchCap = Literal["kv-capacity", "tpot", "ttft", "engine cap", "your concurrency",
+                   "throughput peak"]
+"""What set a serving batch: the KV cache, a latency limit, the engine's cap, your
+concurrency, or the throughput peak past which a larger batch is slower."""
 Basis = Literal["retuned", "as_run"]
 """What a comparison runs on each GPU: each re-tuned for it, or the layouts as you run them."""
 Ask = Literal["price", "stack"]

@@ -13,7 +13,6 @@ hard constraint, and the fastest layout that passes wins at each sequence length
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Literal
 
 import numpy as np
 
@@ -21,7 +20,7 @@ from advisor.core.model.bounds import MAX_SEQ_LEN as MAX_SEQ
 from advisor.core.model.frameworks import framework_of
 from advisor.core.model.layout import LayoutChoice
 from advisor.core.model.lora import BASE_ACCURACY, QLORA_FORMAT, BaseOption
-from advisor.core.model.vocabulary import BASE_FORMATS
+from advisor.core.model.vocabulary import BASE_FORMATS, BatchCap
 from advisor.core.model.workload import Workload
 from advisor.core.projection.calibration import CAL, Z90, Calibration
 from advisor.core.projection.engine import (
@@ -45,8 +44,6 @@ from advisor.core.projection.layout import (
 from advisor.core.projection.rates import GpuRates
 
 SEQ_GRANULE = 256  # max_seq_len is reported rounded down to this
-BatchCap = Literal["kv-capacity", "tpot", "ttft", "engine cap", "your concurrency",
-                   "throughput peak"]
 
 
 @dataclass(frozen=True)

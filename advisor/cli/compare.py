@@ -391,8 +391,8 @@ def show_report(args: argparse.Namespace, report: Report, *, kept: bool,
     md, html or svg; `summary` as JSON unless `data` says otherwise; the verdict lines alone
     with --quiet. `kept` adds what a saved report records (prices, probes, provenance);
     `dialect`: where the reader gives inputs (an answers file, or compare's flags)."""
-    from advisor.cli.render import decision
-    from advisor.cli.render import report as document
+    from advisor.present import decision
+    from advisor.present import report as document
 
     show(args, lambda: document.blocks(report, provenance=kept, dialect=dialect),
          document.title(report),

@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 from rich.text import Text
 
-from advisor.cli.render import decision as cli_decision
 from advisor.cli.render.emit import print_text
 from advisor.core import Catalog, Decision
 from advisor.core.comparison import decide
 from advisor.io.documents import load_answers
+from advisor.present import decision as cli_decision
 from advisor.present.verdict import VerdictView, statement, verdict_headline, verdict_view
 from advisor.present.words import ASKS, Dialect
 from advisor.tui.screens.verdict import card

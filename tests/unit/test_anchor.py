@@ -109,7 +109,7 @@ def test_a_workload_probe_record_anchors_the_current_gpu(catalog) -> None:
     assert "its attention ran sdpa, not fa3" in d.anchor.source  # the share is not used
     assert d.anchor.attention == 1.0
     # every front end says whose figure it is: core's note, the CLI and the wizard's card
-    from advisor.cli.render.decision import summary_table
+    from advisor.present.decision import summary_table
     from advisor.tui.render import anchor_lines
 
     assert d.notes[0].startswith("anchored on the workload probe's ")

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, TypeGuard
 
-from advisor.cli.render.blocks import Block, Bullets, Col, Heading, Para, Table
-from advisor.cli.render.charts import interactivity_chart, speedup_chart
+from advisor.present.blocks import Block, Bullets, Col, Heading, Para, Table
+from advisor.present.charts import interactivity_chart, speedup_chart
 from advisor.present.frozen_base import frozen_base_lines
 from advisor.present.humanize import NA, UNKNOWN, band, count, duration, number, usd
 from advisor.present.verdict import verdict_headline, verdict_view

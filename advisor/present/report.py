@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from advisor.cli.render import configs, decision
-from advisor.cli.render.blocks import Block, Bullets, Col, Heading, Para, Table
+from advisor.present import configs, decision
+from advisor.present.blocks import Block, Bullets, Col, Heading, Para, Table
 from advisor.present.humanize import NA, UNKNOWN, number
 from advisor.present.words import Dialect
 

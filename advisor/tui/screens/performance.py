@@ -24,7 +24,8 @@ from textual.markup import escape
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from advisor.core import clean_block
-from advisor.present.charts import interactivity_chart, speedup_chart
+from advisor.present.charts import RESOURCE_SHORT, interactivity_chart, speedup_chart
+from advisor.present.decision import anchor_lines
 from advisor.present.humanize import fmt_num, ratio
 from advisor.present.plot import bar
 from advisor.present.words import plural
@@ -32,8 +33,6 @@ from advisor.tui.numbers import format_seq_lens
 from advisor.tui.render import (
     BUCKET_NAMES,
     RESOURCE_NAMES,
-    RESOURCE_SHORT,
-    anchor_lines,
     batch_text,
     engine_name,
     format_text,

@@ -56,7 +56,9 @@ def _energy(d: Decision, r: GpuResult, p: SweepPoint | None) -> str:
 
 def _power(d: Decision, r: GpuResult, p: SweepPoint | None) -> str:
     """The cluster's draw in kW, to two digits below 1 kW (one GPU)."""
-    kw = r.job.power_kw if r.job else None
+    if r.job is None:
+        return NA
+    kw = r.job.power_kw
     return number(kw, 1 if kw is None or kw >= 1 else 2)
 
 

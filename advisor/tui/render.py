@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from advisor.present.decision import batch_cap, side_by_side
+from advisor.present.decision import anchor_lines, batch_cap, side_by_side
 from advisor.present.humanize import NA, band
 from advisor.present.verdict import KIND_WORDS
 from advisor.present.words import field_label
@@ -83,7 +83,9 @@ def figure_rows(d: Decision, t: GpuResult) -> tuple[list[str], list[list[str]], 
             *(list(row) for row in shared.rows)]
     said = "energy and power: the GPUs at their projected draw (no idle slots)" + (
         "; TTFT/TPOT per request at the batch shown" if serving else "")
-    return [c.title() for c in shared.cols], rows, [*shared.notes, said]
+    anchored = anchor_lines(d)  # the anchor card says it
+    return [c.title() for c in shared.cols], rows, [
+        *(n for n in shared.notes if n not in anchored), said]
 
 
 def sensitivity_lines(rows: list[SensitivityRow]) -> list[str]:

@@ -1,8 +1,9 @@
 """`advisor compare`: the headless comparison, current GPU against one or more targets.
 
 Flags build the same Answers the wizard fills and `advisor decide` reads, `run()` does
-the work, and the renderer (advisor.cli.render) draws it: the verdict first, then every
-figure, input and assumption, as text, Markdown, HTML or SVG, or `--json` for scripts.
+the work, advisor.present builds its blocks and advisor.cli.render draws them: the verdict
+first, then every figure, input and assumption, as text, Markdown, HTML or SVG, or `--json`
+for scripts.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Report fields as words and figures for the screens and the copied summary.
+"""Report fields as words and figures for the wizard's screens, beside the blocks of
+`advisor.present` they share with the CLI.
 
 Every function reads structured fields of the Report; none computes a result of its own
 or parses core's prose.

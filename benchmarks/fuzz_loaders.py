@@ -151,9 +151,9 @@ class Harness:
 
     def _report(self, path: Path) -> None:
         from advisor.cli.render import emit
-        from advisor.cli.render import report as document
         from advisor.core.report.diff import diff_reports
         from advisor.io.documents import load_report
+        from advisor.present import report as document
         from advisor.tui.export import state_from_report
         from advisor.tui.screens.verdict import card
 

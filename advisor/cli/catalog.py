@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING, Any
 from advisor.cli import COMMANDS
 from advisor.cli.output import add_output_options, show
 from advisor.cli.prices import PULL_HELP, add_pull_options, run_pull
-from advisor.cli.render.blocks import Block, Bullets, Col, Heading, Para, Table
 from advisor.cli.schemas import CATALOG
 from advisor.core import InputError
+from advisor.present.blocks import Block, Bullets, Col, Heading, Para, Table
 from advisor.present.humanize import NA, UNKNOWN, fmt_num, number, peak
 
 if TYPE_CHECKING:  # pydantic models: loaded when a command runs, not for `advisor --help`

@@ -1,8 +1,9 @@
 """`advisor compare`: the headless comparison, current GPU against one or more targets.
 
 Flags build the same Answers the wizard fills and `advisor decide` reads, `run()` does
-the work, and the renderer (advisor.cli.render) draws it: the verdict first, then every
-figure, input and assumption, as text, Markdown, HTML or SVG, or `--json` for scripts.
+the work, advisor.present builds its blocks and advisor.cli.render draws them: the verdict
+first, then every figure, input and assumption, as text, Markdown, HTML or SVG, or `--json`
+for scripts.
 """
 
 from __future__ import annotations
@@ -391,8 +392,8 @@ def show_report(args: argparse.Namespace, report: Report, *, kept: bool,
     md, html or svg; `summary` as JSON unless `data` says otherwise; the verdict lines alone
     with --quiet. `kept` adds what a saved report records (prices, probes, provenance);
     `dialect`: where the reader gives inputs (an answers file, or compare's flags)."""
-    from advisor.cli.render import decision
-    from advisor.cli.render import report as document
+    from advisor.present import decision
+    from advisor.present import report as document
 
     show(args, lambda: document.blocks(report, provenance=kept, dialect=dialect),
          document.title(report),

@@ -145,7 +145,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         result = run(answers, catalog, probes_for(ids, catalog, args.probe),
                      provenance()).configs
         assert result is not None
-    from advisor.cli.render.configs import sweep_blocks
+    from advisor.present.configs import sweep_blocks
 
     show(args, lambda: sweep_blocks(result, answers, "answers" if args.answers else "flags"),
          f"advisor: GPU-count sweep, {answers.current}", lambda: result.model_dump(mode="json"),
@@ -183,7 +183,7 @@ def cmd_pipeline(args: argparse.Namespace) -> int:
         spec = load_model(PipelineSpec, {**spec.model_dump(), "vary": args.vary}, "--vary")
     with in_file(args.file):
         report = run_pipeline(spec, effective_catalog(), gpus=args.gpus)
-    from advisor.cli.render.configs import pipeline_blocks
+    from advisor.present.configs import pipeline_blocks
 
     show(args, lambda: pipeline_blocks(report), f"advisor: pipeline {args.file}",
          lambda: report.model_dump(mode="json"),

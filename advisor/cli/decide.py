@@ -43,7 +43,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 def cmd_decide(args: argparse.Namespace) -> int:
     from advisor.cli.compare import show_report
-    from advisor.cli.render.decision import verdict_summary
     from advisor.core import (
         clean,
         clean_block,
@@ -57,6 +56,7 @@ def cmd_decide(args: argparse.Namespace) -> int:
     from advisor.io.catalog_store import effective_catalog, provenance
     from advisor.io.documents import load_answers
     from advisor.io.probe_store import probes_for, workloads_for
+    from advisor.present.decision import verdict_summary
 
     chosen(args)  # a contradictory --json --format fails before the work
     if args.out is not None:

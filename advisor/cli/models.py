@@ -24,8 +24,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def cmd_models(args: argparse.Namespace) -> int:
-    from advisor.cli.render.blocks import Col, Table
     from advisor.core import PRESETS
+    from advisor.present.blocks import Col, Table
     from advisor.present.humanize import NA, count
 
     chosen(args)

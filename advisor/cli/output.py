@@ -14,8 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
-    from advisor.cli.render.blocks import Block
     from advisor.cli.schemas import Schema
+    from advisor.present.blocks import Block
 
 FORMATS = ("text", "md", "html", "svg", "json")
 """The formats the renderer draws (`emit.Format` names the same; a unit test keeps them

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from advisor.cli import COMMANDS
 from advisor.cli.flags import COMMAND_LINE, errors_name_flags
@@ -20,7 +20,7 @@ from advisor.cli.schemas import RANKING
 from advisor.core import InputError, in_file
 
 if TYPE_CHECKING:
-    from advisor.core import Answers, Catalog
+    from advisor.core import Answers, Catalog, GpuResult, Ranking, Report
 
 DESCRIPTION = """\
 Rank every catalog GPU for the workload in --answers FILE (or the workload flags of
@@ -92,7 +92,7 @@ def show_ranking(args: argparse.Namespace, answers: Answers, catalog: Catalog,
                      workloads=workloads_for(ids, catalog, args.probe))
     deadline = answers.configs.deadline_days if answers.configs is not None else None
     ranking = rank(report.decision, args.by, deadline)
-    from advisor.cli.render.ranking import ranking_blocks, ranking_json
+    from advisor.present.ranking import ranking_blocks
 
     show(args, lambda: ranking_blocks(report, ranking,
                                        dialect="flags" if where == COMMAND_LINE else "answers"),
@@ -100,3 +100,26 @@ def show_ranking(args: argparse.Namespace, answers: Answers, catalog: Catalog,
          lambda: [f"{i}. {r.gpu}" + (f" (first: {ranking.remedies[r.gpu].text})"
                                      if r.gpu in ranking.remedies else "")
                   for i, r in enumerate(ranking.ranked, 1)], schema=RANKING)
+
+
+def ranking_json(report: Report, ranking: Ranking) -> dict[str, Any]:
+    d = report.decision
+    seq = d.primary_seq_len
+
+    def row(r: GpuResult) -> dict[str, Any]:
+        p = r.point(seq)
+        q = r.assumptions.price if r.assumptions else None
+        remedy = ranking.remedies.get(r.gpu)
+        return {"gpu": r.gpu, "gpus": r.gpus, "role": r.role,
+                "verdict": r.verdict.kind if r.verdict else None,
+                "usd_per_mtok": p.usd_per_mtok if p else None,
+                "price": q.model_dump() if q else None,
+                "tokens_per_s_per_gpu": p.tokens_per_s_per_gpu if p else None,
+                "tokens_per_s_cluster": p.tokens_per_s_cluster if p else None,
+                "job": r.job.model_dump() if r.job else None,
+                "remedy": remedy.text if remedy else None,
+                "remedy_kind": remedy.kind if remedy else None}
+
+    return {"order": ranking.order, "seq_len": seq,
+            "ranked": [row(r) for r in ranking.ranked],
+            "out": [{**row(r), "why": why} for r, why in ranking.out]}

@@ -51,9 +51,9 @@ def cmd_show(args: argparse.Namespace) -> int:
 def cmd_diff(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from advisor.cli.render.report import changes_blocks
     from advisor.core import diff_reports
     from advisor.io.documents import load_report
+    from advisor.present.report import changes_blocks
 
     chosen(args)
     changes = diff_reports(load_report(args.old), load_report(args.new))

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from advisor.cli import COMMANDS
 from advisor.cli.output import add_output_options, chosen, show
-from advisor.cli.render.blocks import Block, Bullets, Col, Heading, Para, Table
 from advisor.cli.schemas import ANCHORED_VALIDATION, VALIDATION
+from advisor.present.blocks import Block, Bullets, Col, Heading, Para, Table
 from advisor.present.humanize import NA, number
 
 if TYPE_CHECKING:

@@ -113,27 +113,19 @@ def band(value: float | None, low: float | None, high: float | None) -> str:
 
 
 def render_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """Plain space-padded columns (text left, numbers right) for a fixed-width widget.
+    """Plain space-padded columns, each cell left-aligned, for a fixed-width widget (a table
+    whose rows are figures of different units: a column of them does not line up anyway).
 
     Cells are sanitised: a GPU name or a label from a pulled file cannot reach the
     terminal as an escape sequence, nor break the table with a newline."""
-    headers = [clean(str(h)) for h in headers]
-    rows = [[clean(str(c)) for c in r] for r in rows]
-    cols = list(zip(headers, *rows, strict=False)) if rows else [(h,) for h in headers]
-    widths = [max(len(str(c)) for c in col) for col in cols]
-
-    def numeric(text: str) -> bool:
-        return bool(text) and text.replace(",", "").replace(".", "").replace("-", "").isdigit()
+    table = [[clean(str(c)) for c in r] for r in (headers, *rows)]
+    widths = [max(len(r[i]) if i < len(r) else 0 for r in table) for i in range(len(headers))]
 
     def line(cells: Sequence[str]) -> str:
-        out = []
-        for cell, width in zip(cells, widths, strict=False):
-            text = str(cell)
-            out.append(text.rjust(width) if numeric(text) else text.ljust(width))
-        return "  ".join(out).rstrip()
+        return "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=False)).rstrip()
 
-    sep = "  ".join("-" * w for w in widths)
-    return "\n".join([line(headers), sep, *(line(r) for r in rows)])
+    return "\n".join([line(table[0]), "  ".join("-" * w for w in widths),
+                      *(line(r) for r in table[1:])])
 
 
 def axis(values: list[float], cells: int, log: bool) -> Callable[[float], int]:

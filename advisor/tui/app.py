@@ -473,10 +473,11 @@ class AdvisorApp(App[None]):
         if report is None:
             self.notify("No verdict yet.", severity="warning")
             return
+        from advisor.present import markdown
+        from advisor.present.report import summary_blocks, title
         from advisor.tui.screens.export import SummaryScreen
-        from advisor.tui.summary import summary_markdown
 
-        text = summary_markdown(report, self.ctx.catalog)
+        text = markdown.document(summary_blocks(report), title(report))
         self.copy_to_clipboard(text)
         self.push_screen(SummaryScreen(text, self.export_dir / "advisor-summary.md"),
                          self._exported)

@@ -1,4 +1,5 @@
-"""Report fields as words and figures for the screens and the copied summary.
+"""Report fields as words and figures for the wizard's screens, beside the blocks of
+`advisor.present` they share with the CLI.
 
 Every function reads structured fields of the Report; none computes a result of its own
 or parses core's prose.
@@ -8,12 +9,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from advisor.present.humanize import NA, band, duration, fmt_num, usd
+from advisor.present.decision import anchor_lines, batch_cap, side_by_side
+from advisor.present.humanize import NA, band
 from advisor.present.verdict import KIND_WORDS
-from advisor.present.words import field_label, plural
+from advisor.present.words import field_label
 
 if TYPE_CHECKING:
-    from advisor.core import Decision, GpuResult, Report, SensitivityRow, SweepPoint
+    from advisor.core import Decision, GpuResult, SensitivityRow, SweepPoint
 
 KIND = {kind: (KIND_WORDS[kind].upper(), colour) for kind, colour in (
     ("upgrade", "$success"), ("upgrade-for-time", "$accent"), ("break-even", "$primary"),
@@ -24,9 +26,6 @@ BUCKET_NAMES = {"dense": "dense GEMMs", "attention": "attention", "elementwise":
                 "overhead": "host overhead"}
 RESOURCE_NAMES = {"compute": "compute", "memory": "memory bandwidth", "network": "network",
                   "host": "host", "capacity": "memory capacity"}
-RESOURCE_SHORT = {"compute": "compute", "memory": "HBM", "network": "network", "host": "host",
-                  "capacity": "capacity"}
-"""For table cells; the legend beside the table spells them out."""
 
 
 def speed(p: SweepPoint) -> str:
@@ -40,22 +39,6 @@ def price_text(r: GpuResult) -> str:
     if q is None:
         return "no price"
     return f"${q.usd_per_hour:.2f} {'your quote' if q.source == 'user' else 'default'}"
-
-
-def figure(value: float | None, unit: str = "") -> str:
-    """A figure with three significant digits, never rounded to a misleading 0."""
-    if value is None:
-        return NA
-    text = fmt_num(value, 0) if abs(value) >= 100 else f"{value:.3g}"
-    return f"{text} {unit}".rstrip()
-
-
-def energy_text(r: GpuResult) -> str:
-    """The job's energy with what it counts: the job's GPUs busy, no idle slots."""
-    j = r.job
-    if j is None or j.energy_kwh is None:
-        return NA
-    return figure(j.energy_kwh, "kWh")
 
 
 def engine_name(framework: str | None) -> str:
@@ -76,66 +59,34 @@ def format_text(r: GpuResult) -> str:
     return f"{precision}, KV cache {r.kv_bytes:g} byte" + ("s" if r.kv_bytes > 1 else "")
 
 
-BATCH_CAPS = {"kv-capacity": "KV-cache capacity", "tpot": "your TPOT limit",
-              "ttft": "your TTFT limit", "engine cap": "the engine's max batch",
-              "your concurrency": "your requests in flight",
-              "throughput peak": "throughput peaks"}
-"""Core's `batch_cap` words, as a sentence ends: "batch 273, set by KV-cache capacity"."""
-
-
 def batch_text(p: SweepPoint | None) -> str:
     """Serving: requests in flight per replica and what set that number."""
     if p is None or p.batch is None:
         return NA
-    cap = BATCH_CAPS.get(p.batch_cap or "", p.batch_cap or "")
+    cap = batch_cap(p.batch_cap)
     text = f"{p.batch:,}" + (f" ({cap})" if cap else "")
     if p.batch_cap == "kv-capacity" and p.uncapped_batch and p.uncapped_batch > p.batch:
         text += f", {p.uncapped_batch:,} without it"
     return text
 
 
-def side_rows(cur: GpuResult, tgt: GpuResult, seq: int, serving: bool = False,
-              budget: bool = True) -> list[tuple[str, str, str]]:
-    """What each side runs and what it costs, current beside target. Without a token
-    budget there is no job to time: the cost is per hour of all its GPUs, and power."""
-    def col(r: GpuResult) -> list[str]:
-        p = r.point(seq)
-        j = r.job
-        cells = [plural(r.gpus, "GPU"), format_text(r), engine_name(r.framework),
-                 price_text(r), figure(p.tokens_per_s_per_gpu) if p else NA]
-        if serving:
-            cells += [figure(p.ttft_ms if p else None), figure(p.tpot_ms if p else None),
-                      batch_text(p), RESOURCE_NAMES.get(p.binding or "", NA) if p else NA]
-        cells.append(usd(p.usd_per_mtok) if p and p.usd_per_mtok is not None else NA)
-        if budget:
-            cells += [duration(j.wall_clock_h) if j else NA,
-                      usd(j.usd) if j and j.usd is not None else NA, energy_text(r)]
-        else:
-            cells.append(usd(j.usd) if j and j.usd is not None else NA)
-        cells.append(figure(j.power_kw) if j and j.power_kw is not None else NA)
-        return cells
-
-    labels = ["GPUs", "format", "engine" if serving else "framework", "$/GPU-hour",
-              "tokens/s per GPU"]
-    if serving:
-        labels += ["TTFT ms", "TPOT ms", "requests in flight", "bound by"]
-    labels.append("$ per Mtok")
-    labels += ["wall-clock", "job $", "energy"] if budget else ["$ per hour, all GPUs"]
-    labels.append("power kW")
-    return [(label, a, b) for label, a, b in zip(labels, col(cur), col(tgt), strict=True)]
-
-
-def anchor_lines(decision: Decision) -> list[str]:
-    """What the decision is anchored on, beside the model's own figure, and what moved."""
-    a = decision.anchor
-    if a is None:
-        return []
-    lines = [f"anchored on {a.whose} {a.measured} on {decision.current.gpu} "
-             f"(the model gives {fmt_num(a.modelled_tokens_per_s_per_gpu, 0)} tokens/s per GPU "
-             "as run)"]
-    lines += [f"moved: {m}" for m in a.moved]
-    lines += [f"carries to {t}" for t in a.transfers]
-    return lines
+def figure_rows(d: Decision, t: GpuResult) -> tuple[list[str], list[list[str]], list[str]]:
+    """The verdict card's figures, current beside target: what each side runs (its format,
+    framework or engine, price), then the rows of the CLI's summary table, the same cells
+    (`side_by_side`). Returns the headers, the rows and their notes."""
+    cur = d.current
+    shared = side_by_side(d, t)
+    serving = not d.answers.workload.training
+    rows = [["format", format_text(cur), format_text(t)],
+            ["engine" if serving else "framework", engine_name(cur.framework),
+             engine_name(t.framework)],
+            ["$/GPU-hour", price_text(cur), price_text(t)],
+            *(list(row) for row in shared.rows)]
+    said = "energy and power: the GPUs at their projected draw (no idle slots)" + (
+        "; TTFT/TPOT per request at the batch shown" if serving else "")
+    anchored = anchor_lines(d)  # the anchor card says it
+    return [c.title() for c in shared.cols], rows, [
+        *(n for n in shared.notes if n not in anchored), said]
 
 
 def sensitivity_lines(rows: list[SensitivityRow]) -> list[str]:
@@ -181,7 +132,3 @@ def defaults_lines(decision: Decision) -> list[str]:
         value = show_value(f, d.value) if f is not None and f.kind == "choice" else d.value
         out.append(f"{label}: {value} ({d.source})")
     return out
-
-
-def report_warnings(report: Report) -> list[str]:
-    return list(report.warnings)

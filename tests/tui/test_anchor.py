@@ -42,7 +42,7 @@ async def test_a_measured_run_anchors_the_decision(make_app, ready_state):
         await settle(pilot)
         card = next(text_of(c) for c in app.screen.query(".verdict-card")
                     if "anchored" in text_of(c))
-        assert "the model gives" in card
+        assert "the model alone" in card
         for moved in anchor.moved:
             assert moved.split(" (")[0] in card
         assert "carries to b200-sxm" in card

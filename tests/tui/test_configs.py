@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from textual.widgets import DataTable, Input, TabbedContent
 
+from advisor.present.charts import cost_chart
 from advisor.tui.demo import settle
 from advisor.tui.screens.configs import ConfigsScreen
-from advisor.tui.widgets.charts import config_chart
+from advisor.tui.widgets.charts import chart as draw
 
 from .conftest import WIDE, retype, table_text, text_of
 
@@ -105,8 +106,8 @@ def test_chart_marks_the_pick_and_the_highlighted_row(catalog):
     assert sweep is not None
     best = sweep.choice.best
     assert best is not None
-    chart = config_chart(sweep)
+    chart = draw(cost_chart(sweep, "wizard"), 40, 8)
     assert chart.count("★") == 2, "once on the plot, once in the legend"
     other = next(p for p in sweep.points if p != best)
-    highlighted = config_chart(sweep, highlight=f"{other.gpu}:{other.gpus}")
+    highlighted = draw(cost_chart(sweep, "wizard"), 40, 8, top=f"{other.gpu}:{other.gpus}")
     assert "reverse" in highlighted and "reverse" not in chart

@@ -11,6 +11,9 @@ import pytest
 from textual.widgets import DataTable, Input
 
 from advisor.core import parse_report, report_to_toml
+from advisor.present import report as document_of
+from advisor.present.markdown import document
+from advisor.present.report import summary_blocks, title
 from advisor.tui.demo import settle
 from advisor.tui.export import state_from_report
 from advisor.tui.render import sensitivity_lines
@@ -85,10 +88,14 @@ async def test_copy_summary_puts_markdown_on_the_clipboard_and_saves_it(
         await pilot.press("ctrl+y")
         assert isinstance(app.screen, SummaryScreen)
         text = app.clipboard
-        assert text.startswith("# advisor: move llama-3.1-8b")
+        assert text == document(summary_blocks(report), title(report)), "the CLI's Markdown"
+        whole = document_of.blocks(report, dialect="wizard")
+        assert [b for b in summary_blocks(report)[:-1] if b not in whole] == [], \
+            "a subset of the whole report's blocks, its provenance line aside"
+        assert text.startswith("# advisor: 8x h100-sxm against 8x b200-sxm")
         for t in report.decision.targets:
-            assert f"**{t.gpus}x {t.gpu}**" in text
-        assert "## Defaults used" in text and "speedup_low" not in text
+            assert f"{t.gpu} vs {report.decision.current.gpu}" in text
+        assert "Defaults (values you did not give)" in text and "speedup_low" not in text
         await pilot.press("enter")
         await settle(pilot)
     saved = tmp_path / "advisor-summary.md"

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from textual.widgets import Button, DataTable, Select
 
+from advisor.present.markdown import document
+from advisor.present.report import summary_blocks
 from advisor.tui.demo import settle
 from advisor.tui.screens.gates import DtypeScreen
 from advisor.tui.screens.layout import LayoutScreen
 from advisor.tui.screens.performance import PerformanceScreen
 from advisor.tui.screens.targets import TargetsScreen
 from advisor.tui.screens.verdict import VerdictScreen
-from advisor.tui.summary import summary_markdown
 
 from .conftest import NARROW, WIDE, retype, table_text, text_of
 
@@ -80,7 +81,8 @@ async def test_serving_figures_and_the_engine_are_on_performance_and_the_verdict
         app.goto(VerdictScreen.STEP)
         await settle(pilot)
         card = text_of(app.screen.query(".verdict-card").first())
-        for label in ("engine", "TTFT ms", "TPOT ms", "requests in flight", "bound by"):
+        for label in ("engine", "TTFT ms", "TPOT ms", "requests in flight", "set by",
+                      "bound by"):
             assert any(row.startswith(label) for row in card.splitlines()), label
         assert "vLLM" in card
 
@@ -110,7 +112,7 @@ async def test_the_fp8_encoding_caveat_follows_the_target_into_the_verdict(
         await settle(pilot)
         card = text_of(app.screen.query(".verdict-card").first())
         assert "moving from mi300x" in card and "FNUZ" in card
-        summary = summary_markdown(app.report)
+        summary = document(summary_blocks(app.report), "summary")
         assert "moving from mi300x" in summary
         app.goto(DtypeScreen.STEP)
         await settle(pilot)

@@ -87,7 +87,7 @@ async def test_without_a_token_budget_nothing_is_priced_as_a_job(make_app, ready
         card = next(text for text in (text_of(c) for c in app.screen.query(".verdict-card"))
                     if "at 4,096 tokens" in text)
         assert "job $" not in card and "wall-clock" not in card and "kWh" not in card
-        assert "$ per hour, all GPUs" in card and "no token budget" in card
+        assert "cluster $/hour" in card and "no token budget" in card
         assert "$-/Mtok" not in card and "1 GPUs" not in card
         defaults = [text_of(c) for c in app.screen.query(".verdict-card")][-1]
         assert "False" not in defaults and "True" not in defaults

@@ -108,12 +108,12 @@ def test_a_workload_probe_record_anchors_the_current_gpu(catalog) -> None:
     assert d.anchor.measured_tokens_per_s_per_gpu == pytest.approx(7000.0)
     assert "its attention ran sdpa, not fa3" in d.anchor.source  # the share is not used
     assert d.anchor.attention == 1.0
-    # every front end says whose figure it is: core's note, the CLI and the wizard's card
-    from advisor.cli.render.decision import summary_table
-    from advisor.tui.render import anchor_lines
+    # every front end says whose figure it is: core's note, and the line the CLI's table and
+    # the wizard's card share
+    from advisor.present.decision import anchor_lines, summary_table
 
     assert d.notes[0].startswith("anchored on the workload probe's ")
-    assert summary_table(d).notes[0].startswith("anchored on the workload probe's ")
+    assert summary_table(d).notes[0] == anchor_lines(d)[0]
     assert anchor_lines(d)[0].startswith("anchored on the workload probe's ")
     toy = record.model_copy(update={"workload": record.workload.model_copy(  # type: ignore[union-attr]
         update={"toy_sizes": True})})

@@ -14,8 +14,20 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from advisor.cli.render import emit, markdown
-from advisor.cli.render.blocks import Block, Bullets, Col, Figure, Heading, Para, Table
+from advisor.cli.render import emit
+from advisor.present import markdown
+from advisor.present.blocks import (
+    Bar,
+    BarChart,
+    Block,
+    Bullets,
+    Col,
+    Heading,
+    Para,
+    Point,
+    Scatter,
+    Table,
+)
 from advisor.present.humanize import NA, UNKNOWN, band, count, duration, number, usd
 
 SUFFIX = {"": 1.0, "K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
@@ -195,13 +207,25 @@ def test_the_issue_s_band_is_never_cut() -> None:
 
 
 def test_a_chart_that_does_not_fit_is_left_out_and_said() -> None:
-    from rich.text import Text
-
-    chart = Figure("Time against cost", Text("$9 |" + "o" * 60), notes=["a note"])
-    assert "o" * 60 in text([chart], 80)
+    chart = Scatter("Time against cost", ["h100-sxm"],
+                    [Point(0, float(x), float(x)) for x in range(60)], notes=["a note"],
+                    width=60)
+    wide = text([chart], 80)
+    assert "a note" in wide and "left out" not in wide and wide.count(" o") >= 9
     narrow = text([chart], 40)
     assert "o" * 10 not in narrow and "left out at this width" in narrow
     assert max(len(line) for line in narrow.splitlines()) <= 40
+
+
+def test_a_bar_chart_wraps_its_words_under_themselves() -> None:
+    why = "does not fit at 32,768 tokens on 8 GPUs: needs more memory than each holds"
+    chart = BarChart("Speedup", [Bar("b200-sxm", "4,096", 1.5, 1.2, 1.9, "compute"),
+                                 Bar("b200-sxm", "32,768", note=why)], scale=2.0)
+    out = text([chart], 80)
+    assert "1.50x (1.20-1.90) compute" in out and max(map(len, out.splitlines())) <= 80
+    rows = out.splitlines()[1:]
+    start = rows[1].index("does")
+    assert all(line[:start].strip() == "" for line in rows[2:]), "wrapped under itself"
 
 
 def test_a_stream_that_cannot_show_a_rule_gets_ascii() -> None:
@@ -220,11 +244,10 @@ def test_a_stream_that_cannot_show_a_rule_gets_ascii() -> None:
 def test_html_is_headings_and_tables_and_fetches_nothing() -> None:
     from html.parser import HTMLParser
 
-    from rich.text import Text
-
     page = emit.render([Heading("Verdict <b>"), Para("x & y", lead="b200:"), TABLE,
                         Bullets(["[prices] in the answers"], title="Notes"),
-                        Figure("Speedup", Text("█" * 5 + " 1.97x"))], "html", "a <title>")
+                        BarChart("Speedup", [Bar("b200", "4,096", 1.97)], 2.0)], "html",
+                       "a <title>")
 
     class Tags(HTMLParser):
         def __init__(self) -> None:

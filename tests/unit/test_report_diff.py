@@ -101,8 +101,8 @@ def test_provenance(catalog) -> None:
 
 
 def test_the_probe_table_shows_each_gpus_mamf_in_its_format(catalog) -> None:
-    from advisor.cli.render.blocks import Table
-    from advisor.cli.render.report import provenance_blocks
+    from advisor.present.blocks import Table
+    from advisor.present.report import provenance_blocks
 
     r = make(catalog, probes={"h200-sxm": record()})
     table = next(b for b in provenance_blocks(r)

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from advisor.cli.render.decision import rates_table
 from advisor.core.comparison import decide
 from advisor.core.model.answers import Answers, parse_answers
+from advisor.present.decision import rates_table
 from advisor.present.verdict import reason_text
 
 

@@ -18,17 +18,31 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Literal, TextIO
 
-from advisor.cli.render.blocks import Block, Bullets, Figure, Heading, Para, Table, legend
 from advisor.cli.render.fit import Fit, fit
 from advisor.core import clean, clean_block
+from advisor.present import plot
+from advisor.present.blocks import (
+    Block,
+    Bullets,
+    Chart,
+    Heading,
+    Para,
+    Scatter,
+    Table,
+    legend,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
+    from rich.text import Text
 
 Format = Literal["text", "md", "html", "svg", "json"]
-SHARE_WIDTH = 110
+SHARE_WIDTH = plot.DOCUMENT_WIDTH
 """Columns of an SVG export and of a chart in a document: wide enough for every table,
 narrow enough to read."""
+STYLES = {"bold": "bold", "dim": "dim", "good": "green", "short": "yellow", "back": "dim",
+          "front": "bold", "pick": "bold green"}
+"""A chart's style words (`advisor.present.plot`) in rich's styles; the others are plain."""
 
 
 def console(file: TextIO | None = None, width: int | None = None,
@@ -57,7 +71,7 @@ _TRAILING = re.compile(r"(?:[ ]|\x1b\[[0-9;]*m)+$", re.MULTILINE)
 def render(blocks: Sequence[Block], fmt: Format, title: str) -> str:
     """The blocks as one document in `fmt` (text, md, html or svg)."""
     if fmt == "md":
-        from advisor.cli.render import markdown
+        from advisor.present import markdown
 
         return markdown.document(blocks, title)
     if fmt == "html":
@@ -85,18 +99,27 @@ def offline_svg(svg: str) -> str:
     return _FONT_FAMILY.sub(f"font-family: {MONOSPACE}", _FONT_FACE.sub("", svg))
 
 
-def chart_text(chart: Figure) -> str:
-    """A chart as plain text at the document width (Markdown's fenced block)."""
-    buffer = io.StringIO()
-    con = console(buffer, width=SHARE_WIDTH)
-    con.print(chart.body)
-    return clean_block("\n".join(line.rstrip() for line in buffer.getvalue().splitlines()))
+def styled(line: plot.Line, style: str = "") -> Text:
+    """One line of a chart in rich's styles."""
+    from rich.text import Text
+
+    out = Text(style=style)
+    for text, words in line:
+        out.append(text, style=" ".join(STYLES[w] for w in words.split() if w in STYLES))
+    return out
 
 
-def chart_html(chart: Figure) -> str:
+def chart_body(chart: Chart, width: int) -> Text:
+    """A chart's lines, in the ASCII marks a file or any terminal shows."""
+    from rich.text import Text
+
+    return Text("\n").join(styled(line) for line in plot.lines(chart, width, plot.ASCII))
+
+
+def chart_html(chart: Chart) -> str:
     """A chart as escaped HTML text with its colours as inline styles (HTML's <pre>)."""
     rec = console(io.StringIO(), width=SHARE_WIDTH, record=True)
-    rec.print(chart.body)
+    rec.print(chart_body(chart, SHARE_WIDTH))
     return rec.export_html(inline_styles=True, code_format="{code}").rstrip()
 
 
@@ -132,27 +155,24 @@ def _renderables(block: Block, con: Console) -> list[RenderableType]:
         head: list[RenderableType] = [Text(clean(block.title), style="bold")] if block.title \
             else []
         return [*head, _hanging("-", block.items, block.indent)]
-    if isinstance(block, Figure):
-        title = Text(clean(block.title), style="bold")
-        if not _fits(block.body, con):
-            return [title, Text("left out at this width (a wider terminal, or --format md, "
-                                "shows it)", style="dim")]
-        return [title, block.body, *(Text(clean(n), style="dim") for n in block.notes)]
-    return _table(block, con)
+    if isinstance(block, Table):
+        return _table(block, con)
+    return _chart(block, con)
 
 
-UNBOUNDED = 10_000
-"""A width no chart reaches: what a chart needs is measured against it, not the terminal."""
-
-
-def _fits(chart: RenderableType, con: Console) -> bool:
-    """A chart is drawn only where it fits: a text chart line for line (wrapped, its marks
-    would move), a grid of columns with its text column wrapped between words."""
-    from rich.measure import Measurement
+def _chart(chart: Chart, con: Console) -> list[RenderableType]:
+    """A chart is drawn only where it fits, line for line (wrapped, its marks would move):
+    a bar's text wraps under itself, the bars and a scatter's grid do not."""
     from rich.text import Text
 
-    m = Measurement.get(con, con.options.update_width(UNBOUNDED), chart)  # else clamped
-    return (m.maximum if isinstance(chart, Text) else m.minimum) <= con.width
+    title = Text(clean(chart.title), style="bold")
+    body = chart_body(chart, con.width)
+    if any(line.cell_len > con.width for line in body.split()):
+        return [title, Text("left out at this width (a wider terminal, or --format md, "
+                            "shows it)", style="dim")]
+    notes = [styled(n, "dim") for n in plot.notes(chart, plot.ASCII)]
+    empty = isinstance(chart, Scatter) and not chart.points  # its notes say why
+    return [title, *([] if empty else [body]), *notes]
 
 
 def _hanging(mark: str, items: Sequence[str], indent: int) -> RenderableType:

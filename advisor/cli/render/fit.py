@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from advisor.cli.render.blocks import Table
 from advisor.core import clean
+from advisor.present.blocks import Table
 
 GAP = 3
 """Between two columns: a padding cell each side of the box's blank divider."""

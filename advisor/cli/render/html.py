@@ -10,9 +10,10 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
-from advisor.cli.render.blocks import Block, Bullets, Figure, Heading, Para, Table, legend
 from advisor.cli.render.emit import chart_html
 from advisor.core import clean, clean_block
+from advisor.present import plot
+from advisor.present.blocks import Block, Bullets, Heading, Para, Scatter, Table, legend
 
 MONOSPACE = ('ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", '
              '"Liberation Mono", monospace')
@@ -56,11 +57,14 @@ def _block(block: Block) -> str:
         head = f"<p><strong>{_esc(block.title)}</strong></p>\n" if block.title else ""
         items = "\n".join(f"<li>{_esc_block(item)}</li>" for item in block.items)
         return f"{head}<ul>\n{items}\n</ul>"
-    if isinstance(block, Figure):
-        notes = "".join(f'\n<p class="note">{_esc(n)}</p>' for n in block.notes)
-        return (f"<figure>\n<figcaption>{_esc(block.title)}</figcaption>\n"
-                f"<pre>{chart_html(block)}</pre>{notes}\n</figure>")
-    return _table(block)
+    if isinstance(block, Table):
+        return _table(block)
+    notes = "".join(f'\n<p class="note">{_esc(plot.text(n))}</p>'
+                    for n in plot.notes(block, plot.ASCII))
+    empty = isinstance(block, Scatter) and not block.points  # its notes say why
+    drawn = "" if empty else f"\n<pre>{chart_html(block)}</pre>"
+    return (f"<figure>\n<figcaption>{_esc(block.title)}</figcaption>{drawn}{notes}\n"
+            "</figure>")
 
 
 def _table(t: Table) -> str:

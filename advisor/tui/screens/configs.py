@@ -23,6 +23,7 @@ from textual.markup import escape
 from textual.widgets import DataTable, Input, Select, Static, TabbedContent, TabPane
 
 from advisor.core import bounds, clean_block
+from advisor.present.charts import cost_chart
 from advisor.present.humanize import fmt_num
 from advisor.tui.fields import any_field_def
 from advisor.tui.numbers import (
@@ -33,7 +34,7 @@ from advisor.tui.numbers import (
     show_number,
 )
 from advisor.tui.screens.base import NARROW, ComputedScreen
-from advisor.tui.widgets.charts import config_chart
+from advisor.tui.widgets.charts import chart
 from advisor.tui.widgets.field import FormField, sync_input, text_input
 from advisor.tui.widgets.pipeline import PipelinePanel
 
@@ -392,7 +393,8 @@ class ConfigsScreen(ComputedScreen):
     def _draw_chart(self) -> None:
         if self.sweep is not None:
             key = self._highlighted()
-            self.query_one("#cfg-chart", Static).update(config_chart(self.sweep, key))
+            self.query_one("#cfg-chart", Static).update(
+                chart(cost_chart(self.sweep, "wizard"), 40, 8, top=key or ""))
             point = next((p for p in self.sweep.points if point_key(p) == key), None)
             self.query_one("#cfg-row", Static).update(
                 clean_block(point_text(point, self.sweep.current)) if point else "")

@@ -163,7 +163,7 @@ class SummaryScreen(WriteDialog):
         self.text = text
 
     def body(self) -> str:
-        first = "\n".join(self.text.splitlines()[:6])
+        first = "\n".join([line for line in self.text.splitlines() if line][:5])
         return (f"[dim]{escape(first)}\n…[/]\n[dim]Copied as Markdown through your terminal "
                 "(OSC 52; some terminals need it allowed). To keep it, save it:[/]")
 

@@ -24,21 +24,22 @@ from textual.markup import escape
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from advisor.core import clean_block
+from advisor.present.charts import RESOURCE_SHORT, interactivity_chart, speedup_chart
+from advisor.present.decision import anchor_lines
 from advisor.present.humanize import fmt_num, ratio
+from advisor.present.plot import bar
 from advisor.present.words import plural
 from advisor.tui.numbers import format_seq_lens
 from advisor.tui.render import (
     BUCKET_NAMES,
     RESOURCE_NAMES,
-    RESOURCE_SHORT,
-    anchor_lines,
     batch_text,
     engine_name,
     format_text,
     speed,
 )
 from advisor.tui.screens.base import NARROW, ReportScreen
-from advisor.tui.widgets.charts import bar, interactivity_chart, speedup_chart
+from advisor.tui.widgets.charts import chart
 
 if TYPE_CHECKING:
     from advisor.core import Decision, GpuResult, Report, SweepPoint
@@ -256,7 +257,8 @@ class PerformanceScreen(ReportScreen):
         self._show_row()
         curve = interactivity_chart(decision)
         self.query_one("#chart", Static).update(
-            speedup_chart(decision) + (f"\n\n{curve}" if curve else ""))
+            chart(speedup_chart(decision), max(40, self.size.width - 4))
+            + (f"\n\n{chart(curve, 34, 9)}" if curve else ""))
         self.query_one("#buckets", Static).update(clean_block(bucket_text(decision)))
         self.query_one("#layouts", Static).update(clean_block(layout_text(decision)))
 

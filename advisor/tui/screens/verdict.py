@@ -17,19 +17,12 @@ from textual.markup import escape
 from textual.widgets import Static
 
 from advisor.core import clean_block
+from advisor.present.decision import anchor_lines, target_facts
 from advisor.present.frozen_base import frozen_base_lines
-from advisor.present.humanize import fmt_num, render_table
+from advisor.present.humanize import render_table
 from advisor.present.verdict import statement, verdict_view
 from advisor.present.words import asked, plural
-from advisor.tui.numbers import format_count
-from advisor.tui.render import (
-    KIND,
-    anchor_lines,
-    defaults_lines,
-    report_warnings,
-    sensitivity_lines,
-    side_rows,
-)
+from advisor.tui.render import KIND, defaults_lines, figure_rows, sensitivity_lines
 from advisor.tui.screens.base import ReportScreen
 
 if TYPE_CHECKING:
@@ -42,21 +35,13 @@ def card(decision: Decision, t: GpuResult) -> str:
     if v is None:
         return f"[b]{t.gpu}[/b] not projected: {escape(t.problem or '')}"
     label, colour = KIND[v.kind]
-    w = decision.answers.workload
-    serving = not w.training
-    budget = w.token_budget is not None
     out = [f"[b reverse {colour}] {label} [/] [b]{plural(t.gpus, 'GPU')} of {t.gpu}[/b]  "
            f"{escape(statement(v.kind, v.headline, t.gpu))}"]
     said = verdict_view(decision.current, t, "wizard")
     out += [f"  • {escape(r)}" for r in said.reasons]
     if v.kind != "blocked-by-gate":
-        out.append("")
-        cur = decision.current
-        rows = side_rows(cur, t, decision.primary_seq_len, serving, budget)
-        out.append(escape(render_table(
-            [f"at {decision.primary_seq_len:,} tokens", f"{cur.gpu} (now)", t.gpu],
-            [list(r) for r in rows])))
-        out.append("[dim]" + escape(figures_note(serving, w.token_budget)) + "[/]")
+        heads, rows, notes = figure_rows(decision, t)
+        out += ["", escape(render_table(heads, rows)), "[dim]" + escape("; ".join(notes)) + "[/]"]
     if v.flips:
         out.append("")
         out.append("[b]what flips it[/b]" if v.kind != "blocked-by-gate" else "[b]remedy[/b]")
@@ -66,28 +51,14 @@ def card(decision: Decision, t: GpuResult) -> str:
         out.append("[b]sensitivity[/b] [dim](each assumption over its range, the others "
                    "held; ↻ = the verdict changes)[/]")
         out += [f"  {escape(line)}" for line in sensitivity_lines(t.sensitivity)]
-    b = t.buy_back
-    if b is not None and b.gpus is not None:
+    facts = target_facts(decision, t)
+    if facts:
         out.append("")
-        cost = [f"${fmt_num(b.usd_per_mtok, 3)}/Mtok"] if b.usd_per_mtok is not None else []
-        power = [f"{fmt_num(b.power_kw, 1)} kW"] if b.power_kw is not None else []
-        out.append(f"[b]or match its speed with more {decision.current.gpu}[/b]: "
-                   + escape("; ".join([b.note, *cost, *power])))
+        out += [f"  • {escape(x)}" for x in facts]
     if said.warnings:
         out.append("[b $warning]warnings[/]")
         out += [f"  ! {escape(w)}" for w in said.warnings]
     return clean_block("\n".join(out))  # a resumed report's text is someone else's
-
-
-def figures_note(serving: bool, tokens: float | None) -> str:
-    """What the side-by-side figures count, so no two different things read as one cost."""
-    if tokens is not None:
-        what = f"job = the {format_count(tokens)}-token budget on each side's GPUs"
-    else:
-        what = ("no token budget: no job to time or total; $ per hour counts all of each "
-                "side's GPUs, so compare $ per Mtok")
-    engine = "; TTFT/TPOT per request at the batch shown" if serving else ""
-    return f"{what}; energy and power: the GPUs at their projected draw (no idle slots){engine}"
 
 
 def anchor_card(decision: Decision) -> str:
@@ -124,7 +95,7 @@ class VerdictScreen(ReportScreen):
         cards = []
         if decision.anchor is not None:
             cards.append(Static(anchor_card(decision), classes="verdict-card", markup=True))
-        warnings = report_warnings(report)
+        warnings = report.warnings
         if warnings:
             cards.append(Static(clean_block("[b $warning]read first[/]\n" + "\n".join(
                 f"  ! {escape(w)}" for w in warnings)), classes="verdict-card", markup=True))

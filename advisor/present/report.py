@@ -1,13 +1,14 @@
 """A whole decision report as blocks: the decision, the sweep and the pipeline it holds,
 then what a kept report needs beyond `compare`: provenance, quotes with their sources,
-the probe records used and the warnings. Also a diff of two reports."""
+the probe records used and the warnings. Also the short form the wizard copies, and a diff
+of two reports."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from advisor.cli.render import configs, decision
-from advisor.cli.render.blocks import Block, Bullets, Col, Heading, Para, Table
+from advisor.present import configs, decision
+from advisor.present.blocks import Block, Bullets, Col, Heading, Para, Table
 from advisor.present.humanize import NA, UNKNOWN, number
 from advisor.present.words import Dialect
 
@@ -37,12 +38,32 @@ def blocks(r: Report, *, provenance: bool = True, dialect: Dialect = "answers") 
     return out
 
 
+def summary_blocks(r: Report, dialect: Dialect = "wizard") -> list[Block]:
+    """The short form of `blocks` the wizard copies (^y): the verdict lines and the figures,
+    each target's reasons, flips, warnings and costs, the report's warnings, the inputs and
+    defaults, and whose report it is; the charts, rates, layouts and notes stay in the whole
+    report (`advisor report show`)."""
+    d = r.decision
+    out = decision.verdict_blocks(d, dialect)
+    for t in d.targets:
+        out += decision.target_details(d, t, dialect)
+    if r.warnings:
+        out.append(Bullets(r.warnings, title="Warnings"))
+    out += decision.inputs(d)
+    return [*out, Para(made(r), dim=True)]
+
+
+def made(r: Report) -> str:
+    p = r.provenance
+    return (f"Report of {p.created:%Y-%m-%d %H:%M} UTC by advisor {p.advisor_version}, "
+            f"shipped catalog {p.catalog_version}")
+
+
 def provenance_blocks(r: Report) -> list[Block]:
     p = r.provenance
     out: list[Block] = [
         Heading("Where this comes from"),
-        Para(f"Report of {p.created:%Y-%m-%d %H:%M} UTC by advisor {p.advisor_version}, "
-             f"shipped catalog {p.catalog_version}"),
+        Para(made(r)),
     ]
     if p.pulled:
         out.append(Bullets([f"pulled {s.kind}: {s.url} (fetched {s.fetched_at:%Y-%m-%d})"

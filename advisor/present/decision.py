@@ -4,8 +4,9 @@ Order: the verdicts; the figures at the primary sequence length, one row per GPU
 each target why, what flips it and what it costs; speedup by sequence length (a chart);
 the rates and where they come from; the layouts; the inputs and the defaults used; notes.
 
-Per-target figures are rows of `SUMMARY` and lines of `target_facts`: a new figure (TTFT,
-a batch size) is one entry there.
+Per-target figures are rows of `LEAD`, `JOB` (or `HOUR`), `SERVING` and `TAIL`, and lines
+of `target_facts`: a new figure (TTFT, a batch size) is one entry there; the wizard's
+verdict card shows the same cells (`side_by_side`).
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, TypeGuard
 
-from advisor.cli.render.blocks import Block, Bullets, Col, Heading, Para, Table
-from advisor.cli.render.charts import interactivity_chart, speedup_chart
+from advisor.present.blocks import Block, Bullets, Col, Heading, Para, Table
+from advisor.present.charts import bound_by, interactivity_chart, speedup_chart
 from advisor.present.frozen_base import frozen_base_lines
 from advisor.present.humanize import NA, UNKNOWN, band, count, duration, number, usd
 from advisor.present.verdict import verdict_headline, verdict_view
@@ -53,6 +54,14 @@ def _energy(d: Decision, r: GpuResult, p: SweepPoint | None) -> str:
     return number(r.job.energy_kwh) if r.job and r.job.energy_kwh is not None else UNKNOWN
 
 
+def _power(d: Decision, r: GpuResult, p: SweepPoint | None) -> str:
+    """The cluster's draw in kW, to two digits below 1 kW (one GPU)."""
+    if r.job is None:
+        return NA
+    kw = r.job.power_kw
+    return number(kw, 1 if kw is None or kw >= 1 else 2)
+
+
 def _max_seq(d: Decision, r: GpuResult, p: SweepPoint | None) -> str:
     return count(r.memory.max_seq_len) if r.memory.max_seq_len else NA
 
@@ -66,11 +75,23 @@ def _serving(d: Decision) -> bool:
     return not d.answers.workload.training
 
 
+BATCH_CAPS = {"kv-capacity": "KV-cache capacity", "tpot": "your TPOT limit",
+              "ttft": "your TTFT limit", "engine cap": "the engine's max batch",
+              "your concurrency": "your requests in flight",
+              "throughput peak": "throughput peaks"}
+"""What sets a serving batch (core's `batch_cap`), as a sentence ends: "batch 273, set by
+KV-cache capacity"."""
+
+
+def batch_cap(cap: str | None) -> str:
+    return BATCH_CAPS.get(cap or "", cap or "")
+
+
 SERVING: list[Figure] = [
-    Figure(Col("batch", "requests", numeric=True, drop=1),
+    Figure(Col("requests", "in flight", numeric=True, drop=1),
            lambda d, r, p: number(p.batch) if _ran(p) and p.batch else NA),
-    Figure(Col("batch set by", drop=6),
-           lambda d, r, p: p.batch_cap or NA if _ran(p) else NA),
+    Figure(Col("set by", drop=6),
+           lambda d, r, p: batch_cap(p.batch_cap) or NA if _ran(p) else NA),
     Figure(Col("TTFT", "ms", numeric=True),
            lambda d, r, p: number(p.ttft_ms) if _ran(p) and p.ttft_ms is not None else NA),
     Figure(Col("TPOT", "ms", numeric=True),
@@ -82,7 +103,7 @@ SERVING: list[Figure] = [
 user waits (TTFT, TPOT, tokens/s each) stays at any width, the job's hour goes first."""
 
 
-SUMMARY: list[Figure] = [
+LEAD: list[Figure] = [
     Figure(Col("GPUs"), lambda d, r, p: r.label),
     Figure(Col("tokens/s", "per GPU", numeric=True),
            lambda d, r, p: number(p.tokens_per_s_per_gpu) if p and p.tokens_per_s_per_gpu
@@ -92,22 +113,24 @@ SUMMARY: list[Figure] = [
     Figure(Col("cost", "$/Mtok", numeric=True, drop=2),
            lambda d, r, p: number(p.usd_per_mtok, 3) if p and p.usd_per_mtok is not None
            else (NA if not p or p.tokens_per_s_per_gpu is None else UNKNOWN)),
+]
+JOB: list[Figure] = [
     Figure(Col("job", "$", numeric=True), _job_usd),
     Figure(Col("wall-clock", "", numeric=True), _job_time),
     Figure(Col("energy", "kWh", numeric=True, drop=3), _energy),
-    Figure(Col("bound by", drop=4), lambda d, r, p: p.binding or NA if p else NA),
+]
+POWER = Figure(Col("power", "kW", numeric=True, drop=3), _power)
+HOUR: list[Figure] = [Figure(Col("cluster", "$/hour", numeric=True), _job_usd), POWER]
+"""Without a token budget there is no job to time or total: an hour of each cluster."""
+TAIL: list[Figure] = [
+    Figure(Col("bound by", drop=4), lambda d, r, p: bound_by(p.binding) or NA if p else NA),
     Figure(Col("longest seq", "tokens", numeric=True, drop=5), _max_seq),
 ]
 
 
 def blocks(d: Decision, dialect: Dialect) -> list[Block]:
     """`dialect`: where the reader gives inputs (compare's flags, an answers file)."""
-    out: list[Block] = [Heading(f"Verdict: {_context(d)}")]
-    out += verdict_lines(d)
-    base = frozen_base_lines(d, dialect)
-    if base:
-        out.append(Bullets(base, title="The frozen base (LoRA)"))
-    out.append(summary_table(d))
+    out = verdict_blocks(d, dialect)
     out += interactivity(d)
     for t in d.targets:
         out += target_details(d, t, dialect)
@@ -120,6 +143,15 @@ def blocks(d: Decision, dialect: Dialect) -> list[Block]:
     if d.notes:
         out.append(Bullets(d.notes, title="Notes"))
     return out
+
+
+def verdict_blocks(d: Decision, dialect: Dialect) -> list[Block]:
+    """The verdict lines, how a LoRA's base is held, and the figures at the primary length."""
+    out: list[Block] = [Heading(f"Verdict: {_context(d)}"), *verdict_lines(d)]
+    base = frozen_base_lines(d, dialect)
+    if base:
+        out.append(Bullets(base, title="The frozen base (LoRA)"))
+    return [*out, summary_table(d)]
 
 
 LEVELS = (1, 2, 5, 10, 15, 20, 30, 40, 50, 60, 75, 100, 125, 150, 200, 300, 500, 1000, 2000)
@@ -148,7 +180,7 @@ def interactivity(d: Decision) -> list[Block]:
     cols = [Col("tokens/s", "per user", numeric=True)]
     for r in results:
         cols += [Col(r.gpu, "tokens/s per GPU", numeric=True), Col("batch", "layout", drop=2)]
-    caps = ", ".join(f"{r.gpu} {p.batch_cap}" for r in results
+    caps = ", ".join(f"{r.gpu} {batch_cap(p.batch_cap)}" for r in results
                      if (p := _point(d, r)) is not None and p.batch_cap)
     notes = [f"{NA}: that GPU cannot serve each user this fast"]
     if caps:
@@ -207,46 +239,85 @@ def _droppable(f: Figure) -> Figure:
     return f if f.col.drop else Figure(replace(f.col, drop=2), f.cell)
 
 
-def summary_table(d: Decision) -> Table:
+def figures(d: Decision) -> list[Figure]:
+    """The summary table's columns: the job's (an hour's without a token budget), serving's
+    waits after the speedup."""
+    rest = LEAD[3:] + (JOB if d.answers.workload.token_budget else HOUR) + TAIL
+    if not _serving(d):
+        return LEAD[:3] + rest
+    return LEAD[:3] + SERVING + [_droppable(f) for f in rest]
+
+
+def summary_notes(d: Decision) -> list[str]:
+    """What the summary table's figures count: the job, whose speedup, the formats, the
+    anchor."""
     budget = d.answers.workload.token_budget
-    job = f"job and wall-clock: {count(budget, 'tokens')}" if budget else \
-        "job and wall-clock: one hour of the cluster (no token budget given)"
-    figures = SUMMARY[:3] + SERVING + [_droppable(f) for f in SUMMARY[3:]] if _serving(d) \
-        else SUMMARY
-    rows = [[f.cell(d, r, _point(d, r)) for f in figures] for r in (d.current, *d.targets)]
-    notes = [job]
-    lens = d.answers.workload.seq_lens
-    if len(lens) > 1:  # the headline's speedup is not this table's: say whose is whose
+    notes = [f"job and wall-clock: {count(budget, 'tokens')}" if budget else
+             "no token budget: no job to time or total; $/hour counts all of each side's "
+             "GPUs, so compare $/Mtok"]
+    if len(d.answers.workload.seq_lens) > 1:  # the headline's speedup is not this table's
         notes.append("the verdict's speedup: the geometric mean over every length both "
                      f"GPUs fit; this table is at {d.primary_seq_len:,} tokens")
     if len({r.precision for r in (d.current, *d.targets)}) > 1:
         notes.append("formats: " + ", ".join(f"{r.gpu} {r.precision}"
                                              for r in (d.current, *d.targets)))
+    anchored = anchor_lines(d)
+    return anchored[:1] + notes
+
+
+def summary_table(d: Decision) -> Table:
+    shown = figures(d)
+    rows = [[f.cell(d, r, _point(d, r)) for f in shown] for r in (d.current, *d.targets)]
+    return Table([f.col for f in shown], rows,
+                 title=f"At {d.primary_seq_len:,} tokens, the current GPU first",
+                 notes=summary_notes(d))
+
+
+def side_by_side(d: Decision, t: GpuResult) -> Table:
+    """The summary table's figures of the current GPU and one target, side by side: one row
+    per figure, the same cells (the GPUs are the columns), and the power each draws."""
+    cur = d.current
+    shown = figures(d)[1:]
+    rows = [[f.col.title(), f.cell(d, cur, _point(d, cur)), f.cell(d, t, _point(d, t))]
+            for f in (shown if POWER in shown else [*shown, POWER])]
+    return Table([Col(f"at {d.primary_seq_len:,} tokens"), Col(f"{cur.label} (now)"),
+                  Col(t.label)], rows, notes=summary_notes(d))
+
+
+def anchor_lines(d: Decision) -> list[str]:
+    """What the decision is anchored on, beside the model's own figure, what that moved and
+    how it carries to each target."""
     a = d.anchor
-    if a is not None:
-        notes.insert(0, f"anchored on {a.whose} {a.measured} on {d.current.gpu} (the model "
-                        f"alone: {number(a.modelled_tokens_per_s_per_gpu)} tokens/s per GPU "
-                        "as run)")
-    return Table([f.col for f in figures], rows,
-                 title=f"At {d.primary_seq_len:,} tokens, the current GPU first", notes=notes)
+    if a is None:
+        return []
+    return [f"anchored on {a.whose} {a.measured} on {d.current.gpu} (the model alone: "
+            f"{number(a.modelled_tokens_per_s_per_gpu)} tokens/s per GPU as run)",
+            *(f"moved: {m}" for m in a.moved), *(f"carries to {x}" for x in a.transfers)]
+
+
+def _job_line(d: Decision, t: GpuResult) -> list[str]:
+    """The job for the token budget: its $, wall-clock, GPU-days, power and energy; without
+    a budget, an hour of the cluster: its $ and power, nothing timed or totalled."""
+    j = t.job
+    if j is None:
+        return []
+    budget = d.answers.workload.token_budget
+    money = usd(j.usd) if j.usd is not None else "no price"
+    electricity = f" ({usd(j.energy_usd)} of electricity)" if j.energy_usd is not None else ""
+    if not budget:
+        power = f", {number(j.power_kw, 1)} kW{electricity}" if j.power_kw is not None else ""
+        return [f"an hour of {t.label}: {money}{power}"]
+    line = (f"job ({count(budget, 'tokens')}): {money}, {duration(j.wall_clock_h)} on "
+            f"{t.label}, {number(j.gpu_days, 1)} GPU-days")
+    if j.power_kw is not None and j.energy_kwh is not None:
+        line += f", {number(j.power_kw, 1)} kW, {number(j.energy_kwh)} kWh{electricity}"
+    return [line]
 
 
 def target_facts(d: Decision, t: GpuResult) -> list[str]:
     """What running the job costs on this target, and the alternative of buying the speed
     back with more current GPUs."""
-    out = []
-    j = t.job
-    if j is not None:
-        budget = d.answers.workload.token_budget
-        what = count(budget, "tokens") if budget else "one hour"
-        money = usd(j.usd) if j.usd is not None else "no price"
-        line = (f"job ({what}): {money}, {duration(j.wall_clock_h)} on {t.label}, "
-                f"{number(j.gpu_days, 1)} GPU-days")
-        if j.power_kw is not None and j.energy_kwh is not None:
-            line += (f", {number(j.power_kw, 1)} kW, {number(j.energy_kwh)} kWh"
-                     + (f" ({usd(j.energy_usd)} of electricity)" if j.energy_usd is not None
-                        else ""))
-        out.append(line)
+    out = _job_line(d, t)
     if d.anchor is not None and t.modelled_tokens_per_s_per_gpu:
         p = t.point(d.primary_seq_len)
         if p is not None and p.tokens_per_s_per_gpu:
@@ -258,7 +329,8 @@ def target_facts(d: Decision, t: GpuResult) -> list[str]:
         extra = ""
         if b.gpus is not None and b.comm_penalty is not None:
             extra = f", {b.comm_penalty:.0%} per-GPU communication penalty" + (
-                f", ${b.usd_per_mtok:.3f}/Mtok" if b.usd_per_mtok is not None else "")
+                f", ${b.usd_per_mtok:.3f}/Mtok" if b.usd_per_mtok is not None else "") + (
+                f", {number(b.power_kw, 1)} kW" if b.power_kw is not None else "")
         out.append(f"or buy the speed back with more {d.current.gpu}: {b.note}{extra}")
     return out
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from advisor.cli.render.blocks import Block, Bullets, Col, Heading, Para, Table
-from advisor.cli.render.charts import cost_chart
+from advisor.present.blocks import Block, Bullets, Col, Heading, Para, Table
+from advisor.present.charts import cost_chart
 from advisor.present.humanize import NA, UNKNOWN, count, duration, number, usd
 from advisor.present.words import Dialect, asked
 

@@ -1,13 +1,14 @@
 """Blocks as GitHub-flavoured Markdown: every column of every table (a file has no width),
-charts as fenced text, and data escaped so that it can never become markup."""
+charts as fenced text, and data escaped so that it can never become markup. The CLI's
+`--format md` and the wizard's copied summary are this."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from advisor.cli.render.blocks import Block, Bullets, Figure, Heading, Para, Table, legend
-from advisor.cli.render.emit import chart_text
 from advisor.core import clean_block
+from advisor.present import plot
+from advisor.present.blocks import Block, Bullets, Chart, Heading, Para, Table, legend
 
 
 def document(blocks: Sequence[Block], title: str) -> str:
@@ -23,12 +24,20 @@ def document(blocks: Sequence[Block], title: str) -> str:
         elif isinstance(block, Bullets):
             out += [_md(block.title), ""] if block.title else []
             out += [f"- {_md(item)}" for item in block.items]
-        elif isinstance(block, Figure):
-            out += [f"**{_md(block.title)}**", "", "```text", chart_text(block), "```"]
-            out += [f"*{_md(n)}*" for n in block.notes]
-        else:
+        elif isinstance(block, Table):
             out += _table(block)
+        else:
+            out += _chart(block)
     return "\n".join(out) + "\n"
+
+
+def _chart(chart: Chart) -> list[str]:
+    drawn = [plot.text(line).rstrip() for line in plot.lines(chart, plot.DOCUMENT_WIDTH,
+                                                             plot.ASCII)]
+    out = [f"**{_md(chart.title)}**", ""]
+    if drawn:
+        out += ["```text", *drawn, "```"]
+    return out + [f"*{_md(plot.text(n))}*" for n in plot.notes(chart, plot.ASCII)]
 
 
 def _table(t: Table) -> list[str]:

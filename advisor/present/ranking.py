@@ -3,16 +3,16 @@ remedy it needs first, if any), the ones that are out and why, and what the figu
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from advisor.cli.render.blocks import Block, Bullets, Col, Heading, Para, Table
-from advisor.cli.render.decision import SERVING
+from advisor.present.blocks import Block, Bullets, Col, Heading, Para, Table
+from advisor.present.decision import SERVING
 from advisor.present.humanize import NA, duration, number
 from advisor.present.words import Dialect, asked
 
 if TYPE_CHECKING:
-    from advisor.cli.render.decision import Figure
     from advisor.core import Decision, GpuResult, Ranking, Remedy, Report, SweepPoint
+    from advisor.present.decision import Figure
 
 ORDERS = {"cost": "$/token", "time": "time", "energy": "energy"}
 FIRST = {"upgrade": "upgrade first", "check": "check first"}
@@ -142,26 +142,3 @@ def _unchecked_note(unchecked: list[str], ranked: int, dialect: Dialect) -> Para
              else f" on {', '.join(unchecked)}: no stack given for them, so they are")
     return Para(asked(f"software not checked{which} ranked on the hardware alone", "stack",
                       dialect), dim=True)
-
-
-def ranking_json(report: Report, ranking: Ranking) -> dict[str, Any]:
-    d = report.decision
-    seq = d.primary_seq_len
-
-    def row(r: GpuResult) -> dict[str, Any]:
-        p = r.point(seq)
-        q = r.assumptions.price if r.assumptions else None
-        remedy = ranking.remedies.get(r.gpu)
-        return {"gpu": r.gpu, "gpus": r.gpus, "role": r.role,
-                "verdict": r.verdict.kind if r.verdict else None,
-                "usd_per_mtok": p.usd_per_mtok if p else None,
-                "price": q.model_dump() if q else None,
-                "tokens_per_s_per_gpu": p.tokens_per_s_per_gpu if p else None,
-                "tokens_per_s_cluster": p.tokens_per_s_cluster if p else None,
-                "job": r.job.model_dump() if r.job else None,
-                "remedy": remedy.text if remedy else None,
-                "remedy_kind": remedy.kind if remedy else None}
-
-    return {"order": ranking.order, "seq_len": seq,
-            "ranked": [row(r) for r in ranking.ranked],
-            "out": [{**row(r), "why": why} for r, why in ranking.out]}

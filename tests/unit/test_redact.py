@@ -6,6 +6,7 @@ credential-shaped values (hypothesis). The next shape found is one line of SECRE
 
 from __future__ import annotations
 
+import re
 import string
 
 import pytest
@@ -21,6 +22,7 @@ STRIPE = "sk_live_4eC39HqLyjWDarjtT1zdp7dc"
 UUID = "550e8400-e29b-41d4-a716-446655440000"
 SHEET_ID = "1BxiMVs0XRA5nFMdKvBdBZjgmUUqptlbs74OgvE2upms"
 H = "https://sheets.example"
+DIGEST = re.compile(r"\b[0-9a-f]{64}\b")
 
 # (URL, the secret that must appear nowhere in what is shown, stored or cited)
 SECRETS = [
@@ -131,7 +133,9 @@ def test_no_secret_shape_reaches_a_cache_or_what_a_report_records(url: str, secr
     assert price is not None and price.usd_per_hour == 2.10
     for text in (outcome.summary(), cache_path("prices").read_text(), " ".join(price.source),
                  provenance().model_dump_json()):
-        assert secret not in text, text
+        # a digest (the sheet's sha256, the URL's keyed hash: random per install) can hold
+        # "abc" or "123456" by chance, and no secret can be read back out of one
+        assert secret not in DIGEST.sub("<digest>", text), text
 
 
 @pytest.mark.parametrize("url", KEPT)

@@ -168,8 +168,8 @@ class AdvisorApp(App[None]):
         self.switch_mode(STEPS_MODE)
         self.goto(self.start)
         if self._load_catalog is not None:
-            self.run_worker(self._load, thread=True, group="catalog",
-                            exit_on_error=False, description="load the catalog")
+            self.call_after_refresh(self.run_worker, self._load, thread=True, group="catalog",
+                                    exit_on_error=False, description="load the catalog")
         else:
             self._catalog_ready()
 

@@ -27,7 +27,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from advisor.heap import keep_for_the_session
+from advisor.heap import keep_for_the_session, loading_for_the_session
 from advisor.tui.hardware import Hardware, detect_hardware
 from advisor.tui.messages import (
     KINDS,
@@ -629,12 +629,13 @@ def wizard_app(resume: Path | None = None) -> AdvisorApp:
     catalog: Catalog | Callable[[], Catalog] = load_catalog  # after the first paint
     state, start, report = None, 0, None
     if resume is not None:  # the verdict needs the catalog at once
-        from advisor.io.documents import load_report
-        from advisor.tui.export import state_from_report
+        with loading_for_the_session():  # the engine's models, the catalog and the report
+            from advisor.io.documents import load_report
+            from advisor.tui.export import state_from_report
 
-        catalog = load_catalog()
-        report = load_report(resume)
-        state, start = state_from_report(report), len(STEPS) - 1
+            catalog = load_catalog()
+            report = load_report(resume)
+            state, start = state_from_report(report), len(STEPS) - 1
     app = AdvisorApp(catalog, None, PackageProbeRunner(), state=state, start=start,
                      report=report)
     keep_for_the_session()  # Textual's modules, and a resumed report with its catalog

@@ -38,6 +38,12 @@ def main() -> int:
     from advisor.cli import main as command_line
 
     code = command_line()
+    if not gc.isenabled():
+        # The interpreter collects once more as it exits, collector off or not: a walk of
+        # every object the command made (~70 ms of a `compare`'s CPU under load, ~30 ms on
+        # an idle box) to free what the process is about to give back whole. Frozen, they
+        # are left to the exit; the atexit handlers and the flush of stdout still run.
+        gc.freeze()
     if code == EXIT_INTERRUPTED:
         for stream in (sys.stdout, sys.stderr):
             with contextlib.suppress(OSError, ValueError):

@@ -19,7 +19,6 @@ import io
 import json
 import math
 import re
-import tomllib
 import types
 from collections.abc import Mapping, Sequence
 from datetime import date, datetime
@@ -95,6 +94,8 @@ def assert_finite(data: Any, what: str) -> None:
 
 def parse_toml(text: str, file: str) -> dict[str, Any]:
     """TOML to a dict; the error names the line and column, not what is there."""
+    import tomllib  # here: a command whose inputs are all JSON or flags never loads it
+
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

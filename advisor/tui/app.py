@@ -27,7 +27,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState, get_current_worker
 
-from advisor.heap import keep_for_the_session
+from advisor.heap import keep_for_the_session, loading_for_the_session
 from advisor.tui.hardware import Hardware, detect_hardware
 from advisor.tui.messages import (
     KINDS,
@@ -132,6 +132,8 @@ class AdvisorApp(App[None]):
         the widgets: it may move the focus), "screen" (a new step is being built),
         "catalog" (the first step's table is not there yet)."""
         self._held: list[events.Key] = []
+        self._detect_pending = False
+        """This box is still to be looked at, once the catalog has filled in a step."""
         self._saved: str | None = None
         """The answers as last saved or resumed (JSON of what was given): quit asks when
         the answers differ from them."""
@@ -168,8 +170,8 @@ class AdvisorApp(App[None]):
         self.switch_mode(STEPS_MODE)
         self.goto(self.start)
         if self._load_catalog is not None:
-            self.run_worker(self._load, thread=True, group="catalog",
-                            exit_on_error=False, description="load the catalog")
+            self.call_after_refresh(self.run_worker, self._load, thread=True, group="catalog",
+                                    exit_on_error=False, description="load the catalog")
         else:
             self._catalog_ready()
 
@@ -200,9 +202,15 @@ class AdvisorApp(App[None]):
         self._catalog_ready()
 
     def _catalog_ready(self) -> None:
-        """What needs the catalog: this box's GPUs named by catalog id, the engine's warm-up."""
+        """What needs the catalog: this box's GPUs named by catalog id (looked for once the
+        step on screen has shown what the catalog filled in, `on_step_ready`), the engine's
+        warm-up."""
         self.set_timer(WARM_UP_AFTER_S, self._warm_up)
-        if self.ctx.hardware.pending:
+        self._detect_pending = self.ctx.hardware.pending
+
+    def _start_detecting(self) -> None:
+        if self._detect_pending and self.is_running:
+            self._detect_pending = False
             self.run_worker(self._detect, thread=True, exclusive=True, group="detect",
                             description="detect hardware")
 
@@ -298,6 +306,8 @@ class AdvisorApp(App[None]):
         """The step on screen has its focus: keys typed while it was built (or while it
         filled in the catalog) go to it, and the next step is built ahead. A step built
         ahead, off screen, releases nothing."""
+        if self._detect_pending:  # after the frame that shows the step filled in
+            self.call_after_refresh(self._start_detecting)
         stack = self.screen_stack  # empty while the app closes
         if stack and message.screen is stack[-1]:
             if self.ctx.loaded is not None:
@@ -620,12 +630,13 @@ def wizard_app(resume: Path | None = None) -> AdvisorApp:
     catalog: Catalog | Callable[[], Catalog] = load_catalog  # after the first paint
     state, start, report = None, 0, None
     if resume is not None:  # the verdict needs the catalog at once
-        from advisor.io.documents import load_report
-        from advisor.tui.export import state_from_report
+        with loading_for_the_session():  # the engine's models, the catalog and the report
+            from advisor.io.documents import load_report
+            from advisor.tui.export import state_from_report
 
-        catalog = load_catalog()
-        report = load_report(resume)
-        state, start = state_from_report(report), len(STEPS) - 1
+            catalog = load_catalog()
+            report = load_report(resume)
+            state, start = state_from_report(report), len(STEPS) - 1
     app = AdvisorApp(catalog, None, PackageProbeRunner(), state=state, start=start,
                      report=report)
     keep_for_the_session()  # Textual's modules, and a resumed report with its catalog

@@ -81,3 +81,23 @@ def test_the_wizard_turns_it_back_on_with_the_imports_frozen(collector, monkeypa
     assert cli.main([]) == 0
     on, frozen = states[0]
     assert on and frozen > 10_000, "what was imported is frozen, then collection is back on"
+
+
+EXIT = """
+import atexit, gc, sys
+atexit.register(lambda: print("at exit:", gc.isenabled(), gc.get_freeze_count() > 10_000,
+                              file=sys.stderr))
+sys.argv = ["advisor", "models"]
+from advisor.__main__ import main
+raise SystemExit(main())
+"""
+
+
+def test_a_short_command_leaves_what_it_made_to_the_exit() -> None:
+    """The interpreter's last collection as it exits runs with the collector off too: what
+    the command made is frozen first, so that collection does not walk it all."""
+    done = subprocess.run([sys.executable, "-c", EXIT], capture_output=True, text=True,
+                          timeout=120, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == ["at exit: False True"]
+    assert "llama-3.1-8b" in done.stdout

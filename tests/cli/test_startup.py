@@ -102,6 +102,20 @@ def test_a_command_loads_its_own_module_only() -> None:
     assert "advisor.probes.cli" not in names
 
 
+def test_compare_loads_nothing_it_does_not_call() -> None:
+    """A `compare` from flags reads no TOML, parses no version, suggests no name and writes
+    nothing: those modules load where they are used, not with the models that use them."""
+    args = ("compare", "--current", "h100-sxm", "--target", "b200-sxm", "--model",
+            "llama-3.1-8b", "--seq-len", "8192")
+    assert "tomllib" in loaded_by(*args)  # a fresh home: the shipped TOML is decoded once
+    names = loaded_by(*args)  # then read from the decoded catalog's cache, as every start
+    assert "advisor.cli.compare" in names  # the check can see the command
+    unused = {"tomllib", "packaging", "difflib", "statistics", "tomlkit", "httpx", "textual",
+              "torch", "advisor.core.validation", "advisor.core.report.diff",
+              "advisor.core.economics.ranking"}
+    assert not names & unused, names & unused
+
+
 def test_the_command_name_is_found_past_the_global_options() -> None:
     from advisor.cli import command_named
 

@@ -42,3 +42,42 @@ async def test_a_loaded_catalog_is_kept_for_the_session(catalog):
         await settle(pilot)
         assert app.ctx.loaded is catalog
         assert _frozen(catalog)
+
+
+def test_a_load_for_the_session_runs_without_the_collector_and_is_kept():
+    from advisor.heap import loading_for_the_session
+
+    gc.unfreeze()
+    try:
+        with loading_for_the_session():
+            during = gc.isenabled()
+            loaded = [[i] for i in range(100)]
+        assert not during and gc.isenabled(), "off while it loads, back on after"
+        assert _frozen(loaded)
+        gc.disable()  # as a short command leaves it
+        with loading_for_the_session():
+            pass
+        assert not gc.isenabled(), "left off where it was off"
+    finally:
+        gc.enable()
+        gc.unfreeze()
+
+
+def test_a_resumed_report_is_kept_for_the_session(tmp_path, catalog):
+    """`advisor --resume`: the report (and the engine's models with it) loads with the
+    collector paused, then stays frozen for the session, and the collector is on again."""
+    from advisor.core import Answers, report_to_toml, run
+    from advisor.tui.app import wizard_app
+
+    answers = Answers.model_validate({"current": "h100-sxm", "targets": ["b200-sxm"],
+                                      "workload": {"model": "llama-3.1-8b",
+                                                   "seq_lens": [4096]}})
+    path = tmp_path / "r.toml"
+    path.write_text(report_to_toml(run(answers, catalog, {})), encoding="utf-8")
+    gc.unfreeze()
+    try:
+        app = wizard_app(path)
+        assert gc.isenabled()
+        assert _frozen(app.ctx.catalog) and _frozen(app._loaded)
+    finally:
+        gc.unfreeze()

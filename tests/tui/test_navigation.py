@@ -162,8 +162,11 @@ async def test_a_broken_catalog_ends_the_wizard_with_one_line(cpu_box, tmp_path)
 
     app = AdvisorApp(load, cpu_box, DemoProbeRunner(), export_dir=tmp_path)
     async with app.run_test(size=WIDE) as pilot:
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        for _ in range(500):  # the load starts after the first paint, then ends the app
+            await app.workers.wait_for_complete()
+            if app.return_code is not None:
+                break
+            await pilot.pause(0.01)
     assert app.return_code == 2
 
 

@@ -280,3 +280,31 @@ def test_every_rate_has_a_source(catalog) -> None:
         r = rates(catalog, g, w8b())
         assert {e.quantity for e in r.evidence} >= {"attention", "HBM bandwidth"}
         assert all(e.detail and math.isfinite(e.value) and e.value > 0 for e in r.evidence)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(rows=st.lists(st.tuples(st.sampled_from([8, 16]), st.sampled_from([1, 2, 4]),
+                               st.sampled_from([1, 2]), st.sampled_from([0, 1, 3]),
+                               st.sampled_from([0, 1, 2]), st.sampled_from([0, 1]),
+                               st.sampled_from([0, 1]), st.sampled_from([0, 1, 2])),
+                     min_size=1, max_size=40),
+       mine=st.integers(0, 39), speeds=st.lists(st.sampled_from([1.0, 2.0, 3.0]),
+                                                min_size=40, max_size=40))
+def test_smallest_change_counts_knobs_as_the_choices_do(rows, mine, speeds) -> None:
+    """The re-tune's smallest change, counted on the Grid's columns, is the one comparing
+    every fitting layout's LayoutChoice knob by knob finds: fewest knobs, then fastest,
+    then first (ties in speed are drawn on purpose)."""
+    from advisor.core.model.vocabulary import BASE_FORMATS
+    from advisor.core.projection.retune import KNOB_WORDS, _changes, _smallest_change
+
+    grid = grid_of([(gpus, 8, tp, 1, 1, 1, 1, mb, 1, zero, rc, off, fused,
+                     base % len(BASE_FORMATS), off)
+                    for gpus, tp, mb, zero, rc, off, fused, base in rows])
+    mine_choice = grid.choice(mine % len(grid))
+    fits = np.arange(len(grid))
+    speed = np.asarray(speeds[:len(grid)])
+    counts = [(len(_changes(mine_choice, grid.choice(int(i)))), -float(speed[i]), int(i))
+              for i in fits]
+    assert grid.knobs_changed(mine_choice, KNOB_WORDS).tolist() == [c[0] for c in counts]
+    expected = "; ".join(_changes(mine_choice, grid.choice(min(counts)[2]))) or None
+    assert _smallest_change(mine_choice, grid, fits, speed) == expected

@@ -16,7 +16,6 @@ what does its work there or that nothing does ([[equivalent]]).
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -571,6 +570,8 @@ def _torch_finding(
 
 
 def _unknown_package(package: str, installed: str | None, catalog: Catalog) -> SoftwareFinding:
+    import difflib  # a package the catalog does not know only
+
     close = difflib.get_close_matches(package, list(catalog.packages), n=2, cutoff=0.6)
     hint = f" (did you mean {', '.join(close)}?)" if close else ""
     return _unknown(package, installed, f"{package} is not in the catalog{hint}: no support data")

@@ -8,10 +8,8 @@ skewing a projection.
 
 from __future__ import annotations
 
-import difflib
 import itertools
 import re
-import statistics
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, TypeVar, get_args
@@ -373,6 +371,8 @@ class Catalog:
         ]
 
     def _suggest(self, query: str) -> str:
+        import difflib  # an unknown GPU only
+
         ids = [g.id for g in self.gpus]
         close = difflib.get_close_matches(query.lower(), ids, n=3, cutoff=0.4)
         return f"; did you mean {', '.join(close)}?" if close else "; see `advisor catalog list`"
@@ -560,6 +560,8 @@ def _peer_medians(stated: list[tuple[Gpu, float]], key: Callable[[Gpu], str], fe
     for g, _ in stated:  # a pulled GPU: the median of all its group's trusted members
         members = groups.get(key(g), [])
         if g.id in untrusted and len(members) > max(fewest - 1, 0):
+            import statistics  # a pulled catalog only
+
             out[g.id] = (statistics.median(v for _, v in members), len(members))
     return out
 

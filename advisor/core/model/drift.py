@@ -17,8 +17,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from packaging.version import Version
-
 from advisor.core.model.probe_record import ProbeRecord
 from advisor.core.model.stack import try_parse_version
 
@@ -68,6 +66,8 @@ def _same_version(a: str | None, b: str | None) -> bool:
     ka, kb = try_parse_version(a), try_parse_version(b)
     if ka is None or kb is None:
         return a.strip() == b.strip()
+    from packaging.version import Version  # loaded by try_parse_version above
+
     return Version(ka.public) == Version(kb.public)
 
 

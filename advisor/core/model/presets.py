@@ -11,7 +11,6 @@ multiplies through on every token. So a count checked against a model card
 
 from __future__ import annotations
 
-import difflib
 import re
 from typing import Any
 
@@ -180,6 +179,8 @@ def resolve_preset(name: str) -> ModelSpec:
     for key, spec in PRESETS.items():
         if _key(key) == wanted:
             return spec
+    import difflib  # an unknown preset only
+
     close = difflib.get_close_matches(name.lower(), list(PRESETS), n=3, cutoff=0.5)
     hint = f"; did you mean {', '.join(close)}?" if close else f"; known: {', '.join(PRESETS)}"
     raise FieldError(f"unknown model preset{hint}", field="model", value=name)

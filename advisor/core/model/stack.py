@@ -10,13 +10,15 @@ where the question is "same build?" ("2.7.1+cu128" is not "2.7.1+cu130").
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from packaging.version import InvalidVersion, Version
 from pydantic import ConfigDict, Field, field_validator, model_validator
 
 from advisor.core.model import bounds as B
 from advisor.core.model.printable import PrintableModel
+
+if TYPE_CHECKING:
+    from packaging.version import Version
 
 # pip distributions of attention kernels: FA2, FA3 and FA4 are separate packages
 # (FA4 installs into the flash_attn namespace but has no FA2 API: transformers #44559).
@@ -43,6 +45,9 @@ def parse_version(text: str) -> Version:
     "2.7" == "2.7.0". A local build label counts: "2.7.1+cu128" and "2.7.1+cu130" are
     different builds (`same_build`) of one release (`same_release`).
     """
+    # packaging loads with the first version read, not with every command (~2 ms)
+    from packaging.version import InvalidVersion, Version
+
     try:
         return Version(text.strip())
     except InvalidVersion:
@@ -64,6 +69,8 @@ def try_parse_version(text: str) -> Version | None:
 
 
 def _public(v: Version) -> Version:
+    from packaging.version import Version
+
     return Version(v.public) if v.local else v
 
 
@@ -95,6 +102,8 @@ def same_public_version(a: str, b: str) -> bool:
 def same_release(a: str, b: str) -> bool:
     """The same release numbers, whatever the pre/post/dev part or build label:
     "2.7.0a0+7c8ec84" (an NGC build) is a 2.7 release, like "2.7" and "2.7.1+cu128" is not."""
+    from packaging.version import Version
+
     return Version(parse_version(a).base_version) == Version(parse_version(b).base_version)
 
 

@@ -10,6 +10,7 @@ make sense is one vectorised pass, not a loop.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from itertools import product
 from typing import TYPE_CHECKING
@@ -92,8 +93,32 @@ class Grid:
             base_format=BASE_FORMATS[v["base"]],
             offload_frozen_weights=bool(v["frozen_offload"]))
 
+    def knobs_changed(self, c: LayoutChoice, knobs: Iterable[str]) -> np.ndarray:
+        """For every layout, how many of `knobs` (LayoutChoice fields) differ from `c`'s: what
+        comparing `self.choice(i)` with `c` knob by knob counts, without making the
+        choices (a re-tune's smallest change weighs hundreds of layouts)."""
+        counts = np.zeros(len(self), dtype=np.int64)
+        for knob in knobs:
+            counts += self._as_chosen(knob) != getattr(c, knob)
+        return counts
+
+    def _as_chosen(self, knob: str) -> np.ndarray:
+        """A LayoutChoice field over every layout, as `choice` reads it from the columns."""
+        column = getattr(self, _COLUMNS.get(knob, knob))[:, 0]
+        if knob in _NAMED:
+            return np.asarray(_NAMED[knob], dtype=object)[column]
+        return column != 0 if knob in _FLAGS else column
+
     def take(self, idx: np.ndarray) -> Grid:
         return Grid(**{f.name: getattr(self, f.name)[idx] for f in fields(self)})
+
+
+_COLUMNS = {"micro_batch": "mb", "accumulation": "acc", "zero_stage": "zero",
+            "offload_optimizer": "offload", "fused_kernels": "fused", "base_format": "base",
+            "offload_frozen_weights": "frozen_offload"}
+"""The Grid column of each LayoutChoice field named otherwise (`choice` reads them)."""
+_NAMED = {"recompute": RECOMPUTE, "base_format": BASE_FORMATS}
+_FLAGS = frozenset({"offload_optimizer", "fused_kernels", "offload_frozen_weights"})
 
 
 def stack(a: Grid, b: Grid) -> Grid:

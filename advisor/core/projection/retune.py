@@ -290,10 +290,12 @@ def _choose(a: Fitted, b: Fitted, keep: np.ndarray) -> Fitted:
 
 def _smallest_change(mine: LayoutChoice, pool: Grid, fits: np.ndarray,
                      speed: np.ndarray) -> str | None:
+    """The fewest knobs changed from `mine` to a layout in `fits`; among those the fastest,
+    then the first."""
     if not len(fits):
         return "nothing fits on this GPU count"
-    costs = [(len(_changes(mine, pool.choice(int(i)))), -float(speed[i]), int(i)) for i in fits]
-    _, _, i = min(costs)
+    changed = pool.knobs_changed(mine, KNOB_WORDS)[fits]
+    i = int(fits[np.lexsort((fits, -speed[fits], changed))[0]])
     return "; ".join(_changes(mine, pool.choice(i))) or None
 
 

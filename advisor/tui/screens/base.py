@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from textual.app import ComposeResult
+from textual.app import ComposeResult, CSSPathType
 from textual.binding import Binding
 from textual.containers import Container
 from textual.content import Content
@@ -44,6 +44,8 @@ if TYPE_CHECKING:
 
 class StepScreen(Screen[None]):
     STEP: ClassVar[int]
+    CSS_PATH: ClassVar[CSSPathType | None] = "../steps.tcss"
+    """The steps' own rules, beside the app's stylesheet; Welcome needs none of them."""
     NEXT_LABEL: ClassVar[str] = "Next"
     AUTO_FOCUS = ""  # each step focuses its main widget itself: one focus change, one footer
 

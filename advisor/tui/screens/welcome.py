@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.app import ComposeResult
 from textual.widgets import Static
 
 from advisor.tui.hardware import Hardware
 from advisor.tui.screens.base import StepScreen
-from advisor.tui.widgets.catalog_table import CatalogTable
+
+if TYPE_CHECKING:
+    from advisor.tui.widgets.catalog_table import CatalogTable
 
 
 def describe_box(hw: Hardware) -> str:
@@ -38,6 +42,7 @@ def describe_box(hw: Hardware) -> str:
 
 class WelcomeScreen(StepScreen):
     STEP = 0
+    CSS_PATH = None  # the app's stylesheet has its rules: nothing more to parse before it
     _box = ""
 
     def compose_body(self) -> ComposeResult:
@@ -50,6 +55,10 @@ class WelcomeScreen(StepScreen):
             yield self._table()
 
     def _table(self) -> CatalogTable:
+        # Imported with the catalog, after the first paint: the table (DataTable, Input,
+        # Select) is not on screen before it.
+        from advisor.tui.widgets.catalog_table import CatalogTable
+
         return CatalogTable(self.ctx.catalog, mark=self._mark, mark_title="●",
                             on_select=self._choose, id="current")
 
@@ -89,18 +98,23 @@ class WelcomeScreen(StepScreen):
         if self.state.current is None:
             detected = [g.catalog_id for g in hw.gpus if g.catalog_id]
             self.state.set_current(detected[0] if detected else None)
-        table = self.query_one(CatalogTable)
+        table = self._shown_table()
         table.refresh_marks()
         if self.state.current:
             table.focus_gpu(self.state.current)
         self.refresh_nav()
+
+    def _shown_table(self) -> CatalogTable:
+        from advisor.tui.widgets.catalog_table import CatalogTable
+
+        return self.query_one(CatalogTable)
 
     def _mark(self, gpu_id: str) -> str:
         return "●" if gpu_id == self.state.current else ""
 
     def _choose(self, gpu_id: str) -> None:
         self.state.set_current(gpu_id)
-        self.query_one(CatalogTable).refresh_marks()
+        self._shown_table().refresh_marks()
         self.refresh_nav()
 
     def ready(self) -> tuple[bool, str]:

@@ -21,7 +21,8 @@ ASKS: dict[str, dict[Dialect, str]] = {
                        "own with --target-stack GPU=...",
               "answers": "give the job's as [stack] in the answers file, or a target's own as "
                          "stacks.<id>",
-              "wizard": "give the job's on step 5 (Software gate)"},
+              "wizard": "give the job's on step 5 (Software gate), or a target's own with its "
+                        "layout on step 3 (Targets and prices)"},
 }
 """What to do to give an input core asks for (`advisor.core.vocabulary.Ask`)."""
 

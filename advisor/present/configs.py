@@ -71,27 +71,34 @@ def sweep_table(r: ConfigSweep, answers: Answers) -> Table:
                + "; ".join(f"{word}: {what}" for word, what in MARKS)])
 
 
-def sweep_blocks(r: ConfigSweep, answers: Answers, dialect: Dialect) -> list[Block]:
-    """The pick, the configuration table, the time-vs-cost chart, what was skipped and the
-    assumptions."""
-    w = answers.workload
-    m = w.model
+def choice(r: ConfigSweep, dialect: Dialect) -> Para:
+    """The pick and why, or that none meets the limits and which comes closest."""
     c = r.choice
-    head = (f"{m.name} ({count(m.params_total)} parameters), {w.mode}, {w.precision}, "
-            f"{r.seq_len:,} tokens per sequence, micro-batch {w.micro_batch}; "
-            f"{count(r.token_budget, 'tokens')}; electricity ${r.electricity_usd_per_kwh}/kWh")
-    out: list[Block] = [Heading("GPU-count sweep"), Para(asked(c.reason, c.ask, dialect),
-                                                        lead=f"Best ({c.objective}):"),
-                        Para(head, lead="Workload:"), sweep_table(r, answers),
-                        cost_chart(r, dialect)]
+    return Para(asked(c.reason, c.ask, dialect), lead=f"Best ({c.objective}):")
+
+
+def sweep_notes(r: ConfigSweep) -> list[Block]:
+    """What was not projected and why, then the assumptions the sweep rests on."""
+    out: list[Block] = []
     if r.skipped:
         reasons: dict[str, list[str]] = {}
         for sk in r.skipped:
             reasons.setdefault(sk.reason, []).append(f"{sk.gpus}x {sk.gpu}")
         out.append(Bullets([f"{', '.join(who)}: {why}" for why, who in reasons.items()],
                            title="Not projected"))
-    out.append(Bullets(r.assumptions, title="Sweep assumptions"))
-    return out
+    return [*out, Bullets(r.assumptions, title="Sweep assumptions")]
+
+
+def sweep_blocks(r: ConfigSweep, answers: Answers, dialect: Dialect) -> list[Block]:
+    """The pick, the configuration table, the time-vs-cost chart, what was skipped and the
+    assumptions."""
+    w = answers.workload
+    m = w.model
+    head = (f"{m.name} ({count(m.params_total)} parameters), {w.mode}, {w.precision}, "
+            f"{r.seq_len:,} tokens per sequence, micro-batch {w.micro_batch}; "
+            f"{count(r.token_budget, 'tokens')}; electricity ${r.electricity_usd_per_kwh}/kWh")
+    return [Heading("GPU-count sweep"), choice(r, dialect), Para(head, lead="Workload:"),
+            sweep_table(r, answers), cost_chart(r, dialect), *sweep_notes(r)]
 
 
 def _split(split: Sequence[int]) -> str:

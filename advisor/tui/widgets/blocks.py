@@ -48,7 +48,8 @@ def kept(t: Table, width: int) -> list[int]:
 
 
 class BlockTable(DataTable[Text]):
-    """A present `Table`, drawn: one row per Table row, keyed by `keys`."""
+    """A present `Table`, drawn: one row per Table row, keyed by `keys`; each column keyed
+    by its title ("cost $/Mtok")."""
 
     shown: Table | None = None
     """The Table drawn."""
@@ -75,7 +76,7 @@ class BlockTable(DataTable[Text]):
         self.clear(columns=True)
         self.header_height = 2 if any(t.cols[i].unit for i in self.keep) else 1
         for i in self.keep:
-            self.add_column(_header(t, i), key=str(i))
+            self.add_column(_header(t, i), key=t.cols[i].title())
         for r, (key, row) in enumerate(zip(self.keys, t.rows, strict=True)):
             self.add_row(*(Text(clean(row[i]), style=style(r, t.cols[i], row[i]),
                                 justify="right" if t.cols[i].numeric else "left")

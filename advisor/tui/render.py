@@ -12,10 +12,9 @@ from typing import TYPE_CHECKING
 from advisor.present.decision import anchor_lines, batch_cap, side_by_side
 from advisor.present.humanize import NA, band
 from advisor.present.verdict import KIND_WORDS
-from advisor.present.words import field_label
 
 if TYPE_CHECKING:
-    from advisor.core import Decision, GpuResult, SensitivityRow, SweepPoint
+    from advisor.core import Decision, GpuResult, SweepPoint
 
 KIND = {kind: (KIND_WORDS[kind].upper(), colour) for kind, colour in (
     ("upgrade", "$success"), ("upgrade-for-time", "$accent"), ("break-even", "$primary"),
@@ -87,48 +86,3 @@ def figure_rows(d: Decision, t: GpuResult) -> tuple[list[str], list[list[str]], 
     anchored = anchor_lines(d)  # the anchor card says it
     return [c.title() for c in shared.cols], rows, [
         *(n for n in shared.notes if n not in anchored), said]
-
-
-def sensitivity_lines(rows: list[SensitivityRow]) -> list[str]:
-    """The tornado, widest swing first, as the engine ranked it: each assumption over its
-    range, the verdict at each end, and where $/token ties if inside the range."""
-    out = []
-    for s in rows:
-        lo, hi = _short(s.low, s.unit), _short(s.high, s.unit)
-        same = s.verdict_low == s.verdict_high
-        verdicts = (f"{s.verdict_low} throughout" if same
-                    else f"{s.verdict_low} at {lo}, {s.verdict_high} at {hi}")
-        tie = (f"; ties at {_short(s.break_even, s.unit)}"
-               if s.break_even is not None and min(s.low, s.high) <= s.break_even
-               <= max(s.low, s.high) else "")
-        mark = "↻" if s.flips else "·"
-        unit = "" if s.unit.startswith("$") else f" {s.unit}"
-        out.append(f"{mark} {s.assumption} {lo}-{hi}{unit}: {verdicts}{tie} "
-                   f"({s.source})")
-    return out
-
-
-def _short(value: float, unit: str) -> str:
-    if unit == "$/h":
-        return f"${value:,.2f}/h"
-    if unit.startswith("$"):
-        return f"${value:,.2f}"
-    if abs(value) >= 100:
-        return f"{value:,.0f}"
-    return f"{value:.2f}"
-
-
-def defaults_lines(decision: Decision) -> list[str]:
-    """Each default the decision used, named and worded as the form shows that field in
-    this mode ("requests in flight: 64", "fused kernels: no")."""
-    from advisor.tui.fields import field_for, show_value
-
-    mode = decision.answers.workload.mode
-    out = []
-    for d in decision.defaults:
-        f = field_for(d.field.removeprefix("workload."), mode) \
-            if d.field.startswith("workload.") else None
-        label = f.label if f is not None else field_label(d.field)
-        value = show_value(f, d.value) if f is not None and f.kind == "choice" else d.value
-        out.append(f"{label}: {value} ({d.source})")
-    return out

@@ -190,9 +190,8 @@ def _hanging(mark: str, items: Sequence[str], indent: int) -> RenderableType:
 
 
 def _table(t: Table, con: Console) -> list[RenderableType]:
-    from rich.text import Text
-
     from rich.cells import cell_len
+    from rich.text import Text
 
     f = fit(t, con.width, cell_len)
     out: list[RenderableType] = []

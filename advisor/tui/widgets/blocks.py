@@ -23,6 +23,7 @@ from textual.widgets import DataTable
 from advisor.core import clean, clean_block
 from advisor.present.blocks import Block, Bullets, Col, Heading, Para, Table, legend
 from advisor.present.fit import fit
+from advisor.present.humanize import render_table
 
 Styler = Callable[[int, Col, str], str]
 """A cell's rich style from its row's index in the Table, its column and its text ("" for
@@ -111,6 +112,18 @@ def table_notes(t: Table) -> list[str]:
     """What a table's figures count and what its missing-figure marks mean (the row line
     shows the columns a width leaves out, marks and all)."""
     return [*t.notes, *legend(t, range(len(t.cols)))]
+
+
+def plain_table(t: Table, width: int) -> str:
+    """A table as plain columns under its title, for a card (markup): the columns `width`
+    holds, its notes dimmed, and which columns it left out."""
+    keep = kept(Table([replace(c, header=c.title(), unit="") for c in t.cols], t.rows), width)
+    left_out = [c.title() for i, c in enumerate(t.cols) if i not in keep]
+    notes = [*table_notes(t)] + ([f"left out at this width: {', '.join(left_out)} (^y "
+                                  "copies them)"] if left_out else [])
+    body = render_table([t.cols[i].title() for i in keep], [[r[i] for i in keep] for r in t.rows])
+    return "\n".join([*([f"[b]{escape(t.title)}[/b]"] if t.title else []), escape(body),
+                      "[dim]" + escape("; ".join(notes)) + "[/]"])
 
 
 def markup(block: Block) -> str:

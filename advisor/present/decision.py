@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, TypeGuard
 from advisor.present.blocks import Block, Bullets, Col, Heading, Para, Table
 from advisor.present.charts import bound_by, interactivity_chart, speedup_chart
 from advisor.present.frozen_base import frozen_base_lines
-from advisor.present.humanize import NA, UNKNOWN, band, count, duration, number, usd
+from advisor.present.humanize import NA, UNKNOWN, band, count, duration, number, price, usd
 from advisor.present.verdict import KIND_WORDS, verdict_headline, verdict_view
 from advisor.present.words import Dialect, default_line
 
@@ -36,6 +36,12 @@ class Figure:
 
     col: Col
     cell: Callable[[Decision, GpuResult, SweepPoint | None], str]
+
+
+def gpu_price(r: GpuResult) -> str:
+    """A GPU's $/GPU-hour as every price column says it: "3.50 quote", "1.50 default"."""
+    q = r.assumptions.price if r.assumptions else None
+    return price(q.usd_per_hour, q.source) if q else UNKNOWN
 
 
 def _point(d: Decision, r: GpuResult) -> SweepPoint | None:
@@ -263,6 +269,38 @@ def summary_notes(d: Decision) -> list[str]:
                                              for r in (d.current, *d.targets)))
     anchored = anchor_lines(d)
     return anchored[:1] + notes
+
+
+FITS = {(True, False): "yes", (True, True): "borderline", (False, True): "borderline",
+        (False, False): "no"}
+"""Whether a point fits in memory (fits, borderline): borderline is within the memory
+model's own uncertainty, either way."""
+MEMORY: list[Figure] = [
+    Figure(Col("memory", "GiB of usable", numeric=True, drop=3),
+           lambda d, r, p: f"{number(p.memory_gib)} of {number(r.memory.usable_gib)}"
+           if p else NA),
+    Figure(Col("fits", drop=2), lambda d, r, p: FITS[p.fits, p.borderline] if p else NA),
+]
+
+
+def _who(r: GpuResult) -> str:
+    """A GPU as a row names it: today's is "(now)", one a gate blocks "(blocked)"."""
+    blocked = (r.verdict is not None and r.verdict.kind == "blocked-by-gate") \
+        or not r.dtype_gate.passed
+    marks = [*(["now"] if r.role == "current" else []), *(["blocked"] if blocked else [])]
+    return r.label + (f" ({', '.join(marks)})" if marks else "")
+
+
+def sweep_table(d: Decision) -> Table:
+    """Every swept sequence length on every GPU, the current GPU first at each: the summary
+    table's figures at each length (its cells, in its words) and memory against what each
+    GPU holds. The wizard's Performance step shows it."""
+    shown = LEAD[1:] + (SERVING if _serving(d) else []) + TAIL[:1] + MEMORY
+    rows = [[f"{seq:,}", _who(r), *(f.cell(d, r, r.sweep[i]) for f in shown)]
+            for i, seq in enumerate(d.answers.workload.seq_lens)
+            for r in (d.current, *d.targets)]
+    return Table([Col("sequence", "tokens", numeric=True), Col("GPUs"), *(f.col for f in shown)],
+                 rows, title="Each sequence length on each GPU, the current GPU first")
 
 
 def summary_table(d: Decision) -> Table:

@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from advisor.present.blocks import Block, Bullets, Col, Heading, Para, Table
-from advisor.present.decision import SERVING
-from advisor.present.humanize import NA, UNKNOWN, duration, number, price
+from advisor.present.decision import SERVING, gpu_price
+from advisor.present.humanize import NA, UNKNOWN, duration, number
 from advisor.present.words import Dialect, asked, plural
 
 if TYPE_CHECKING:
@@ -17,11 +17,6 @@ if TYPE_CHECKING:
 ORDERS = {"cost": "$/token", "time": "time", "energy": "energy"}
 FIRST = {"upgrade": "upgrade first", "check": "check first"}
 """A ranked GPU's verdict while a remedy stands between it and running, by the remedy's kind."""
-
-
-def _price(r: GpuResult) -> str:
-    q = r.assumptions.price if r.assumptions else None
-    return price(q.usd_per_hour, q.source) if q else UNKNOWN
 
 
 def _verdict(r: GpuResult, remedies: dict[str, Remedy]) -> str:
@@ -79,7 +74,7 @@ def _ranked_row(i: int, r: GpuResult, d: Decision, remedies: dict[str, Remedy],
         str(i), r.gpu + (" (now)" if r.role == "current" else ""), str(r.gpus),
         _verdict(r, remedies),
         number(p.usd_per_mtok, 3) if p and p.usd_per_mtok else UNKNOWN,
-        *(f.cell(d, r, p) for f in waits), _price(r),
+        *(f.cell(d, r, p) for f in waits), gpu_price(r),
         number(p.tokens_per_s_per_gpu) if p else NA,
         _pace(r, p, _has_budget(d)), _energy(r, _has_budget(d))]
 

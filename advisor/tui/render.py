@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from advisor.present.decision import anchor_lines, batch_cap, side_by_side
-from advisor.present.humanize import NA, band
+from advisor.present.decision import anchor_lines, batch_cap, gpu_price, side_by_side
+from advisor.present.humanize import NA
 from advisor.present.verdict import KIND_WORDS
 
 if TYPE_CHECKING:
@@ -25,19 +25,6 @@ BUCKET_NAMES = {"dense": "dense GEMMs", "attention": "attention", "elementwise":
                 "overhead": "host overhead"}
 RESOURCE_NAMES = {"compute": "compute", "memory": "memory bandwidth", "network": "network",
                   "host": "host", "capacity": "memory capacity"}
-
-
-def speed(p: SweepPoint) -> str:
-    """ "1.84x (1.46-2.33)": the speedup and its band, as every output writes it."""
-    return band(p.speedup, p.speedup_low, p.speedup_high)
-
-
-def price_text(r: GpuResult) -> str:
-    """ "$4.80 your quote", "$3.90 default", or "no price"."""
-    q = r.assumptions.price if r.assumptions else None
-    if q is None:
-        return "no price"
-    return f"${q.usd_per_hour:.2f} {'your quote' if q.source == 'user' else 'default'}"
 
 
 def engine_name(framework: str | None) -> str:
@@ -79,7 +66,7 @@ def figure_rows(d: Decision, t: GpuResult) -> tuple[list[str], list[list[str]], 
     rows = [["format", format_text(cur), format_text(t)],
             ["engine" if serving else "framework", engine_name(cur.framework),
              engine_name(t.framework)],
-            ["$/GPU-hour", price_text(cur), price_text(t)],
+            ["price $/GPU-h", gpu_price(cur), gpu_price(t)],
             *(list(row) for row in shared.rows)]
     said = "energy and power: the GPUs at their projected draw (no idle slots)" + (
         "; TTFT/TPOT per request at the batch shown" if serving else "")

@@ -153,7 +153,7 @@ async def test_performance_views(make_app, ready_state):
         report = app.report
         table = app.screen.query_one("#sweep", DataTable)
         assert table.row_count == 2 * 3
-        assert "mem GiB" in [str(c.label) for c in table.columns.values()]
+        assert "memory\nGiB of usable" in [str(c.label) for c in table.columns.values()]
         await pilot.press("ctrl+t")
         buckets = text_of(app.screen.query_one("#buckets"))
         assert "dense GEMMs" in buckets and "attention" in buckets

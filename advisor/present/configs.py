@@ -105,8 +105,10 @@ def _split(split: Sequence[int]) -> str:
     return "+".join(str(n) for n in split)
 
 
-def _balance_table(title: str, rows: list[PipelineBalance]) -> Table:
-    body = [[_split(b.split), str(b.idle_gpus), number(b.tokens_per_s / 1e3, 1),
+def balance_table(title: str, rows: list[PipelineBalance], now: PipelineBalance) -> Table:
+    """Splits of a pipeline, one row each: the split as given marked (now)."""
+    body = [[_split(b.split) + (" (now)" if b.split == now.split else ""), str(b.idle_gpus),
+             number(b.tokens_per_s / 1e3, 1),
              _days(b.eta_days), b.bottleneck, f"{b.power_kw_low:.2f}-{b.power_kw_high:.2f}",
              "{:.2f}-{:.2f}".format(*b.kw_saved) if b.kw_saved else NA, b.queue]
             for b in rows]
@@ -115,6 +117,13 @@ def _balance_table(title: str, rows: list[PipelineBalance]) -> Table:
                   Col("bottleneck"), Col("power", "kW (band)", numeric=True, drop=2),
                   Col("saved vs now", "kW", numeric=True, drop=1), Col("queues", drop=4)],
                  body, title=title)
+
+
+def neighbour_tables(r: PipelineReport) -> list[Table]:
+    """The splits next to the one given, and the best splits of the box."""
+    return [balance_table(f"Moving GPUs on or off {r.vary}", r.neighbours, r.current),
+            balance_table(f"Best splits of {r.best_gpus} GPUs (fastest first; ties to the "
+                          "lower draw)", r.best, r.current)]
 
 
 def pipeline_blocks(r: PipelineReport) -> list[Block]:
@@ -142,9 +151,7 @@ def pipeline_blocks(r: PipelineReport) -> list[Block]:
             f"{now.bottleneck}; {now.queue}")
     out: list[Block] = [Heading(f"Pipeline{': ' + r.source if r.source else ''}"),
                         Para(head, lead=f"Now ({_split(now.split)}):"), stages, loads,
-                        _balance_table(f"Moving GPUs on or off {r.vary}", r.neighbours),
-                        _balance_table(f"Best splits of {r.best_gpus} GPUs (fastest first; "
-                                       "ties to the lower draw)", r.best)]
+                        *neighbour_tables(r)]
     for a in r.alternatives:
         out += _alternative(r, a)
     out.append(Bullets(r.assumptions, title="Pipeline assumptions"))

@@ -137,7 +137,7 @@ def split_label(b: PipelineBalance) -> str:
 
 
 def head_text(r: PipelineReport) -> str:
-    """The split as given (markup): throughput, ETA, power band, bottleneck, queues."""
+    """The split as given (markup): throughput, wall-clock, power band, bottleneck, queues."""
     now = r.current
     eta = f", [b]{duration(now.eta_days * 24)}[/b]" if now.eta_days else ""
     where = f" [dim]({escape(r.source)})[/]" if r.source else ""

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from advisor.present.decision import anchor_lines, batch_cap, gpu_price, side_by_side
+from advisor.present.decision import anchor_lines, gpu_price, side_by_side
 from advisor.present.humanize import NA
 from advisor.present.verdict import KIND_WORDS
 
 if TYPE_CHECKING:
-    from advisor.core import Decision, GpuResult, SweepPoint
+    from advisor.core import Decision, GpuResult
 
 KIND = {kind: (KIND_WORDS[kind].upper(), colour) for kind, colour in (
     ("upgrade", "$success"), ("upgrade-for-time", "$accent"), ("break-even", "$primary"),
@@ -43,17 +43,6 @@ def format_text(r: GpuResult) -> str:
     if not r.kv_bytes:
         return precision
     return f"{precision}, KV cache {r.kv_bytes:g} byte" + ("s" if r.kv_bytes > 1 else "")
-
-
-def batch_text(p: SweepPoint | None) -> str:
-    """Serving: requests in flight per replica and what set that number."""
-    if p is None or p.batch is None:
-        return NA
-    cap = batch_cap(p.batch_cap)
-    text = f"{p.batch:,}" + (f" ({cap})" if cap else "")
-    if p.batch_cap == "kv-capacity" and p.uncapped_batch and p.uncapped_batch > p.batch:
-        text += f", {p.uncapped_batch:,} without it"
-    return text
 
 
 def figure_rows(d: Decision, t: GpuResult) -> tuple[list[str], list[list[str]], list[str]]:

@@ -77,7 +77,7 @@ async def test_serving_figures_and_the_engine_are_on_performance_and_the_verdict
                    for c in app.screen.query_one("#sweep").columns.values()]
         assert {"TTFT ms", "TPOT ms", "requests in flight"} <= set(columns)
         line = text_of(app.screen.query_one("#sweep-row"))
-        assert "requests in flight" in line and "vLLM" in line
+        assert "set by " in line and "vLLM" in line
         app.goto(VerdictScreen.STEP)
         await settle(pilot)
         card = text_of(app.screen.query(".verdict-card").first())

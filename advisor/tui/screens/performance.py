@@ -32,7 +32,6 @@ from advisor.present.words import plural
 from advisor.tui.render import (
     BUCKET_NAMES,
     RESOURCE_NAMES,
-    batch_text,
     engine_name,
     format_text,
 )
@@ -49,8 +48,8 @@ FIT_STYLES = {"yes": "green", "borderline": "yellow", "no": "red"}
 
 def point_line(decision: Decision, r: GpuResult, p: SweepPoint, left_out: str) -> str:
     """What no table column says of one row (markup): the anchor, the format and engine,
-    what set a serving batch, how near memory a borderline fit is; then its cells in the
-    columns this width leaves out (`left_out`)."""
+    the batch the KV cache held back, how near memory a borderline fit is; then its cells in
+    the columns this width leaves out (`left_out`)."""
     parts = [f"[b]{escape(r.label)}[/b] at {p.seq_len:,} tokens"]
     modelled = r.modelled_tokens_per_s_per_gpu
     if modelled is not None and decision.anchor is not None \
@@ -59,8 +58,9 @@ def point_line(decision: Decision, r: GpuResult, p: SweepPoint, left_out: str) -
                      f"(modelled {number(modelled)})" if r.role == "current" else
                      f"modelled {number(modelled)} before the anchor")
     parts.append(f"{format_text(r)} on {escape(engine_name(r.framework))}")
-    if not decision.answers.workload.training:
-        parts.append(f"requests in flight {escape(batch_text(p))}")
+    if p.batch_cap == "kv-capacity" and p.batch and p.uncapped_batch \
+            and p.uncapped_batch > p.batch:
+        parts.append(f"{p.uncapped_batch:,} requests in flight without the KV-cache limit")
     if p.borderline and p.memory_margin_gib is not None:
         how = "fits by" if p.memory_margin_gib >= 0 else "over by"
         parts.append(f"[$warning]borderline: {how} {abs(p.memory_margin_gib):.1f} GiB, within "

@@ -23,6 +23,7 @@ from advisor.core.comparison import decide
 from advisor.core.model.answers import parse_answers
 from advisor.io.documents import load_answers
 from advisor.present import decision as cli_decision
+from advisor.present.blocks import Bullets
 from advisor.present.decision import summary_table
 from advisor.present.verdict import VerdictView, statement, verdict_headline, verdict_view
 from advisor.present.words import ASKS, Dialect
@@ -199,3 +200,23 @@ async def test_the_configurations_cells_are_the_cli_s(make_app, ready_state, shi
         headers, rows = _md_table(text, "Configurations")
         assert _same_cells(grid, headers, rows)
         assert any("pick" in row[headers.index("marks")] for row in rows)
+
+
+@pytest.mark.parametrize("case", ["decision", "serving"])
+def test_a_default_reads_the_same_but_for_where_it_is_given(case: str, request: Any) -> None:
+    """The verdict card and ^y (the wizard's words) and the CLI (an answers file's keys)
+    say each default used alike: only its name differs, as each reader gives it."""
+    from advisor.present.decision import defaults_used
+    from advisor.present.markdown import document
+
+    decision = request.getfixturevalue(case)
+    said = {d: defaults_used(decision, d) for d in ("wizard", "answers", "flags")}
+    lines = {d: list(b.items) for d, b in said.items() if isinstance(b, Bullets)}
+    assert len(lines) == 3 and lines["wizard"], "the case has defaults"
+    for d in ("answers", "flags"):
+        assert [x.split(": ", 1)[1] for x in lines[d]] == \
+            [x.split(": ", 1)[1] for x in lines["wizard"]]
+    assert not any(x.endswith((": True", ": False")) or ": True (" in x or ": False (" in x
+                   for x in lines["wizard"])
+    copied = document([said["wizard"]], "")
+    assert all(_flat(x) in _flat(copied.replace("\\", "")) for x in lines["wizard"])

@@ -11,19 +11,19 @@ verdict card shows the same cells (`side_by_side`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, TypeGuard
 
 from advisor.present.blocks import Block, Bullets, Col, Heading, Para, Table
 from advisor.present.charts import bound_by, interactivity_chart, speedup_chart
 from advisor.present.frozen_base import frozen_base_lines
-from advisor.present.humanize import NA, UNKNOWN, band, count, duration, number, usd
-from advisor.present.verdict import verdict_headline, verdict_view
-from advisor.present.words import Dialect
+from advisor.present.humanize import NA, UNKNOWN, band, count, duration, number, price, usd
+from advisor.present.verdict import KIND_WORDS, verdict_headline, verdict_view
+from advisor.present.words import Dialect, default_line
 
 if TYPE_CHECKING:
-    from advisor.core import Decision, GpuResult, SweepPoint
+    from advisor.core import Decision, GpuResult, SensitivityRow, SweepPoint
 
 BUCKETS = {"dense": "dense", "attention": "attention", "elementwise": "elementwise",
            "optimizer": "optimizer", "communication": "comm", "overhead": "host"}
@@ -36,6 +36,12 @@ class Figure:
 
     col: Col
     cell: Callable[[Decision, GpuResult, SweepPoint | None], str]
+
+
+def gpu_price(r: GpuResult) -> str:
+    """A GPU's $/GPU-hour as every price column says it: "3.50 quote", "1.50 default"."""
+    q = r.assumptions.price if r.assumptions else None
+    return price(q.usd_per_hour, q.source) if q else UNKNOWN
 
 
 def _point(d: Decision, r: GpuResult) -> SweepPoint | None:
@@ -139,7 +145,7 @@ def blocks(d: Decision, dialect: Dialect) -> list[Block]:
     buckets = bucket_table(d)
     if buckets is not None:
         out.append(buckets)
-    out += inputs(d)
+    out += inputs(d, dialect)
     if d.notes:
         out.append(Bullets(d.notes, title="Notes"))
     return out
@@ -265,6 +271,38 @@ def summary_notes(d: Decision) -> list[str]:
     return anchored[:1] + notes
 
 
+FITS = {(True, False): "yes", (True, True): "borderline", (False, True): "borderline",
+        (False, False): "no"}
+"""Whether a point fits in memory (fits, borderline): borderline is within the memory
+model's own uncertainty, either way."""
+MEMORY: list[Figure] = [
+    Figure(Col("memory", "GiB of usable", numeric=True, drop=3),
+           lambda d, r, p: f"{number(p.memory_gib)} of {number(r.memory.usable_gib)}"
+           if p else NA),
+    Figure(Col("fits", drop=2), lambda d, r, p: FITS[p.fits, p.borderline] if p else NA),
+]
+
+
+def _who(r: GpuResult) -> str:
+    """A GPU as a row names it: today's is "(now)", one a gate blocks "(blocked)"."""
+    blocked = (r.verdict is not None and r.verdict.kind == "blocked-by-gate") \
+        or not r.dtype_gate.passed
+    marks = [*(["now"] if r.role == "current" else []), *(["blocked"] if blocked else [])]
+    return r.label + (f" ({', '.join(marks)})" if marks else "")
+
+
+def sweep_table(d: Decision) -> Table:
+    """Every swept sequence length on every GPU, the current GPU first at each: the summary
+    table's figures at each length (its cells, in its words) and memory against what each
+    GPU holds. The wizard's Performance step shows it."""
+    shown = LEAD[1:] + (SERVING if _serving(d) else []) + TAIL[:1] + MEMORY
+    rows = [[f"{seq:,}", _who(r), *(f.cell(d, r, r.sweep[i]) for f in shown)]
+            for i, seq in enumerate(d.answers.workload.seq_lens)
+            for r in (d.current, *d.targets)]
+    return Table([Col("sequence", "tokens", numeric=True), Col("GPUs"), *(f.col for f in shown)],
+                 rows, title="Each sequence length on each GPU, the current GPU first")
+
+
 def summary_table(d: Decision) -> Table:
     shown = figures(d)
     rows = [[f.cell(d, r, _point(d, r)) for f in shown] for r in (d.current, *d.targets)]
@@ -344,22 +382,43 @@ def target_details(d: Decision, t: GpuResult, dialect: Dialect) -> list[Block]:
         out.append(Bullets(said.flips, title="What flips it"))
     if said.warnings:
         out.append(Bullets(said.warnings, title="Warnings"))
-    moving = [s for s in t.sensitivity if s.flips][:3]
-    if moving:
-        def fig(v: float) -> str:  # 1,355 TFLOPS, 0.81x: the digits the range can tell
-            return number(v, 0 if abs(v) >= 100 else 2)
-
-        rows = [[s.assumption, f"{fig(s.low)} - {fig(s.high)} {s.unit}",
-                 f"{s.verdict_low} .. {s.verdict_high}",
-                 f"{fig(s.break_even)} {s.unit}" if s.break_even is not None else NA]
-                for s in moving]
-        out.append(Table([Col("assumption"), Col("range"), Col("verdict low .. high"),
-                          Col("ties at", drop=1)], rows,
-                         title="Assumptions that move the verdict"))
+    out += sensitivity(t.sensitivity)
     facts = target_facts(d, t)
     if facts:
         out.append(Bullets(facts))
     return out
+
+
+def _fig(v: float) -> str:
+    """1,355 TFLOPS, 0.81x: the digits a range can tell apart."""
+    return number(v, 0 if abs(v) >= 100 else 2)
+
+
+def _tie(s: SensitivityRow) -> str:
+    """Where $/token ties, inside the range; NA where it does not within it."""
+    b = s.break_even
+    inside = b is not None and min(s.low, s.high) <= b <= max(s.low, s.high)
+    return f"{_fig(b)} {s.unit}" if b is not None and inside else NA
+
+
+def sensitivity(rows: Sequence[SensitivityRow]) -> list[Block]:
+    """The tornado as every output shows it: each assumption that moves the verdict within
+    its range (the engine's order, widest swing first) with the range, the verdict at each
+    end, where $/token ties and what the range rests on; then, in a note, the ones over whose
+    range the verdict holds. Nothing where no assumption was moved (a blocked target)."""
+    moving = [s for s in rows if s.flips]
+    steady = ", ".join(s.assumption for s in rows if not s.flips)
+    if not moving:
+        return [Para(f"No assumption moves the verdict within its range, each moved alone: "
+                     f"{steady}", dim=True)] if steady else []
+    cells = [[s.assumption, f"{_fig(s.low)}-{_fig(s.high)} {s.unit}",
+              " / ".join(KIND_WORDS.get(v, v) for v in (s.verdict_low, s.verdict_high)),
+              _tie(s), s.source] for s in moving]
+    held = [f"the verdict holds over the range of each of: {steady}"] if steady else []
+    return [Table([Col("assumption"), Col("range"), Col("verdict", "low / high"),
+                   Col("ties at", drop=1), Col("from", drop=2)],
+                  cells, title="Assumptions that move the verdict",
+                  notes=["each assumption over its range, the others held", *held])]
 
 
 def rates_table(d: Decision) -> Table:
@@ -446,7 +505,16 @@ def bucket_table(d: Decision) -> Table | None:
     return Table(cols, rows, title="Speedup by part of the step (current time over target's)")
 
 
-def inputs(d: Decision) -> list[Block]:
+def defaults_used(d: Decision, dialect: Dialect) -> Block:
+    """Each value the decision used that was not given, where it is given, and whose it is;
+    or that every value was given."""
+    mode = d.answers.workload.mode
+    lines = [default_line(x.field, x.value, x.source, dialect, mode) for x in d.defaults]
+    return Bullets(lines, title="Defaults (values you did not give):") if lines else \
+        Para("Defaults: none; every value was given.")
+
+
+def inputs(d: Decision, dialect: Dialect) -> list[Block]:
     w = d.answers.workload
     m = w.model
     size = (f"{count(m.params_total)} parameters, {count(m.params_active)} active"
@@ -460,13 +528,7 @@ def inputs(d: Decision) -> list[Block]:
                f"output {w.osl:,} tokens")
     else:
         how = f"{w.mode}, {w.precision}, sequence lengths {seqs}"
-    defaults = [f"{x.field.removeprefix('workload.')} = {x.value} ({x.source})"
-                for x in d.defaults]
     out: list[Block] = [Heading("Inputs"), Para(f"{m.name} ({size}), {how}", lead="Workload:")]
     if m.source:
         out.append(Para(m.source, lead="Model shape:"))
-    if defaults:
-        out.append(Bullets(defaults, title="Defaults (values you did not give):"))
-    else:
-        out.append(Para("Defaults: none; every value was given."))
-    return out
+    return [*out, defaults_used(d, dialect)]

@@ -31,9 +31,11 @@ _SCALES = ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "K"))
 
 
 def fmt_num(value: float | int | None, digits: int | None = None) -> str:
-    """A figure with thousands separators; `-` for unknown rather than a made-up zero."""
-    if value is None:
-        return "-"
+    """A figure with thousands separators, to as many digits as its size calls for (`12,345`,
+    `45.6`, `0.12`) unless told; UNKNOWN for None, as `number` says it. A caller whose figure
+    does not apply (the GPU does not run, nothing fits) says NA before calling."""
+    if value is None or not math.isfinite(value):
+        return UNKNOWN
     if digits is None:
         digits = 0 if float(value).is_integer() else (1 if abs(value) >= 10 else 2)
     return f"{value:,.{digits}f}"
@@ -96,6 +98,18 @@ def usd(value: float | None) -> str:
     if value and abs(value) < 0.005:
         return "<$0.01"
     return f"${value:,.2f}" if abs(value) < 100 else f"${value:,.0f}"
+
+
+PRICE_WORDS = {"user": "quote", "default": "default"}
+"""Whose $/GPU-hour a table's cell is (core's price source): a quote given, or a default."""
+
+
+def price(usd_per_hour: float | None, source: str | None) -> str:
+    """A $/GPU-hour cell under a `$/GPU-h` header: `3.50 quote`, `1.50 default`; UNKNOWN
+    without a price."""
+    if usd_per_hour is None or source is None:
+        return UNKNOWN
+    return f"{usd_per_hour:.2f} {PRICE_WORDS.get(source, source)}"
 
 
 def ratio(value: float | None, digits: int = 2) -> str:

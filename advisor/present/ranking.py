@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from advisor.present.blocks import Block, Bullets, Col, Heading, Para, Table
-from advisor.present.decision import SERVING
-from advisor.present.humanize import NA, duration, number
-from advisor.present.words import Dialect, asked
+from advisor.present.decision import SERVING, gpu_price
+from advisor.present.humanize import NA, UNKNOWN, duration, number
+from advisor.present.words import Dialect, asked, plural
 
 if TYPE_CHECKING:
     from advisor.core import Decision, GpuResult, Ranking, Remedy, Report, SweepPoint
@@ -19,13 +19,6 @@ FIRST = {"upgrade": "upgrade first", "check": "check first"}
 """A ranked GPU's verdict while a remedy stands between it and running, by the remedy's kind."""
 
 
-def _price(r: GpuResult) -> str:
-    q = r.assumptions.price if r.assumptions else None
-    if q is None:
-        return "none"
-    return f"{q.usd_per_hour:.2f} {'quote' if q.source == 'user' else 'default'}"
-
-
 def _verdict(r: GpuResult, remedies: dict[str, Remedy]) -> str:
     if r.role == "current":
         return "today"
@@ -34,21 +27,17 @@ def _verdict(r: GpuResult, remedies: dict[str, Remedy]) -> str:
     return r.verdict.kind if r.verdict else NA
 
 
-def _gpus(n: int) -> str:
-    return f"{n} GPU{'s' if n != 1 else ''}"
-
-
 def ranking_blocks(report: Report, ranking: Ranking, *, dialect: Dialect = "flags"
                    ) -> list[Block]:
-    """The ranked table first, then what is out, then the notes. `answers_file`: the answers
-    came from a file, so a missing price or stack is given there, not with compare's flags."""
+    """The ranked table first, then the remedies the ranked GPUs need, what the ranking could
+    not count, and what is out and why. `dialect`: where a missing price or stack is given."""
     d = report.decision
     waits = [] if d.answers.workload.training else [f for f in SERVING if not f.col.drop]
     out: list[Block] = [Heading(f"Which GPU for {d.answers.workload.model.name}?")]
     out.append(_ranked_table(d, ranking, waits) if ranking.ranked else Para(
         f"none of the {len(ranking.out)} GPUs runs these answers: each is listed below with "
         "why (the power cap and the deadline count too)"))
-    return out + _remedies_and_out(ranking) + _caveats(ranking, _has_budget(d), dialect)
+    return out + _remedies(ranking) + _caveats(ranking, _has_budget(d), dialect) + _out(ranking)
 
 
 def _has_budget(d: Decision) -> bool:
@@ -70,8 +59,8 @@ def _ranked_table(d: Decision, ranking: Ranking, waits: list[Figure]) -> Table:
          Col("energy" if budget else "power", "kWh" if budget else "kW", numeric=True,
              drop=1)],
         rows, title=f"Ranked by {ORDERS[ranking.order]} at {seq:,} tokens",
-        notes=[f"each GPU re-tuned for these answers at {_gpus(d.current.gpus)} unless you gave "
-               "it a count, and gated on the stack it would run; a GPU that needs only an "
+        notes=[f"each GPU re-tuned for these answers at {plural(d.current.gpus, 'GPU')} unless "
+               "you gave it a count, and gated on the stack it would run; a GPU that needs only an "
                "upgrade (or a check of a package with no support data) is ranked on its "
                "figures, its remedy listed below; 'default' prices are the catalog's medians "
                "of dated public quotes, not quotes"])
@@ -84,8 +73,8 @@ def _ranked_row(i: int, r: GpuResult, d: Decision, remedies: dict[str, Remedy],
     return [
         str(i), r.gpu + (" (now)" if r.role == "current" else ""), str(r.gpus),
         _verdict(r, remedies),
-        number(p.usd_per_mtok, 3) if p and p.usd_per_mtok else "?",
-        *(f.cell(d, r, p) for f in waits), _price(r),
+        number(p.usd_per_mtok, 3) if p and p.usd_per_mtok else UNKNOWN,
+        *(f.cell(d, r, p) for f in waits), gpu_price(r),
         number(p.tokens_per_s_per_gpu) if p else NA,
         _pace(r, p, _has_budget(d)), _energy(r, _has_budget(d))]
 
@@ -99,25 +88,26 @@ def _pace(r: GpuResult, p: SweepPoint | None, budget: bool) -> str:
 
 
 def _energy(r: GpuResult, budget: bool) -> str:
-    """The job's kWh for the budget, else its power draw in kW; "?" without a power figure."""
+    """The job's kWh for the budget, else its power draw in kW; UNKNOWN without a power
+    figure."""
     j = r.job
     if not (j and j.power_kw is not None):
-        return "?"
+        return UNKNOWN
     return number(j.energy_kwh) if budget else number(j.power_kw, 1)
 
 
-def _remedies_and_out(ranking: Ranking) -> list[Block]:
-    """What the ranked GPUs need first, by remedy, and the GPUs that are out and why."""
-    out: list[Block] = []
+def _remedies(ranking: Ranking) -> list[Block]:
+    """What the ranked GPUs need first, by remedy."""
     first = ranking.by_remedy()
-    if first:
-        out.append(Bullets([f"{', '.join(gpus)}: {what}" for what, gpus in first.items()],
-                           title="First, for the ranked GPUs that need it"))
-    if ranking.out:
-        out.append(Bullets([f"{r.gpu} ({_gpus(r.gpus)}): {why}" for r, why in ranking.out],
-                           title=f"Out ({len(ranking.out)}): the hardware cannot, another "
-                                 "stack is needed, or over the cap or the deadline"))
-    return out
+    return [Bullets([f"{', '.join(gpus)}: {what}" for what, gpus in first.items()],
+                    title="First, for the ranked GPUs that need it")] if first else []
+
+
+def _out(ranking: Ranking) -> list[Block]:
+    """The GPUs that are out, and why."""
+    return [Bullets([f"{r.gpu} ({plural(r.gpus, 'GPU')}): {why}" for r, why in ranking.out],
+                    title=f"Out ({len(ranking.out)}): the hardware cannot, another stack is "
+                          "needed, or over the cap or the deadline")] if ranking.out else []
 
 
 def _caveats(ranking: Ranking, budget: bool, dialect: Dialect) -> list[Block]:

@@ -49,7 +49,7 @@ def summary_blocks(r: Report, dialect: Dialect = "wizard") -> list[Block]:
         out += decision.target_details(d, t, dialect)
     if r.warnings:
         out.append(Bullets(r.warnings, title="Warnings"))
-    out += decision.inputs(d)
+    out += decision.inputs(d, dialect)
     return [*out, Para(made(r), dim=True)]
 
 

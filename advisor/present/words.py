@@ -21,7 +21,8 @@ ASKS: dict[str, dict[Dialect, str]] = {
                        "own with --target-stack GPU=...",
               "answers": "give the job's as [stack] in the answers file, or a target's own as "
                          "stacks.<id>",
-              "wizard": "give the job's on step 5 (Software gate)"},
+              "wizard": "give the job's on step 5 (Software gate), or a target's own with its "
+                        "layout on step 3 (Targets and prices)"},
 }
 """What to do to give an input core asks for (`advisor.core.vocabulary.Ask`)."""
 
@@ -42,30 +43,46 @@ NAMES: dict[str, str] = {
     "seq_lens": "sequence lengths",
     "micro_batch": "micro-batch",
     "global_batch": "global batch",
-    "packed_doc_len": "packed document length",
-    "zero_stage": "sharding (ZeRO stage)",
-    "offload_optimizer": "optimizer offload",
+    "packed_doc_len": "packed doc length",
+    "zero_stage": "sharding",
+    "offload_optimizer": "offload optimizer",
     "fused_kernels": "fused kernels",
     "attention_kernel": "attention kernel",
     "token_budget": "token budget",
-    "kv_dtype": "KV cache dtype",
-    "ttft_ms": "TTFT limit",
-    "tpot_ms": "TPOT limit",
+    "kv_dtype": "KV cache format",
+    "ttft_ms": "TTFT limit (ms)",
+    "tpot_ms": "TPOT limit (ms)",
+    "min_tokens_per_user": "min tokens/s per user",
     "max_batch": "max batch",
     "nic_gbit": "NIC Gbit/s",
     "electricity_usd_per_kwh": "electricity $/kWh",
     "power_cap_kw": "power cap",
     "time_premium": "time premium",
-    "osl": "output tokens",
+    "osl": "output tokens (OSL)",
     "kv_heads": "KV heads",
     "base_format": "base format",
     "lora_rank": "LoRA rank",
     "lora_targets": "LoRA targets",
-    "offload_frozen_weights": "frozen-weight offload",
+    "offload_frozen_weights": "offload frozen base",
     "allow_quantized_base": "may quantize base",
     "double_quant": "double quantization",
+    "gpus": "GPUs",
+    "tp": "tensor parallel",
+    "pp": "pipeline parallel",
+    "cp": "context parallel",
+    "ep": "expert parallel",
+    "vp": "virtual stages",
 }
-"""An answers field as the wizard labels it, where its key is not already a word."""
+"""An answers field as the wizard's form labels it, where its key is not already a word."""
+SERVING_NAMES: dict[str, str] = {"micro_batch": "requests in flight",
+                                 "framework": "serving engine"}
+"""The fields a serving workload's form labels otherwise (prefill, decode, serve)."""
+MODE_NAMES: dict[tuple[str, str], str] = {("serve", "seq_lens"): "input tokens (ISL)"}
+"""The fields one mode's form labels otherwise."""
+SERVING_MODES = frozenset({"prefill", "decode", "serve"})
+VALUE_WORDS = {"True": "yes", "False": "no"}
+"""A default's value as core lists it, where that is a Python word rather than one a user
+reads."""
 
 
 def asked(text: str, ask: str | None, dialect: Dialect) -> str:
@@ -84,9 +101,32 @@ def plural(n: int, word: str) -> str:
     return f"{n:,} {word}" + ("" if n == 1 else "s")
 
 
-def field_label(name: str) -> str:
-    """ "workload.micro_batch" -> "micro-batch"; "prices.b200-sxm" -> "price of b200-sxm"."""
+def field_label(name: str, mode: str = "pretrain") -> str:
+    """ "workload.micro_batch" -> "micro-batch" ("requests in flight" when serving);
+    "prices.b200-sxm" -> "price of b200-sxm": the field as the wizard's form labels it."""
     if name.startswith("prices."):
         return f"price of {name.removeprefix('prices.')}"
     key = name.removeprefix("workload.")
+    if (mode, key) in MODE_NAMES:
+        return MODE_NAMES[mode, key]
+    if mode in SERVING_MODES and key in SERVING_NAMES:
+        return SERVING_NAMES[key]
     return NAMES.get(key, key.replace("_", " "))
+
+
+def input_name(name: str, dialect: Dialect, mode: str = "pretrain") -> str:
+    """Where an answers field is given: its key (`micro_batch`, `prices.b200-sxm`) for a
+    reader of an answers file or of compare's flags (which follow the keys), the form's
+    label (`micro-batch`) in the wizard."""
+    return field_label(name, mode) if dialect == "wizard" else name.removeprefix("workload.")
+
+
+def default_line(name: str, value: str, source: str, dialect: Dialect,
+                 mode: str = "pretrain") -> str:
+    """One default a decision used, worded alike in every output but for where it is given:
+    "micro_batch: 1 (advisor's default)", in the wizard "micro-batch: 1 (advisor's
+    default)"; yes and no for a switch, ZeRO-1 for a sharding stage."""
+    shown = VALUE_WORDS.get(value, value)
+    if name == "workload.zero_stage" and value.isdigit():
+        shown = f"ZeRO-{value}"
+    return f"{input_name(name, dialect, mode)}: {shown} ({source})"

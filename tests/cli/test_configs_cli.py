@@ -25,7 +25,7 @@ def test_sweep_text_shows_inputs_prices_front_and_choice(advisor_cli):
     assert "Pareto front" in out and "Sweep assumptions" in out and "Time against cost" in out
     md = advisor_cli(*SWEEP, "--power-cap", "12", "--deadline-days", "5", "--format", "md")
     # every column in a file: the quoted price and the catalog's dated default, each labelled
-    assert "3.90 user" in md.stdout and re.search(r"\| \d+\.\d\d default \|", md.stdout)
+    assert "3.90 quote" in md.stdout and re.search(r"\| \d+\.\d\d default \|", md.stdout)
 
 
 def test_sweep_json_matches_the_answers_file(advisor_cli):

@@ -16,7 +16,6 @@ from advisor.present.markdown import document
 from advisor.present.report import summary_blocks, title
 from advisor.tui.demo import settle
 from advisor.tui.export import state_from_report
-from advisor.tui.render import sensitivity_lines
 from advisor.tui.screens.export import ExportScreen, SummaryScreen
 from advisor.tui.screens.performance import PerformanceScreen
 from advisor.tui.screens.ranking import RankingScreen
@@ -110,29 +109,39 @@ async def test_verdict_cards_render_core_s_fields(make_app, ready_state):
         cards = [text_of(c) for c in app.screen.query(".verdict-card")]
         joined = "\n".join(cards)
         for t in report.decision.targets:
-            for line in sensitivity_lines(t.sensitivity):
-                assert line.split(":")[0] in joined
-        assert "defaults used" in joined
+            for s in t.sensitivity:
+                assert s.assumption in joined
+        assert "Defaults (values you did not give)" in joined
         for d in report.decision.defaults:
             assert d.field.startswith(("workload.", "prices.", "electricity"))
         for word in ("speedup_low", "buy_back", "tp*pp*cp", "--price"):
             assert word not in joined
 
 
-def test_sensitivity_lines_say_what_core_says(make_app, shipped):
-    """Each tornado row: its range, and the verdict at each end exactly as core judged it."""
+def test_the_sensitivity_says_what_core_says(shipped):
+    """The assumptions that move the verdict, one row each with the verdict at each end as
+    core judged it; the ones that do not, named in a note. The card and the CLI draw these
+    same blocks."""
     from advisor.core import Answers, run
+    from advisor.present.blocks import Table
+    from advisor.present.decision import sensitivity
+    from advisor.present.verdict import KIND_WORDS
 
     answers = Answers.model_validate({"current": "h200-sxm", "targets": ["b200-sxm"],
                                       "workload": {"model": "llama-3.1-8b",
                                                    "seq_lens": [8192]}})
-    report = run(answers, shipped, {})
-    rows = report.decision.targets[0].sensitivity
-    lines = sensitivity_lines(rows)
-    assert len(lines) == len(rows) > 0
-    for row, line in zip(rows, lines, strict=True):
-        assert (row.verdict_low in line) and (row.verdict_high in line)
-        assert line.startswith("↻" if row.flips else "·")
+    rows = run(answers, shipped, {}).decision.targets[0].sensitivity
+    moving = [s for s in rows if s.flips]
+    assert moving and len(moving) < len(rows), "the case has both kinds"
+    (table,) = sensitivity(rows)
+    assert isinstance(table, Table)
+    assert [r[0] for r in table.rows] == [s.assumption for s in moving]
+    for s, row in zip(moving, table.rows, strict=True):
+        assert row[2] == f"{KIND_WORDS[s.verdict_low]} / {KIND_WORDS[s.verdict_high]}"
+    held = table.notes[-1]
+    assert all(s.assumption in held for s in rows if not s.flips)
+    assert sensitivity([s.model_copy(update={"flips": False}) for s in rows])[0].text \
+        .startswith("No assumption moves the verdict")  # type: ignore[union-attr]
 
 
 async def test_performance_views(make_app, ready_state):
@@ -144,7 +153,7 @@ async def test_performance_views(make_app, ready_state):
         report = app.report
         table = app.screen.query_one("#sweep", DataTable)
         assert table.row_count == 2 * 3
-        assert "mem GiB" in [str(c.label) for c in table.columns.values()]
+        assert "memory\nGiB of usable" in [str(c.label) for c in table.columns.values()]
         await pilot.press("ctrl+t")
         buckets = text_of(app.screen.query_one("#buckets"))
         assert "dense GEMMs" in buckets and "attention" in buckets

@@ -67,11 +67,21 @@ def test_preview_is_the_current_gpu_against_itself(catalog):
 def test_each_ask_names_a_wizard_step_by_its_title(ask):
     """The wizard's words for an input core asks for name the step it is given on, as the
     stepper titles it: a renamed or moved step fails here, not in a user's hands."""
-    said = ASKS[ask]["wizard"]
-    number, title = re.fullmatch(r".*on step (\d+) \((.+)\)", said).groups()  # type: ignore[union-attr]
-    assert STEPS[int(number) - 1][1] == title
+    steps = re.findall(r"on step (\d+) \(([^)]+)\)", ASKS[ask]["wizard"])
+    assert steps
+    for number, title in steps:
+        assert STEPS[int(number) - 1][1] == title
 
 
 def test_field_labels():
     assert field_label("workload.micro_batch") == "micro-batch"
+    assert field_label("workload.micro_batch", "serve") == "requests in flight"
     assert field_label("prices.b200-sxm") == "price of b200-sxm"
+
+
+@pytest.mark.parametrize("f", FIELDS, ids=[f"{f.key}-{sorted(f.modes)[0]}" for f in FIELDS])
+def test_the_wizard_s_words_name_each_field_as_its_form_does(f):
+    """What the wizard says of a field (a default used, in the card and in ^y; an error)
+    names it as the form labels it, in each mode the form shows it."""
+    for mode in f.modes:
+        assert field_label(f"workload.{f.key}", mode) == f.label, mode

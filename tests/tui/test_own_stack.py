@@ -144,15 +144,15 @@ async def test_the_ranking_ranks_an_upgrade_and_sets_another_stack_apart(
         table = screen.query_one("#rank-table", DataTable)
         ranked = [k.value for k in table.rows]
         assert "b200-sxm" in ranked and "tpu-v5p" not in ranked
-        assert "upgrade first" in str(table.get_row("b200-sxm")[2])
+        assert str(table.get_cell("b200-sxm", "verdict")) == "upgrade first"
         out = text_of(screen.query_one("#rank-out"))
         first = out.split("Out (")[0]
         assert "b200-sxm" in first and "upgrade torch 2.5.1+cu124" in first
-        tpu = next(line for line in out.splitlines() if "• tpu-v5p:" in line)
+        tpu = next(line for line in out.splitlines() if "• tpu-v5p (" in line)
         assert "install PyTorch/XLA" in tpu
-        unpriced = next(line for line in out.splitlines() if line.startswith("No price for"))
+        unpriced = next(line for line in out.splitlines() if line.startswith("no price for"))
         assert "rtx-a6000" in unpriced and "quote one on step 3 (Targets and prices)" in unpriced
-        assert "gated on the stack it would run" in text_of(screen.query_one("#rank-head"))
+        assert "gated on the stack it would run" in out
         await pilot.press("escape")
         await settle(pilot)
         app.goto(TargetsScreen.STEP)

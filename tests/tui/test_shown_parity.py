@@ -1,11 +1,14 @@
 """What is shown agrees: the same decision gives the same verdict, reasons, flips and
 warnings, in the same words, and the same figures of the summary table, in the CLI's text
-and in the wizard's verdict card. Only where core asks for an input do they differ, and then
-only in where to give it (a flag or an answers key against a wizard step)."""
+and in the wizard's verdict card; the same answers give the same cells in the ranking (^k,
+`advisor rank`) and the configurations (step 8, `advisor configs sweep`). Only where core
+asks for an input do they differ, and then only in where to give it (a flag or an answers
+key against a wizard step)."""
 
 from __future__ import annotations
 
 import io
+import itertools
 import re
 from pathlib import Path
 from typing import Any
@@ -15,15 +18,22 @@ from rich.text import Text
 
 from advisor.cli.render import emit
 from advisor.cli.render.emit import print_text
-from advisor.core import Catalog, Decision
+from advisor.core import Answers, Catalog, Decision, answers_to_toml
 from advisor.core.comparison import decide
 from advisor.core.model.answers import parse_answers
 from advisor.io.documents import load_answers
 from advisor.present import decision as cli_decision
+from advisor.present.blocks import Bullets
 from advisor.present.decision import summary_table
 from advisor.present.verdict import VerdictView, statement, verdict_headline, verdict_view
 from advisor.present.words import ASKS, Dialect
-from advisor.tui.screens.verdict import card
+from advisor.tui.demo import settle
+from advisor.tui.screens.configs import ConfigsScreen
+from advisor.tui.screens.ranking import RankingScreen
+from advisor.tui.screens.verdict import VerdictScreen, card
+from advisor.tui.widgets.blocks import BlockTable
+
+from .conftest import WIDE, open_ranking
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "answers.toml"
 
@@ -115,3 +125,98 @@ def test_the_cli_and_the_wizard_show_the_same_figures(case: str, request: Any) -
             assert rows[name] == [drawn[decision.current.label][i], drawn[t.label][i]], name
             shown += 1
     assert shown, "no card showed figures: the case no longer covers them"
+
+
+def _md_table(text: str, title: str) -> tuple[list[str], list[list[str]]]:
+    """The headers and rows of the Markdown table under `title` (`--format md`: every
+    column, its cells escaped)."""
+    lines = text.split(f"**{title}**", 1)[1].strip().splitlines()
+    body = list(itertools.takewhile(lambda line: line.startswith("|"), lines))
+
+    def cells(line: str) -> list[str]:
+        return [re.sub(r"\\(.)", r"\1", c).strip()
+                for c in re.split(r"(?<!\\)\|", line.strip())[1:-1]]
+
+    return cells(body[0]), [cells(line) for line in body[2:]]
+
+
+def _same_cells(grid: BlockTable, headers: list[str], rows: list[list[str]]) -> int:
+    """Each row the wizard draws holds the CLI's cells in every column it shows, rows in the
+    same order; returns the number of cells compared."""
+    assert grid.row_count == len(rows) > 0
+    shown = [str(c.label).replace("\n", " ") for c in grid.columns.values()]
+    assert shown == [h for h in headers if h in shown], "the CLI's columns, in its order"
+    assert len(shown) >= 5, shown
+    for i, row in enumerate(rows):
+        drawn = [str(c) for c in grid.get_row_at(i)]
+        assert drawn == [row[headers.index(h)] for h in shown], (i, shown)
+    return len(rows) * len(shown)
+
+
+def _cli_md(capfd: pytest.CaptureFixture[str], tmp_path: Path, answers: Answers,
+            *argv: str) -> str:
+    from advisor.cli import main
+
+    path = tmp_path / "answers.toml"
+    path.write_text(answers_to_toml(answers), encoding="utf-8")
+    capfd.readouterr()
+    assert main([*argv, "--answers", str(path), "--format", "md"]) == 0
+    return capfd.readouterr().out
+
+
+async def test_the_ranking_s_cells_are_the_cli_s(make_app, ready_state, shipped, tmp_path,
+                                                capfd) -> None:
+    """^k and `advisor rank` on the same answers: the same rows, in the same order, and in
+    each column the wizard shows the same cell (the price's "quote" or "default", "?" where
+    a figure is not known)."""
+    state = ready_state(targets=["b200-sxm"], reached=VerdictScreen.STEP)
+    app = make_app(state=state, start=VerdictScreen.STEP, with_catalog=shipped)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot)
+        await open_ranking(pilot)
+        assert isinstance(app.screen, RankingScreen)
+        grid = app.screen.query_one("#rank-table", BlockTable)
+        answers = app.state.to_answers(app.ctx.catalog, app.ctx.hardware)
+        text = _cli_md(capfd, tmp_path, answers, "rank")
+        assert grid.shown is not None
+        headers, rows = _md_table(text, grid.shown.title)
+        assert _same_cells(grid, headers, rows)
+        assert [row[headers.index("GPU")].removesuffix(" (now)") for row in rows] == \
+            [str(k.value) for k in grid.rows]
+
+
+async def test_the_configurations_cells_are_the_cli_s(make_app, ready_state, shipped,
+                                                     tmp_path, capfd) -> None:
+    """The Configurations step and `advisor configs sweep` on the same answers: the same
+    configurations, and the same cells in every column the step shows."""
+    state = ready_state(targets=["b200-sxm", "h200-sxm"], reached=ConfigsScreen.STEP,
+                        given={"token_budget": 1e11})
+    app = make_app(state=state, start=ConfigsScreen.STEP, with_catalog=shipped)
+    async with app.run_test(size=WIDE) as pilot:
+        await settle(pilot)
+        grid = app.screen.query_one("#cfg-table", BlockTable)
+        answers = app.state.to_answers(app.ctx.catalog, app.ctx.hardware)
+        text = _cli_md(capfd, tmp_path, answers, "configs", "sweep")
+        headers, rows = _md_table(text, "Configurations")
+        assert _same_cells(grid, headers, rows)
+        assert any("pick" in row[headers.index("marks")] for row in rows)
+
+
+@pytest.mark.parametrize("case", ["decision", "serving"])
+def test_a_default_reads_the_same_but_for_where_it_is_given(case: str, request: Any) -> None:
+    """The verdict card and ^y (the wizard's words) and the CLI (an answers file's keys)
+    say each default used alike: only its name differs, as each reader gives it."""
+    from advisor.present.decision import defaults_used
+    from advisor.present.markdown import document
+
+    decision = request.getfixturevalue(case)
+    said = {d: defaults_used(decision, d) for d in ("wizard", "answers", "flags")}
+    lines = {d: list(b.items) for d, b in said.items() if isinstance(b, Bullets)}
+    assert len(lines) == 3 and lines["wizard"], "the case has defaults"
+    for d in ("answers", "flags"):
+        assert [x.split(": ", 1)[1] for x in lines[d]] == \
+            [x.split(": ", 1)[1] for x in lines["wizard"]]
+    assert not any(x.endswith((": True", ": False")) or ": True (" in x or ": False (" in x
+                   for x in lines["wizard"])
+    copied = document([said["wizard"]], "")
+    assert all(_flat(x) in _flat(copied.replace("\\", "")) for x in lines["wizard"])

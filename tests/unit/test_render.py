@@ -28,7 +28,17 @@ from advisor.present.blocks import (
     Scatter,
     Table,
 )
-from advisor.present.humanize import NA, UNKNOWN, band, count, duration, number, usd
+from advisor.present.humanize import (
+    NA,
+    UNKNOWN,
+    band,
+    count,
+    duration,
+    fmt_num,
+    number,
+    price,
+    usd,
+)
 
 SUFFIX = {"": 1.0, "K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}
 
@@ -136,6 +146,13 @@ def test_usd(value: float | None, expected: str) -> None:
 def test_number_and_band() -> None:
     assert number(0.004, 2) == "0.004" and number(17628.4) == "17,628"
     assert band(1.83, 1.44, 2.31) == "1.83x (1.44-2.31)" and band(None, None, None) == NA
+
+
+def test_a_missing_figure_has_one_spelling() -> None:
+    """Not known is "?" whichever function says it; a dash is a range's, never a figure's."""
+    assert fmt_num(None) == number(None) == usd(None) == duration(None) == UNKNOWN
+    assert fmt_num(float("nan")) == UNKNOWN and fmt_num(1234.0) == "1,234"
+    assert price(None, None) == UNKNOWN and price(3.5, "user") == "3.50 quote"
 
 
 # --- fitting a table: a number is shown whole or its column is left out and named -----------

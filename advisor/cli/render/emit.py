@@ -18,7 +18,6 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Literal, TextIO
 
-from advisor.cli.render.fit import Fit, fit
 from advisor.core import clean, clean_block
 from advisor.present import plot
 from advisor.present.blocks import (
@@ -31,6 +30,7 @@ from advisor.present.blocks import (
     Table,
     legend,
 )
+from advisor.present.fit import Fit, fit
 
 if TYPE_CHECKING:
     from rich.console import Console, RenderableType
@@ -190,9 +190,10 @@ def _hanging(mark: str, items: Sequence[str], indent: int) -> RenderableType:
 
 
 def _table(t: Table, con: Console) -> list[RenderableType]:
+    from rich.cells import cell_len
     from rich.text import Text
 
-    f = fit(t, con.width)
+    f = fit(t, con.width, cell_len)
     out: list[RenderableType] = []
     if t.title:
         out.append(Text(clean(t.title), style="bold"))

@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -23,8 +22,9 @@ from textual.markup import escape
 from textual.widgets import DataTable, Input, Select, Static, TabbedContent, TabPane
 
 from advisor.core import bounds, clean_block
+from advisor.present.blocks import Col
 from advisor.present.charts import cost_chart
-from advisor.present.humanize import fmt_num
+from advisor.present.configs import choice, sweep_notes, sweep_table
 from advisor.tui.fields import any_field_def
 from advisor.tui.numbers import (
     NumberSpec,
@@ -33,7 +33,8 @@ from advisor.tui.numbers import (
     show_count,
     show_number,
 )
-from advisor.tui.screens.base import NARROW, ComputedScreen
+from advisor.tui.screens.base import ComputedScreen
+from advisor.tui.widgets.blocks import BlockTable, markup, table_notes
 from advisor.tui.widgets.charts import chart
 from advisor.tui.widgets.field import FormField, sync_input, text_input
 from advisor.tui.widgets.pipeline import PipelinePanel
@@ -70,122 +71,18 @@ OPTIONS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "deadline": ("deadline_days", lambda text: parse_optional(text, DEADLINE)),
 }
 """Input id -> (ConfigOptions field, parser)."""
-COLUMNS = ("", "GPU", "N", "K tokens/s", "scaling", "comm", "ETA d", "$", "GPU-d eq", "kW", "kWh",
-           "idle", "$/GPU-h")
-NARROW_COLUMNS = ("", "GPU", "N", "ETA d", "$", "kWh", "$/GPU-h")
-"""Below 110 columns; the highlighted row's other figures show under the table."""
-"""Sized to their contents; a "limits" column follows when there is a cap or a deadline."""
-
-
 def point_key(p: ConfigPoint) -> str:
     return f"{p.gpu}:{p.gpus}"
 
 
-def _limits(p: ConfigPoint) -> Text:
-    over = [w for w, ok in (("> cap", p.meets_power_cap), ("late", p.meets_deadline))
-            if ok is False]
-    if over:
-        return Text(", ".join(over), style="bold red")
-    met = p.meets_power_cap or p.meets_deadline
-    return Text("meets" if met else "-", style="green" if met else "dim")
+MARK_STYLES = {"pick": "bold green", "over cap": "bold red", "late": "bold red"}
 
 
-def has_limits(sweep: ConfigSweep) -> bool:
-    return sweep.choice.power_cap_kw is not None or sweep.choice.deadline_days is not None
-
-
-def config_rows(sweep: ConfigSweep, today: int,
-                columns: tuple[str, ...] = COLUMNS) -> list[tuple[str, list[str | Text]]]:
-    """(row key, cells in `columns`): ★ marks the pick, ● the Pareto front, (now) the current
-    GPU at today's count; your prices vs defaults."""
-    pick = sweep.choice.best
-    limits = has_limits(sweep)
-    rows: list[tuple[str, list[str | Text]]] = []
-    for p in sweep.points:
-        mark = Text("★", style="bold") if p == pick else Text("●") if p.pareto else Text("")
-        price = Text("no price", style="dim") if p.usd_per_gpu_hour is None else Text(
-            f"${p.usd_per_gpu_hour:.2f} " + ("yours" if p.price_source == "user" else "default"),
-            style="" if p.price_source == "user" else "yellow")
-        now = p.gpu == sweep.current and p.gpus == today
-        gpu = Text(p.gpu + (" (now)" if now else ""),
-                   style="bold" if p == pick else "")
-        numbers = [str(p.gpus), fmt_num(p.tokens_per_s / 1e3, 1), f"{p.scaling_efficiency:.0%}",
-                   f"{p.comm_share:.0%}", fmt_num(p.eta_days, 1), fmt_num(p.usd, 0),
-                   fmt_num(p.gpu_days_equiv, 1), fmt_num(p.power_kw, 1), fmt_num(p.energy_kwh, 0),
-                   f"{p.idle_gpus} counted" if p.idle_gpus else "none"]
-        cells: dict[str, str | Text] = dict(zip(
-            COLUMNS, [mark, gpu, *(Text(n, justify="right") for n in numbers), price],
-            strict=True))
-        rows.append((point_key(p), [cells[c] for c in columns]
-                     + ([_limits(p)] if limits else [])))
-    return rows
-
-
-def point_text(p: ConfigPoint, current: str) -> str:
-    """Every figure of one configuration, for the highlighted row (markup)."""
-    price = ("no price" if p.usd_per_gpu_hour is None else
-             f"${p.usd_per_gpu_hour:.2f}/GPU-h "
-             + ("your quote" if p.price_source == "user" else "[$warning]default[/]"))
-    idle = (f"incl. {p.idle_gpus} idle slot{'s' if p.idle_gpus != 1 else ''} of a partly used "
-            "node" if p.idle_gpus else "no idle slots")
-    return (f"[b]{p.gpus}x {p.gpu}[/b] on {p.nodes} node(s), {escape(p.layout)}: "
-            f"{fmt_num(p.tokens_per_s / 1e3, 1)}K tokens/s, scaling {p.scaling_efficiency:.0%}, "
-            f"comm {p.comm_share:.0%}, {fmt_num(p.eta_days, 1)} days, "
-            f"${fmt_num(p.usd, 0)} ({fmt_num(p.gpu_days_equiv, 1)} {current} GPU-days), "
-            f"{fmt_num(p.power_kw, 1)} kW, {fmt_num(p.energy_kwh, 0)} kWh ({idle}), {price}")
-
-
-def unpriced(sweep: ConfigSweep) -> bool:
-    """Asked for the cheapest, with no price to compare: no pick can be called cheapest."""
-    return sweep.choice.objective == "cost" and bool(sweep.points) \
-        and all(p.usd is None for p in sweep.points)
-
-
-def choice_text(sweep: ConfigSweep) -> str:
-    """The pick and why (markup), or that nothing meets the limits and what comes closest."""
-    c = sweep.choice
-    if unpriced(sweep):
-        # Nothing is "cheapest" without a price: say what the pick rests on instead.
-        head = ("[b $warning]No GPU has a price[/]: none is cheapest. Quote prices on "
-                "Targets (step 3), or pick the fastest with \"best is the\" above.")
-        pick = c.best or c.closest_miss
-        if pick is not None:
-            head += (f"\n[dim]marked ★: {escape(pick.label)}, {fmt_num(pick.eta_days, 1)} "
-                     f"days, {fmt_num(pick.power_kw, 1)} kW[/]")
-        return head
-    what = "cheapest" if c.objective == "cost" else "fastest"
-
-    def figures(p: ConfigPoint) -> str:
-        usd = f", ${fmt_num(p.usd, 0)}" if p.usd is not None else ""
-        nodes = f" on {p.nodes} nodes" if p.nodes > 1 else ""
-        return (f"[b]{p.label}[/b]{nodes}: {fmt_num(p.eta_days, 1)} days{usd}, "
-                f"{fmt_num(p.power_kw, 1)} kW")
-
-    if c.best is not None:
-        head = f"[b $success]★ Best ({what})[/] {figures(c.best)}"
-    elif c.closest_miss is not None:
-        head = f"[b $warning]None meets the limits[/]; closest miss {figures(c.closest_miss)}"
-    else:
-        head = "[b $error]No configuration could be projected[/] (why: see the notes below)"
-    return f"{head}\n[dim]{escape(c.reason)}[/]"
-
-
-def notes_text(sweep: ConfigSweep) -> str:
-    """Legend, what was not projected and why, then the sweep's assumptions (markup)."""
-    lines = [f"[b]Columns[/b] [dim]N GPUs; scaling = per-GPU rate over the smallest count "
-             f"that runs; comm = exposed communication share of a step; GPU-d eq = $ in "
-             f"{sweep.current} GPU-days; kW and kWh count the job's GPUs, plus a partly "
-             "used node's idle slots where the idle slots column says so; (now) today's GPU "
-             "and count; ● Pareto front; ★ pick[/]"]
-    if sweep.skipped:
-        why: dict[str, list[str]] = {}
-        for s in sweep.skipped:
-            why.setdefault(s.reason, []).append(f"{s.gpus}x {s.gpu}")
-        lines.append("[b]Not projected[/b]")
-        lines += [f"  • {', '.join(who)}: {escape(reason)}" for reason, who in why.items()]
-    lines.append("[b]Assumptions[/b]")
-    lines += [f"  • {escape(a)}" for a in sweep.assumptions]
-    return "\n".join(lines)
+def point_text(p: ConfigPoint, left_out: str) -> str:
+    """The highlighted configuration: its layout, and its cells in the columns this width
+    leaves out (markup)."""
+    return (f"[b]{p.label}[/b]: {escape(p.layout)}"
+            + (f"; {escape(left_out)}" if left_out else ""))
 
 
 class ConfigsScreen(ComputedScreen):
@@ -269,7 +166,7 @@ class ConfigsScreen(ComputedScreen):
 
     def compose_result(self) -> ComposeResult:
         yield Static("", id="cfg-best", markup=True)
-        yield DataTable(id="cfg-table", cursor_type="row", zebra_stripes=True)
+        yield BlockTable(id="cfg-table", cursor_type="row", zebra_stripes=True)
         yield Static("", id="cfg-row", markup=True)
         with VerticalScroll(id="cfg-more"), Horizontal(id="cfg-panels"):
             yield Static("", id="cfg-chart", markup=True)
@@ -336,22 +233,34 @@ class ConfigsScreen(ComputedScreen):
                               "train or serve, e.g. 300B) to sweep GPU counts; without one the "
                               "engine makes no sweep, and Next goes on to the verdict.")
             return
-        self.query_one("#cfg-best", Static).update(clean_block(choice_text(sweep)))
-        table = self.query_one("#cfg-table", DataTable)
-        keep = self._cursor_to or self._highlighted()
-        table.clear(columns=True)
-        columns = NARROW_COLUMNS if self.size.width < NARROW else COLUMNS
-        table.add_columns(*columns, *(["limits"] if has_limits(sweep) else []))
-        today = report.decision.answers.workload.gpus
-        for key, cells in config_rows(sweep, today, columns):
-            table.add_row(*cells, key=key)
+        answers = report.decision.answers
+        self.query_one("#cfg-best", Static).update(clean_block(
+            markup(choice(sweep, "wizard"))))
+        table = self.query_one("#cfg-table", BlockTable)
+        keep = self._cursor_to or table.highlighted
+        drawn = sweep_table(sweep, answers)
+        table.show(drawn, [point_key(p) for p in sweep.points], self._style)
         self._size_table()
         pick = sweep.choice.best or sweep.choice.closest_miss
         self._cursor_to = keep if keep in table.rows else (point_key(pick) if pick else None)
         self._tries = 0
         self._place_cursor()
         self._draw_chart()
-        self.query_one("#cfg-notes", Static).update(clean_block(notes_text(sweep)))
+        self.query_one("#cfg-notes", Static).update(clean_block("\n".join(
+            ["[dim]" + escape("\n".join(table_notes(drawn))) + "[/]",
+             *(markup(b) for b in sweep_notes(sweep))])))
+
+    def _style(self, row: int, col: Col, cell: str) -> str:
+        """The pick in bold; its mark in green, a broken limit in red, a default price in
+        yellow."""
+        sweep = self.sweep
+        assert sweep is not None
+        p = sweep.points[row]
+        if col.header == "GPU":
+            return "bold" if p == sweep.choice.best else ""
+        if col.header == "marks":
+            return next((MARK_STYLES[m] for m in cell.split(", ") if m in MARK_STYLES), "")
+        return "yellow" if col.header == "price" and p.price_source == "default" else ""
 
     def on_resize(self, event: Resize) -> None:
         self._size_table()
@@ -382,22 +291,17 @@ class ConfigsScreen(ComputedScreen):
         table.scroll_to(y=0, animate=False, force=True)
         table.move_cursor(row=table.get_row_index(key))
 
-    def _highlighted(self) -> str | None:
-        table = self.query_one("#cfg-table", DataTable)
-        if not table.row_count:
-            return None
-        return table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
-
     sweep: ConfigSweep | None = None
 
     def _draw_chart(self) -> None:
         if self.sweep is not None:
-            key = self._highlighted()
+            table = self.query_one("#cfg-table", BlockTable)
+            key = table.highlighted
             self.query_one("#cfg-chart", Static).update(
                 chart(cost_chart(self.sweep, "wizard"), 40, 8, top=key or ""))
             point = next((p for p in self.sweep.points if point_key(p) == key), None)
             self.query_one("#cfg-row", Static).update(
-                clean_block(point_text(point, self.sweep.current)) if point else "")
+                clean_block(point_text(point, table.left_out(key))) if point and key else "")
 
     @on(DataTable.RowHighlighted, "#cfg-table")
     def _row(self) -> None:

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -24,117 +23,51 @@ from textual.markup import escape
 from textual.widgets import DataTable, Static, TabbedContent, TabPane
 
 from advisor.core import clean_block
-from advisor.present.charts import RESOURCE_SHORT, interactivity_chart, speedup_chart
-from advisor.present.decision import anchor_lines
-from advisor.present.humanize import fmt_num, ratio
+from advisor.present.blocks import Col
+from advisor.present.charts import interactivity_chart, speedup_chart
+from advisor.present.decision import anchor_lines, sweep_table
+from advisor.present.humanize import fmt_num, number
 from advisor.present.plot import bar
 from advisor.present.words import plural
-from advisor.tui.numbers import format_seq_lens
 from advisor.tui.render import (
     BUCKET_NAMES,
     RESOURCE_NAMES,
-    batch_text,
     engine_name,
     format_text,
-    speed,
 )
-from advisor.tui.screens.base import NARROW, ReportScreen
+from advisor.tui.screens.base import ReportScreen
+from advisor.tui.widgets.blocks import BlockTable
 from advisor.tui.widgets.charts import chart
 
 if TYPE_CHECKING:
     from advisor.core import Decision, GpuResult, Report, SweepPoint
 
 VIEWS = ("tab-sweep", "tab-buckets", "tab-layouts")
+FIT_STYLES = {"yes": "green", "borderline": "yellow", "no": "red"}
 
 
-def _fits(p: SweepPoint, r: GpuResult) -> Text:
-    mem = f"{p.memory_gib:,.0f}/{r.memory.usable_gib:,.0f}"
-    if p.fits and p.borderline:
-        return Text(f"◐ {mem}", style="yellow")
-    return Text(f"✔ {mem}", style="green") if p.fits else Text(f"✘ {mem}", style="red")
-
-
-COLUMNS = ("seq", "GPU", "tokens/s/GPU", "speedup (band)", "$/Mtok", "bound by", "mem GiB")
-SERVING_COLUMNS = ("TTFT ms", "TPOT ms", "batch")
-NARROW_COLUMNS = ("seq", "GPU", "tokens/s/GPU", "speedup", "$/Mtok", "bound by")
-"""Below 110 columns; the highlighted row's every figure shows under the table."""
-
-
-def sweep_columns(decision: Decision, band: bool = True) -> list[str]:
-    serving = not decision.answers.workload.training
-    if not band:
-        return list(NARROW_COLUMNS)
-    return list(COLUMNS) + (list(SERVING_COLUMNS) if serving else [])
-
-
-def _label(r: GpuResult) -> str:
-    blocked = (r.verdict is not None and r.verdict.kind == "blocked-by-gate") \
-        or not r.dtype_gate.passed
-    now = " (now, blocked)" if blocked else " (now)"
-    return r.label + (now if r.role == "current" else " (blocked)" if blocked else "")
-
-
-def sweep_rows(decision: Decision, band: bool = True) -> list[tuple[str, list[str | Text]]]:
-    """(row key, cells) grouped by sequence length, current GPU first in each group; without
-    `band` (narrow terminals) the band, memory and serving figures are left to the line
-    under the table."""
-    serving = not decision.answers.workload.training
-    gpus = [decision.current, *decision.targets]
-    rows: list[tuple[str, list[str | Text]]] = []
-    for col, seq in enumerate(decision.answers.workload.seq_lens):
-        for i, r in enumerate(gpus):
-            p = r.sweep[col]
-            today = ("1.00x (today)" if band else "1.00x") if p.runnable else "-"
-            if r.role == "current":
-                shown = today
-            else:
-                shown = speed(p) if band or p.speedup is None else ratio(p.speedup)
-            row: list[str | Text] = [
-                format_seq_lens((seq,)), _label(r), fmt_num(p.tokens_per_s_per_gpu, 0), shown,
-                fmt_num(p.usd_per_mtok, 3),
-                RESOURCE_SHORT.get(p.binding or "", "-") if p.binding and p.runnable else "-"]
-            if band:
-                row.append(_fits(p, r))
-                if serving:
-                    row += [fmt_num(p.ttft_ms, 0), fmt_num(p.tpot_ms, 1),
-                            fmt_num(p.batch, 0) if p.batch is not None else "-"]
-            rows.append((f"{i}:{col}", row))
-    return rows
-
-
-def point_line(decision: Decision, r: GpuResult, p: SweepPoint) -> str:
-    """Every figure of one row, in words (markup): what a narrow table leaves out, and what
-    no table column says (what set the batch, the format, the engine, the anchor)."""
-    serving = not decision.answers.workload.training
-    parts = [f"[b]{escape(_label(r))}[/b] at {p.seq_len:,} tokens: "
-             f"{fmt_num(p.tokens_per_s_per_gpu, 0)} tokens/s per GPU"]
-    if r.role == "current" and r.modelled_tokens_per_s_per_gpu is not None \
-            and decision.anchor is not None and p.seq_len == decision.primary_seq_len:
-        parts.append(f"anchored on your measured {escape(decision.anchor.measured)} "
-                     f"(modelled {fmt_num(r.modelled_tokens_per_s_per_gpu, 0)})")
-    elif r.modelled_tokens_per_s_per_gpu is not None and decision.anchor is not None \
+def point_line(decision: Decision, r: GpuResult, p: SweepPoint, left_out: str) -> str:
+    """What no table column says of one row (markup): the anchor, the format and engine,
+    the batch the KV cache held back, how near memory a borderline fit is; then its cells in
+    the columns this width leaves out (`left_out`)."""
+    parts = [f"[b]{escape(r.label)}[/b] at {p.seq_len:,} tokens"]
+    modelled = r.modelled_tokens_per_s_per_gpu
+    if modelled is not None and decision.anchor is not None \
             and p.seq_len == decision.primary_seq_len:
-        parts.append(f"modelled {fmt_num(r.modelled_tokens_per_s_per_gpu, 0)} before the "
-                     "anchor")
-    if r.role != "current":
-        parts.append(speed(p))
+        parts.append(f"anchored on your measured {escape(decision.anchor.measured)} "
+                     f"(modelled {number(modelled)})" if r.role == "current" else
+                     f"modelled {number(modelled)} before the anchor")
     parts.append(f"{format_text(r)} on {escape(engine_name(r.framework))}")
-    if serving:
-        parts.append(f"TTFT {fmt_num(p.ttft_ms, 0)} ms, TPOT {fmt_num(p.tpot_ms, 1)} ms, "
-                     f"requests in flight {escape(batch_text(p))}")
-    if p.binding and p.runnable:
-        parts.append(f"bound by {RESOURCE_NAMES.get(p.binding, p.binding)}")
-    mem = f"{p.memory_gib:,.1f} of {r.memory.usable_gib:,.1f} GiB"
+    if p.batch_cap == "kv-capacity" and p.batch and p.uncapped_batch \
+            and p.uncapped_batch > p.batch:
+        parts.append(f"{p.uncapped_batch:,} requests in flight without the KV-cache limit")
     if p.borderline and p.memory_margin_gib is not None:
         how = "fits by" if p.memory_margin_gib >= 0 else "over by"
-        mem += (f" [$warning]borderline: {how} {abs(p.memory_margin_gib):.1f} GiB, within the "
-                "memory model's uncertainty: measure it[/]")
+        parts.append(f"[$warning]borderline: {how} {abs(p.memory_margin_gib):.1f} GiB, within "
+                     "the memory model's uncertainty: measure it[/]")
     elif not p.fits:
-        mem += " [$error]does not fit[/]"
-    parts.append(mem)
-    if p.usd_per_mtok is not None:
-        parts.append(f"${fmt_num(p.usd_per_mtok, 3)}/Mtok")
-    return "; ".join(parts)
+        parts.append("[$error]does not fit[/]")
+    return "; ".join([*parts, *([escape(left_out)] if left_out else [])])
 
 
 def bucket_text(decision: Decision, width: int = 24) -> str:
@@ -214,7 +147,7 @@ class PerformanceScreen(ReportScreen):
         with TabbedContent(id="perf-tabs"):
             with TabPane("Sweep", id="tab-sweep"), Horizontal(id="perf"):
                 with Vertical(id="sweep-box"):
-                    yield DataTable(id="sweep", cursor_type="row", zebra_stripes=True)
+                    yield BlockTable(id="sweep", cursor_type="row", zebra_stripes=True)
                     yield Static("", id="sweep-row", markup=True)
                 with VerticalScroll(id="chart-box", can_focus=False):
                     yield Static("", id="chart", markup=True)
@@ -244,16 +177,11 @@ class PerformanceScreen(ReportScreen):
             f"[b]{escape(w.model.name)}[/b] {w.mode}, {plural(w.gpus, 'GPU')} today{serving}. "
             f"Speedup is tokens/s per GPU against {decision.current.gpu}, {basis}; bound by: "
             f"what limits the step (HBM = memory bandwidth); ^t switches view.{anchored}")
-        table = self.query_one("#sweep", DataTable)
-        keep = self._highlighted()
-        table.clear(columns=True)
-        band = self.size.width >= NARROW
-        table.add_columns(*sweep_columns(decision, band))
-        for key, row in sweep_rows(decision, band):
-            table.add_row(*row, key=key)
-        if keep is not None and keep in table.rows:
-            table.move_cursor(row=table.get_row_index(keep))
-        table.focus()
+        gpus = [decision.current, *decision.targets]
+        self.query_one("#sweep", BlockTable).show(
+            sweep_table(decision), [f"{i}:{col}" for col in range(len(w.seq_lens))
+                                    for i in range(len(gpus))], self._style)
+        self.query_one("#sweep", BlockTable).focus()
         self._show_row()
         curve = interactivity_chart(decision)
         self.query_one("#chart", Static).update(
@@ -262,19 +190,21 @@ class PerformanceScreen(ReportScreen):
         self.query_one("#buckets", Static).update(clean_block(bucket_text(decision)))
         self.query_one("#layouts", Static).update(clean_block(layout_text(decision)))
 
-    def _highlighted(self) -> str | None:
-        table = self.query_one("#sweep", DataTable)
-        if not table.row_count:
-            return None
-        return table.coordinate_to_cell_key(table.cursor_coordinate).row_key.value
+    def _style(self, row: int, col: Col, cell: str) -> str:
+        """Today's GPU in bold; whether a point fits in green, yellow (borderline) or red."""
+        if col.header == "GPUs":
+            return "bold" if cell.endswith(("(now)", "(now, blocked)")) else ""
+        return FIT_STYLES.get(cell, "") if col.header == "fits" else ""
 
     @on(DataTable.RowHighlighted, "#sweep")
     def _show_row(self) -> None:
-        """The highlighted row's every figure, under the table."""
-        decision, key = self.decision, self._highlighted()
+        """What the highlighted row's cells do not say, under the table."""
+        decision = self.decision
+        table = self.query_one("#sweep", BlockTable)
+        key = table.highlighted
         if decision is None or key is None:
             return
         side, col = (int(x) for x in key.split(":"))
         r = [decision.current, *decision.targets][side]
-        p = r.sweep[col]
-        self.query_one("#sweep-row", Static).update(clean_block(point_line(decision, r, p)))
+        self.query_one("#sweep-row", Static).update(clean_block(
+            point_line(decision, r, r.sweep[col], table.left_out(key))))

@@ -348,6 +348,6 @@ class ProbesScreen(StepScreen):
 
 def _value(row: ProbeRow) -> str:
     """The figure, or why there is none (a probe that could not run says so)."""
-    if row.status != "ok" or row.value is None:
-        return row.status if row.status != "ok" else "-"
-    return fmt_num(row.value, None if row.value < 100 else 0)
+    if row.status != "ok":
+        return row.status
+    return fmt_num(row.value, 0 if row.value is not None and row.value >= 100 else None)

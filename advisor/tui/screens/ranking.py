@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING, ClassVar
 
-from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -22,19 +21,17 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, ProgressBar, Static
 
 from advisor.core import clean_block, rank
-from advisor.present.humanize import duration, fmt_num
+from advisor.present.blocks import Col, Table
+from advisor.present.humanize import ratio
+from advisor.present.ranking import FIRST, ranking_blocks
 from advisor.present.verdict import statement
-from advisor.present.words import asked, plural
+from advisor.present.words import plural
 from advisor.tui.messages import AskResult, ResultFailed, ResultReady
-from advisor.tui.render import KIND, price_text
+from advisor.tui.widgets.blocks import BlockTable, markup, table_notes
 
 if TYPE_CHECKING:
-    from advisor.core import GpuResult, Ranking, Remedy, Report
+    from advisor.core import GpuResult, Ranking, Report
     from advisor.tui.state import Context
-
-ORDERS = {"cost": "$/token", "time": "time", "energy": "energy"}
-FIRST = {"upgrade": "upgrade first", "check": "check first"}
-"""A ranked GPU's verdict while a remedy stands between it and running, by the remedy's kind."""
 
 
 class RankingScreen(ModalScreen[None]):
@@ -50,6 +47,7 @@ class RankingScreen(ModalScreen[None]):
         self.ctx = ctx
         self.order = "cost"
         self.report: Report | None = None
+        self.ranking: Ranking | None = None
         self.done = asyncio.Event()
         """Set once the ranking (or why there is none) is on screen: what a test waits on."""
 
@@ -65,7 +63,7 @@ class RankingScreen(ModalScreen[None]):
                 yield ProgressBar(total=None, show_eta=False, show_percentage=False,
                                   id="rank-progress")
             yield Static("", id="rank-head", markup=True)
-            yield DataTable(id="rank-table", cursor_type="row", zebra_stripes=True)
+            yield BlockTable(id="rank-table", cursor_type="row", zebra_stripes=True)
             yield Static("", id="rank-row", markup=True)
             with VerticalScroll(id="rank-more"):
                 yield Static("", id="rank-out", markup=True)
@@ -102,123 +100,71 @@ class RankingScreen(ModalScreen[None]):
             self._draw()
 
     def _draw(self) -> None:
+        """The ranking's blocks as `advisor rank` prints them: the table under its title, then
+        the remedies, what could not be counted, what is out, and the table's notes."""
         report = self.report
         assert report is not None
-        d = report.decision
-        budget = d.answers.workload.token_budget is not None
         configs = self.ctx.state.configs
-        ranking = rank(d, self.order,  # type: ignore[arg-type]
+        ranking = rank(report.decision, self.order,  # type: ignore[arg-type]
                        configs.deadline_days if configs is not None else None)
-        self.ranked, self.remedies = ranking.ranked, ranking.remedies
-        self.query_one("#rank-head", Static).update(self._head(d.primary_seq_len, d.current.gpus,
-                                                               budget))
-        self._fill(ranking, d.primary_seq_len, budget)
-        self.query_one("#rank-out", Static).update(clean_block("\n".join(_below(ranking))))
-        self.query_one("#rank-table", DataTable).focus()
+        self.ranking = ranking
+        blocks = ranking_blocks(report, ranking, dialect="wizard")
+        title, table, *below = blocks
+        self.query_one("#rank-title", Static).update(markup(title))
+        grid = self.query_one("#rank-table", BlockTable)
+        grid.display = isinstance(table, Table)
+        notes = ""
+        if isinstance(table, Table):
+            grid.show(table, [r.gpu for r in ranking.ranked], self._style)
+            self.query_one("#rank-head", Static).update(f"[b]{escape(table.title)}[/b]")
+            notes = "\n[dim]" + escape("\n".join(table_notes(table))) + "[/]"
+            grid.focus()
+        else:
+            self.query_one("#rank-head", Static).update(markup(table))
+            self.query_one("#rank-row", Static).update("")
+        self.query_one("#rank-out", Static).update(clean_block(
+            "\n".join(markup(b) for b in below) + notes))
 
-    def _head(self, seq: int, gpus: int, budget: bool) -> str:
-        note = ("" if budget else " [$warning]No token budget[/]: time ranks by cluster "
-                "tokens/s and energy cannot be ranked; give a budget on Workload.")
-        return (f"Ranked by [b]{ORDERS[self.order]}[/b] at {seq:,} tokens, each GPU re-tuned, "
-                f"at {plural(gpus, 'GPU')} unless you gave it a count, and gated on the "
-                f"stack it would run; [$warning]default[/] prices are catalog figures, not "
-                f"quotes.{note}")
-
-    def _fill(self, ranking: Ranking, seq: int, budget: bool) -> None:
-        """The ranked GPUs, one row each; a narrow terminal drops the verdict and $/GPU-h
-        columns (the highlighted row's line below says both)."""
-        table = self.query_one("#rank-table", DataTable)
-        table.clear(columns=True)
-        narrow = self.app.size.width < 110
-        columns = ["#", "GPU", "verdict", "$/Mtok", "$/GPU-h", "tokens/s per GPU",
-                   "wall-clock" if budget else "cluster tokens/s", "kWh" if budget else "kW"]
-        keep = (0, 1, 3, 4, 6, 7) if narrow else tuple(range(len(columns)))
-        table.add_columns(*(columns[k] for k in keep))
-        for i, r in enumerate(ranking.ranked, 1):
-            cells = _cells(r, i, ranking, seq, budget, narrow)
-            table.add_row(*(cells[k] for k in keep), key=r.gpu)
-
-    ranked: list[GpuResult] = []  # noqa: RUF012 - replaced, never mutated
-    remedies: dict[str, Remedy] = {}  # noqa: RUF012 - replaced, never mutated
+    def _style(self, row: int, col: Col, cell: str) -> str:
+        """Today's GPU in bold; a verdict that waits on a remedy and a default price in
+        yellow (the caveats below say why)."""
+        assert self.ranking is not None
+        r = self.ranking.ranked[row]
+        header = col.header
+        if header == "GPU" and r.role == "current":
+            return "bold"
+        if header == "verdict" and cell in FIRST.values():
+            return "yellow"
+        price = r.assumptions.price if r.assumptions else None
+        return "yellow" if header == "price" and price and price.source == "default" else ""
 
     @on(DataTable.RowHighlighted, "#rank-table")
     def _row(self, event: DataTable.RowHighlighted) -> None:
-        """Every figure of the highlighted GPU, in words ("dflt" is a catalog default)."""
-        r = next((x for x in self.ranked if x.gpu == event.row_key.value), None)
-        if r is None or self.report is None:
+        """The highlighted GPU's verdict in words, its speed against today's per GPU, and
+        its cells in the columns this width leaves out."""
+        ranking = self.ranking
+        r = next((x for x in ranking.ranked if x.gpu == event.row_key.value), None) \
+            if ranking is not None else None
+        if r is None or ranking is None or self.report is None:
             return
+        parts = [_verdict_words(r, ranking)]
         p = r.point(self.report.decision.primary_seq_len)
-        verdict = ("today's GPU" if r.role == "current" else
-                   f"first: {self.remedies[r.gpu].text}" if r.gpu in self.remedies else
-                   statement(r.verdict.kind, r.verdict.headline, r.gpu) if r.verdict
-                   else "no verdict")
-        speed = f", {p.speedup:.2f}x per GPU" if p and p.speedup else ""
-        tok = f"{fmt_num(p.tokens_per_s_per_gpu, 0)} tokens/s per GPU" if p else ""
-        priced = r.assumptions is not None and r.assumptions.price is not None
-        price = f"price {price_text(r)}" if priced else asked("no price", "price", "wizard")
+        if p is not None and p.speedup and r.role != "current":
+            parts.append(f"{ratio(p.speedup)} tokens/s per GPU against today's")
+        left = self.query_one("#rank-table", BlockTable).left_out(r.gpu)
         self.query_one("#rank-row", Static).update(clean_block(
-            f"[b]{plural(r.gpus, 'GPU')} of {escape(r.gpu)}[/b]: {escape(verdict)}; {tok}{speed}; "
-            f"{escape(price)} [dim](dflt = catalog default)[/]"))
+            f"[b]{plural(r.gpus, 'GPU')} of {escape(r.gpu)}[/b]: "
+            + escape("; ".join([*parts, *([left] if left else [])]))))
 
     def action_close(self) -> None:
         self.dismiss(None)
 
 
-def _verdict(r: GpuResult, ranking: Ranking) -> Text:
+def _verdict_words(r: GpuResult, ranking: Ranking) -> str:
+    """Today's GPU, the remedy a ranked GPU needs first, or its verdict's statement."""
     if r.role == "current":
-        return Text("today", style="bold")
-    if r.gpu in ranking.remedies:  # blocked only until the remedy below
-        return Text(FIRST[ranking.remedies[r.gpu].kind], style="yellow")
-    if r.verdict is not None:
-        label, _ = KIND[r.verdict.kind]
-        return Text(label.lower())
-    return Text("-")
-
-
-def _cells(r: GpuResult, i: int, ranking: Ranking, seq: int, budget: bool,
-           narrow: bool) -> list[str | Text]:
-    """One ranked GPU's row: with a token budget, the job's wall-clock and energy; without
-    one, the cluster's tokens/s and its power."""
-    p, j = r.point(seq), r.job
-    price = price_text(r)
-    if narrow:
-        price = price.replace(" your quote", " quote").replace(" default", " dflt")
-        wall = f"{j.wall_clock_h / 24:,.1f} d" if budget and j else None
-    else:
-        wall = duration(j.wall_clock_h) if budget and j else None
-    current = r.role == "current"
-    return [
-        str(i), Text(r.gpu + (" (now)" if current else ""), style="bold" if current else ""),
-        _verdict(r, ranking),
-        fmt_num(p.usd_per_mtok, 3) if p else "-",
-        Text(price, style="yellow" if "default" in price or "dflt" in price else ""),
-        fmt_num(p.tokens_per_s_per_gpu, 0) if p else "-",
-        wall if wall is not None else fmt_num(p.tokens_per_s_cluster, 0) if p else "-",
-        (fmt_num(j.energy_kwh, 0) if budget else fmt_num(j.power_kw, 1))
-        if j and j.energy_kwh is not None else "-"]
-
-
-def _below(ranking: Ranking) -> list[str]:
-    """Under the table: the remedies the ranked GPUs need, the unpriced and unchecked ones,
-    and the GPUs that are out with why."""
-    lines = []
-    first = ranking.by_remedy()
-    if first:
-        lines.append("[b]First[/b] [dim]for the ranked GPUs that need it[/]")
-        lines += [f"  • {escape(', '.join(gpus))}: {escape(what)}"
-                  for what, gpus in first.items()]
-    unpriced, unchecked = ranking.unpriced(), ranking.unchecked()
-    if unpriced:
-        said = asked(f"for {', '.join(unpriced)}, so ranked last on $/token", "price", "wizard")
-        lines.append(f"[$warning]No price[/] {escape(said)}")
-    if unchecked:
-        which = ("" if len(unchecked) == len(ranking.ranked) else
-                 f" on {escape(', '.join(unchecked))}")
-        lines.append(f"[$warning]Software not checked[/]{which}: no stack given, so ranked "
-                     "on the hardware alone; give the job's on Software, a target's own "
-                     "with its layout on Targets.")
-    lines.append(f"[b]Out ({len(ranking.out)})[/b] [dim]the hardware cannot (format, memory), "
-                 "another stack is needed, cannot be projected, or over the power cap or "
-                 "the deadline[/]")
-    lines += [f"  • {escape(r.gpu)}: {escape(why)}" for r, why in ranking.out]
-    return lines
+        return "today's GPU"
+    if r.gpu in ranking.remedies:
+        return f"first: {ranking.remedies[r.gpu].text}"
+    v = r.verdict
+    return statement(v.kind, v.headline, r.gpu) if v else "no verdict"

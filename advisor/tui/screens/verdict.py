@@ -17,20 +17,26 @@ from textual.markup import escape
 from textual.widgets import Static
 
 from advisor.core import clean_block
-from advisor.present.decision import anchor_lines, target_facts
+from advisor.present.blocks import Table
+from advisor.present.decision import anchor_lines, defaults_used, sensitivity, target_facts
 from advisor.present.frozen_base import frozen_base_lines
 from advisor.present.humanize import render_table
 from advisor.present.verdict import statement, verdict_view
 from advisor.present.words import asked, plural
-from advisor.tui.render import KIND, defaults_lines, figure_rows, sensitivity_lines
+from advisor.tui.render import KIND, figure_rows
 from advisor.tui.screens.base import ReportScreen
+from advisor.tui.widgets.blocks import markup, plain_table
 
 if TYPE_CHECKING:
     from advisor.core import Decision, GpuResult, Report
 
+CARD_WIDTH = 112
+"""A card's text at the wizard's 120 columns (its border and padding aside)."""
 
-def card(decision: Decision, t: GpuResult) -> str:
-    """One target's verdict as markup; core text is escaped, nothing is said twice."""
+
+def card(decision: Decision, t: GpuResult, width: int = CARD_WIDTH) -> str:
+    """One target's verdict as markup, its tables `width` cells wide at most; core text is
+    escaped, nothing is said twice."""
     v = t.verdict
     if v is None:
         return f"[b]{t.gpu}[/b] not projected: {escape(t.problem or '')}"
@@ -46,11 +52,8 @@ def card(decision: Decision, t: GpuResult) -> str:
         out.append("")
         out.append("[b]what flips it[/b]" if v.kind != "blocked-by-gate" else "[b]remedy[/b]")
         out += [f"  ↻ {escape(f)}" for f in said.flips]
-    if t.sensitivity:
-        out.append("")
-        out.append("[b]sensitivity[/b] [dim](each assumption over its range, the others "
-                   "held; ↻ = the verdict changes)[/]")
-        out += [f"  {escape(line)}" for line in sensitivity_lines(t.sensitivity)]
+    for block in sensitivity(t.sensitivity):
+        out += ["", plain_table(block, width) if isinstance(block, Table) else markup(block)]
     facts = target_facts(decision, t)
     if facts:
         out.append("")
@@ -62,8 +65,10 @@ def card(decision: Decision, t: GpuResult) -> str:
 
 
 def anchor_card(decision: Decision) -> str:
+    """What the decision is anchored on, as `anchor_lines` says it: its first line, which
+    names the anchor, in the accent colour; what it moved and how it carries, under it."""
     lines = anchor_lines(decision)
-    return clean_block("[b $accent]anchored[/] " + escape(lines[0]) + "".join(
+    return clean_block(f"[b $accent]{escape(lines[0])}[/]" + "".join(
         f"\n  • {escape(x)}" for x in lines[1:]))
 
 
@@ -104,13 +109,11 @@ class VerdictScreen(ReportScreen):
             cards.append(Static(clean_block("[b]the frozen base (LoRA)[/b]\n" + "\n".join(
                 f"  • {escape(x)}" for x in base)), classes="verdict-card",
                 markup=True))
-        cards += [Static(card(decision, t), classes="verdict-card", markup=True)
+        width = self.app.size.width - (120 - CARD_WIDTH)
+        cards += [Static(card(decision, t, width), classes="verdict-card", markup=True)
                   for t in decision.targets]
-        defaults = defaults_lines(decision)
-        if defaults:
-            cards.append(Static(clean_block(
-                "[b]defaults used[/b] [dim](not given by you)[/]\n" + "\n".join(
-                    f"  • {escape(x)}" for x in defaults)), classes="verdict-card", markup=True))
+        cards.append(Static(clean_block(markup(defaults_used(decision, "wizard"))),
+                            classes="verdict-card", markup=True))
         # The anchor card says what core's first note says when there is an anchor.
         notes = decision.notes[1:] if decision.anchor is not None else decision.notes
         cards.append(Static(clean_block("[dim]" + "\n".join(

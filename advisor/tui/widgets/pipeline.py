@@ -23,9 +23,12 @@ from textual.message import Message
 from textual.widgets import Button, DataTable, Input, Static
 
 from advisor.core import InputError, PipelineSpec, clean_block
-from advisor.present.humanize import fmt_num
+from advisor.present.blocks import Col
+from advisor.present.configs import neighbour_tables
+from advisor.present.humanize import duration, number
 from advisor.tui.fields import any_field_def
 from advisor.tui.state import Context
+from advisor.tui.widgets.blocks import BlockTable, Styler
 
 if TYPE_CHECKING:
     from advisor.core import PipelineBalance, PipelineReport, Report, StageSpec
@@ -51,15 +54,11 @@ INTRO = ("A workload made of stages on their own GPUs (producers feeding a train
          "published drafter case: 7 target GPUs + 1 drafter, 0.74 batches/s each side, "
          "46,892 tokens per batch, 587.5 W busy, 60 W idle, in a box of 8 "
          "(the Example button fills it in).")
-SPLIT_COLUMNS = ("split", "idle", "K tokens/s", "ETA d", "bottleneck", "waits", "kW (band)",
-                 "kW saved")
 BAR = 20
 _UNSET = object()
 NARROW_WIDTH = 110
 NARROW_STAGE_COLUMNS = (0, 1, 2, 3, 5, 7, 9)
 """stage, GPU, GPUs, K tokens/s/GPU, rate, util, state."""
-NARROW_SPLIT_COLUMNS = (0, 1, 2, 3, 4, 6, 7)
-"""All but which side waits (the head line says where the queues are)."""
 """Widest bar of the neighbours chart, in cells."""
 
 
@@ -137,17 +136,10 @@ def split_label(b: PipelineBalance) -> str:
     return "+".join(str(n) for n in b.split)
 
 
-def waits(b: PipelineBalance) -> str:
-    """Which side waits, in a few words: "drafter starves", "targets blocked", or none."""
-    who = [f"{ld.name} starves" if "starved" in ld.state else f"{ld.name} blocked"
-           for ld in b.stages if "starved" in ld.state or "blocked" in ld.state]
-    return ", ".join(who) or "none"
-
-
 def head_text(r: PipelineReport) -> str:
-    """The split as given (markup): throughput, ETA, power band, bottleneck, queues."""
+    """The split as given (markup): throughput, wall-clock, power band, bottleneck, queues."""
     now = r.current
-    eta = f", ETA [b]{now.eta_days:.2f}[/b] days" if now.eta_days else ""
+    eta = f", [b]{duration(now.eta_days * 24)}[/b]" if now.eta_days else ""
     where = f" [dim]({escape(r.source)})[/]" if r.source else ""
     neck = "[b $success]none: balanced[/]" if now.balanced \
         else f"[b $warning]{escape(now.bottleneck)}[/]"
@@ -166,9 +158,9 @@ def stage_rows(r: PipelineReport) -> list[list[str | Text]]:
         label = "balanced" if r.current.balanced else load.state
         state = Text(label, style="bold" if label == "bottleneck" else
                      "yellow" if "starved" in load.state or "blocked" in load.state else "")
-        numbers = [str(s.gpus), fmt_num(s.tokens_per_s_per_gpu / 1e3, 2),
-                   fmt_num(s.tokens_per_s_per_gpu / r.tokens_per_unit, 3),
-                   fmt_num(load.capacity * r.tokens_per_unit / 1e3, 1),
+        numbers = [str(s.gpus), number(s.tokens_per_s_per_gpu / 1e3, 2),
+                   number(s.tokens_per_s_per_gpu / r.tokens_per_unit, 3),
+                   number(load.capacity * r.tokens_per_unit / 1e3, 1),
                    f"{load.utilisation:.0%}", f"{s.active_w:.0f}/{s.idle_w:.0f}"]
         rows.append([s.name, s.gpu, *(Text(n, justify="right") for n in numbers[:3]), source,
                      *(Text(n, justify="right") for n in numbers[3:]), state])
@@ -180,20 +172,15 @@ def stage_columns(r: PipelineReport) -> tuple[str, ...]:
             "util", "W busy/idle", "state")
 
 
-def split_rows(rows: list[PipelineBalance], now: PipelineBalance) -> list[list[str | Text]]:
-    """Splits as the CLI's balance table shows them; the split as given in bold."""
-    out: list[list[str | Text]] = []
-    for b in rows:
-        style = "bold" if b.split == now.split else ""
-        label = split_label(b) + (" (now)" if b.split == now.split else "")
-        out.append([Text(label, style=style), Text(str(b.idle_gpus), justify="right"),
-                    Text(fmt_num(b.tokens_per_s / 1e3, 1), justify="right", style=style),
-                    Text(fmt_num(b.eta_days, 2), justify="right"),
-                    Text(b.bottleneck, style="green" if b.balanced else ""),
-                    Text(waits(b), style="dim" if b.balanced else "yellow"),
-                    f"{b.power_kw_low:.2f}-{b.power_kw_high:.2f}",
-                    "{:.2f}-{:.2f}".format(*b.kw_saved) if b.kw_saved else "-"])
-    return out
+def _split_styler(rows: list[PipelineBalance], now: PipelineBalance) -> Styler:
+    """The split as given in bold; a balanced split's bottleneck in green."""
+    def style(i: int, col: Col, cell: str) -> str:
+        b = rows[i]
+        if col.header in ("split", "throughput"):
+            return "bold" if b.split == now.split else ""
+        return "green" if col.header == "bottleneck" and b.balanced else ""
+
+    return style
 
 
 def split_chart(r: PipelineReport) -> str:
@@ -349,9 +336,9 @@ class PipelinePanel(Vertical):
             yield DataTable(id="pl-stages", cursor_type="none", zebra_stripes=True)
             with Horizontal(id="pl-splits"):
                 yield Static("", id="pl-chart", markup=True)
-                yield DataTable(id="pl-neighbours", cursor_type="none", zebra_stripes=True)
+                yield BlockTable(id="pl-neighbours", cursor_type="none", zebra_stripes=True)
             yield Static("", id="pl-best-title", markup=True)
-            yield DataTable(id="pl-best", cursor_type="none", zebra_stripes=True)
+            yield BlockTable(id="pl-best", cursor_type="none", zebra_stripes=True)
             yield Static("", id="pl-notes", markup=True)
 
     def on_mount(self) -> None:
@@ -449,13 +436,13 @@ class PipelinePanel(Vertical):
         narrow = self.app.size.width < NARROW_WIDTH
         self._table("#pl-stages", stage_columns(r), stage_rows(r),
                     NARROW_STAGE_COLUMNS if narrow else None)
-        keep = NARROW_SPLIT_COLUMNS if narrow else None
-        self._table("#pl-neighbours", SPLIT_COLUMNS, split_rows(r.neighbours, r.current), keep)
+        neighbours, best = neighbour_tables(r)
+        for selector, table, rows in (("#pl-neighbours", neighbours, r.neighbours),
+                                      ("#pl-best", best, r.best)):
+            self.query_one(selector, BlockTable).show(
+                table, [str(i) for i in range(len(rows))], _split_styler(rows, r.current))
         self.query_one("#pl-chart", Static).update(split_chart(r))
-        self.query_one("#pl-best-title", Static).update(
-            f"[b]Best splits of {r.best_gpus} GPUs[/b] [dim](fastest first; ties to the "
-            "lower draw)[/]")
-        self._table("#pl-best", SPLIT_COLUMNS, split_rows(r.best, r.current), keep)
+        self.query_one("#pl-best-title", Static).update(f"[b]{escape(best.title)}[/b]")
         self.query_one("#pl-notes", Static).update(clean_block(notes_text(r)))
 
     def _table(self, selector: str, columns: tuple[str, ...],

@@ -1,4 +1,5 @@
-"""Which columns of a table a terminal's width holds, and how wide each is drawn.
+"""Which columns of a table a width holds, and how wide each is drawn: the CLI's text and
+the wizard's tables leave out the same columns, in the same order.
 
 A number column, and the first (the row's name), is never narrower than its widest cell: a
 figure is shown whole or its column is left out, never cut into another number. A text
@@ -11,7 +12,7 @@ left, wraps between its words.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from advisor.core import clean
@@ -21,6 +22,8 @@ GAP = 3
 """Between two columns: a padding cell each side of the box's blank divider."""
 LONGEST_WORD = 18
 """A text column is never squeezed below its longest word, up to this many characters."""
+Measure = Callable[[str], int]
+"""The cells a string takes on screen (the drawing toolkit's: wide characters take two)."""
 
 
 @dataclass(frozen=True)
@@ -41,11 +44,11 @@ def whole(t: Table, i: int) -> bool:
     return col.whole if col.whole is not None else (col.numeric or i == 0)
 
 
-def fit(t: Table, width: int) -> Fit:
+def fit(t: Table, width: int, measure: Measure = len) -> Fit:
     """The columns of `t` that `width` holds and their widths (see the module's rules)."""
     keep = list(range(len(t.cols)))
     kept_whole = [whole(t, i) for i in keep]
-    least = [_least(t, i, kept_whole[i]) for i in keep]
+    least = [_least(t, i, kept_whole[i], measure) for i in keep]
     left_out: list[int] = []
 
     def needed() -> int:
@@ -58,15 +61,16 @@ def fit(t: Table, width: int) -> Fit:
         left_out.append(victim)
     if needed() > width and not t.cols[0].numeric:  # the first column alone is too wide
         kept_whole[0] = False
-        least[0] = _least(t, 0, False)
-    return Fit(keep=keep, widths=_widths(t, keep, least, width),
+        least[0] = _least(t, 0, False, measure)
+    return Fit(keep=keep, widths=_widths(t, keep, least, width, measure),
                whole=[kept_whole[i] for i in keep], left_out=left_out)
 
 
-def _widths(t: Table, keep: Sequence[int], least: Sequence[int], width: int) -> list[int]:
+def _widths(t: Table, keep: Sequence[int], least: Sequence[int], width: int,
+            measure: Measure) -> list[int]:
     """Every kept column at its natural width when they fit, else each text column grown
     from its least width, the one short of its natural width by most first."""
-    natural = {i: max(least[i], _natural(t, i)) for i in keep}
+    natural = {i: max(least[i], _natural(t, i, measure)) for i in keep}
     room = width - GAP * (len(keep) - 1)
     if sum(natural.values()) <= room:
         return [natural[i] for i in keep]
@@ -87,17 +91,13 @@ def _texts(t: Table, i: int) -> list[str]:
             *(clean(row[i]) for row in t.rows if i < len(row))]
 
 
-def _natural(t: Table, i: int) -> int:
-    from rich.cells import cell_len
-
-    return max(cell_len(text) for text in _texts(t, i))
+def _natural(t: Table, i: int, measure: Measure) -> int:
+    return max(measure(text) for text in _texts(t, i))
 
 
-def _least(t: Table, i: int, unwrapped: bool) -> int:
+def _least(t: Table, i: int, unwrapped: bool, measure: Measure) -> int:
     """The narrowest column `i` can be: unwrapped, its widest cell; else its longest word."""
-    from rich.cells import cell_len
-
     if unwrapped:
-        return _natural(t, i)
-    words = [cell_len(w) for text in _texts(t, i) for w in text.split()]
+        return _natural(t, i, measure)
+    words = [measure(w) for text in _texts(t, i) for w in text.split()]
     return min(LONGEST_WORD, max(words, default=1))

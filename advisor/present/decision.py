@@ -18,7 +18,17 @@ from typing import TYPE_CHECKING, TypeGuard
 from advisor.present.blocks import Block, Bullets, Col, Heading, Para, Table
 from advisor.present.charts import bound_by, interactivity_chart, speedup_chart
 from advisor.present.frozen_base import frozen_base_lines
-from advisor.present.humanize import NA, UNKNOWN, band, count, duration, number, price, usd
+from advisor.present.humanize import (
+    NA,
+    UNKNOWN,
+    band,
+    count,
+    duration,
+    number,
+    price,
+    ratio,
+    usd,
+)
 from advisor.present.verdict import KIND_WORDS, verdict_headline, verdict_view
 from advisor.present.words import Dialect, default_line
 
@@ -115,7 +125,8 @@ LEAD: list[Figure] = [
            lambda d, r, p: number(p.tokens_per_s_per_gpu) if p and p.tokens_per_s_per_gpu
            else NA),
     Figure(Col("speedup", "(90% band)", numeric=True),
-           lambda d, r, p: band(p.speedup, p.speedup_low, p.speedup_high) if p else NA),
+           lambda d, r, p: NA if not p or p.speedup is None else ratio(p.speedup)
+           if r.role == "current" else band(p.speedup, p.speedup_low, p.speedup_high)),
     Figure(Col("cost", "$/Mtok", numeric=True, drop=2),
            lambda d, r, p: number(p.usd_per_mtok, 3) if p and p.usd_per_mtok is not None
            else (NA if not p or p.tokens_per_s_per_gpu is None else UNKNOWN)),

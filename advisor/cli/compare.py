@@ -270,13 +270,14 @@ def _workload(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _custom_model(params: float, dims: dict[str, Any]) -> ModelSpec:
-    """A `--params N` model; a dimension its bounds refuse is blamed on its flag (`--vocab`)."""
+    """A `--params N` model; a dimension its bounds refuse, or a rule across dimensions
+    blames, is named as its flag (`--vocab`; `--active-experts` when it is the one missing)."""
     from advisor.core import ModelSpec
 
     try:
         return ModelSpec.from_params(params, **dims)
     except InputError as exc:
-        if exc.field in dims:
+        if exc.field in DIMENSIONS:
             exc.field = f"workload.model.{exc.field}"
         raise
 

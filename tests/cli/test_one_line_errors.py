@@ -261,3 +261,43 @@ def test_a_workload_probes_figure_is_blamed_on_the_record(capsys, tmp_path, toke
                            f"{path}, field 'workload.phases.0.full_model.tokens_per_s'",
                            f"{tokens_per_s:,} tokens/s per GPU", needle)
     assert "--measured" not in line and "command line" not in line
+
+
+# --- benchmarks/fuzz_schema.py: bounds, schema, splice, consistency and text inputs --------
+
+
+@pytest.mark.parametrize(("dims", "flag"), [
+    (["--heads", "47", "--kv-heads", "19"], "'--kv-heads', value 19"),
+    (["--experts", "8", "--active-experts", "9"], "'--active-experts', value 9"),
+    (["--experts", "8", "--dense-layers", "4096", "--layers", "4"],
+     "'--active-experts', value 0"),
+    (["--moe-ffn", "1024"], "'--experts', value 0"),
+])
+def test_a_rule_across_custom_dimensions_names_a_flag(capsys, dims: list[str],
+                                                      flag: str) -> None:
+    """A custom model's dimensions that are each valid but not together (heads not a
+    multiple of the KV heads, more experts per token than experts) were one line naming
+    only 'a model of 8e+09 parameters', no flag (fuzz_schema flags #5, #35): the flag to fix
+    is named, with its value."""
+    one_line_exit_2(capsys, ["compare", "--current", "h100-sxm", "--target", "b200-sxm",
+                             "--seq-len", "4096", "--params", "8e9", *dims], flag)
+
+
+@pytest.mark.parametrize(("figure", "value", "needle"), [
+    ("tokens_per_s", 1e18, "less than or equal to 1000000000000"),
+    ("tokens_per_s", 1e-300, "greater than or equal to 1e-09"),
+    ("peak_memory_gib", 0.0, "greater than 0"),
+])
+def test_a_workload_probes_figure_past_what_it_anchors_is_refused_at_load(
+        capsys, tmp_path, figure: str, value: float, needle: str) -> None:
+    """A workload probe's whole-model tokens/s of 1e18 (or 1e-300), or a peak memory of 0 GiB,
+    passed the record's bounds and ended in a pydantic traceback where it became the
+    decision's measured anchor (fuzz_schema probes #205, #279): the record is refused at
+    load with the file, the field and the value."""
+    record = json.loads(WORKLOAD_RECORD.read_text())
+    for phase in record["workload"]["phases"]:
+        phase["full_model"][figure] = value
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps(record))
+    one_line_exit_2(capsys, [*COMPARE, "--target", "b200-sxm", "--probe", str(path)],
+                    f"{path}, field 'workload.phases.0.full_model.{figure}'", needle)

@@ -100,28 +100,34 @@ class ModelSpec(_Frozen, PrintableModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> ModelSpec:
+        """The rules across dimensions, each blamed on the field to fix (so a flag, a
+        config.json key or an answers path can name it, not just the model as a whole)."""
         if self.heads % self.kv_heads:
-            raise ValueError(f"heads {self.heads} is not a multiple of kv_heads {self.kv_heads}")
+            raise FieldError(f"heads {self.heads} is not a multiple of kv_heads "
+                             f"{self.kv_heads}", field="kv_heads", value=self.kv_heads)
         if self.experts:
             if not 1 <= self.active_experts <= self.experts:
-                raise ValueError(
-                    f"active_experts {self.active_experts} must be 1..experts ({self.experts})"
-                )
+                raise FieldError(f"active_experts {self.active_experts} must be 1..experts "
+                                 f"({self.experts})", field="active_experts",
+                                 value=self.active_experts)
             if self.moe_layers < 1:  # the blame goes to the field past the depth
                 field = "dense_layers" if self.dense_layers >= self.layers else "moe_every"
                 raise FieldError(f"leaves no MoE layer in {self.layers} (dense_layers "
                                  f"{self.dense_layers}, moe_every {self.moe_every})",
                                  field=field, value=getattr(self, field))
         elif self.active_experts or self.shared_experts or self.moe_ffn:
-            raise ValueError("active_experts, shared_experts and moe_ffn need experts > 0")
+            raise FieldError("active_experts, shared_experts and moe_ffn need experts > 0",
+                             field="experts", value=self.experts)
         elif self.dense_layers or self.moe_every > 1:
-            raise ValueError("dense_layers and moe_every place MoE layers: they need "
-                             "experts > 0")
+            raise FieldError("dense_layers and moe_every place MoE layers: they need "
+                             "experts > 0", field="experts", value=self.experts)
         if self.global_every is not None and self.sliding_window is None:
-            raise ValueError("global_every needs a sliding_window")
+            raise FieldError("global_every needs a sliding_window", field="global_every",
+                             value=self.global_every)
         if self.mla and (self.qkv_bias or self.out_bias):
-            raise ValueError("attention biases are counted for multi-head and grouped-query "
-                             "attention, not MLA")
+            field = "qkv_bias" if self.qkv_bias else "out_bias"
+            raise FieldError("attention biases are counted for multi-head and grouped-query "
+                             "attention, not MLA", field=field, value=True)
         return self
 
     # --- dimensions -------------------------------------------------------------------

@@ -106,8 +106,9 @@ MAX_TFLOPS = 100_000.0
 # One device's memory, link or network bandwidth, GB/s: HBM3e is ~8,000.
 MIN_GBPS = 1e-6
 MAX_GBPS = 100_000.0
-# A whole stage's throughput, tokens or work units per second: 1e12 is ~1,000x a large
-# serving fleet; 1e-9 is one unit every 30 years.
+# A whole stage's throughput, tokens or work units per second, and one device's (a measured
+# anchor, a workload probe's figure): 1e12 is ~1,000x a large serving fleet; 1e-9 is one
+# unit every 30 years.
 MIN_RATE_PER_S = 1e-9
 MAX_TOKENS_PER_S = 1e12
 # Model FLOPs utilisation of a stage. The lowest anyone runs is batch-1 decode, which is

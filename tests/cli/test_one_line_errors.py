@@ -301,3 +301,14 @@ def test_a_workload_probes_figure_past_what_it_anchors_is_refused_at_load(
     path.write_text(json.dumps(record))
     one_line_exit_2(capsys, [*COMPARE, "--target", "b200-sxm", "--probe", str(path)],
                     f"{path}, field 'workload.phases.0.full_model.{figure}'", needle)
+
+
+def test_a_model_name_too_long_for_a_file_is_named_as_the_flag(capsys) -> None:
+    """`--model` with a name longer than any file system's (a preset name repeated): the
+    look for a local config.json raised 'File name too long', a line naming no flag
+    (fuzz_schema flags #537); a name no file can have is not a local file, and is refused as
+    the unknown model it is."""
+    name = "llama-3.1-8b" * 400
+    one_line_exit_2(capsys, ["compare", "--current", "h100-sxm", "--target", "b200-sxm",
+                             "--seq-len", "4096", "--model", name],
+                    "field '--model", "unknown model preset")

@@ -105,6 +105,10 @@ class ModelSpec(_Frozen, PrintableModel):
         if self.heads % self.kv_heads:
             raise FieldError(f"heads {self.heads} is not a multiple of kv_heads "
                              f"{self.kv_heads}", field="kv_heads", value=self.kv_heads)
+        if self.head_dim is None and self.hidden < self.heads:  # hidden // heads = 0
+            raise FieldError(f"hidden {self.hidden} over {self.heads} heads leaves each head "
+                             "no width: give head_dim, or fewer heads", field="heads",
+                             value=self.heads)
         if self.experts:
             if not 1 <= self.active_experts <= self.experts:
                 raise FieldError(f"active_experts {self.active_experts} must be 1..experts "
@@ -310,8 +314,8 @@ class ModelSpec(_Frozen, PrintableModel):
         heads = int(given["heads"]) if "heads" in given else max(1, hidden // 128)
         kv_heads = int(given["kv_heads"]) if "kv_heads" in given else math.gcd(heads, 8)
         gated = bool(given.get("gated_mlp", True))
-        ffn = (int(given["ffn"]) if "ffn" in given
-               else round((3.5 if gated else 4.0) * hidden / 256) * 256)
+        ffn = (int(given["ffn"]) if "ffn" in given  # a multiple of 256, at least one
+               else max(256, round((3.5 if gated else 4.0) * hidden / 256) * 256))
         shape = {**given, "hidden": hidden, "heads": heads, "kv_heads": kv_heads, "ffn": ffn,
                  "vocab": vocab, "gated_mlp": gated}
         shape["layers"] = (int(given["layers"]) if "layers" in given

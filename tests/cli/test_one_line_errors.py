@@ -312,3 +312,30 @@ def test_a_model_name_too_long_for_a_file_is_named_as_the_flag(capsys) -> None:
     one_line_exit_2(capsys, ["compare", "--current", "h100-sxm", "--target", "b200-sxm",
                              "--seq-len", "4096", "--model", name],
                     "field '--model", "unknown model preset")
+
+
+@pytest.mark.parametrize(("flags", "needle"), [
+    (["--mode", "serve", "--osl", "128", "--measured-tpot-ms=5e-324"],
+     "'--measured-tpot-ms', value 5e-324"),
+    (["--measured-step-s=5e-324"], "'--measured-step-s', value 5e-324"),
+    (["--mode", "serve", "--osl", "128", "--tpot-ms=5e-324"], "'--tpot-ms', value 5e-324"),
+    (["--mode", "serve", "--osl", "128", "--min-tokens-per-user=5e-324"],
+     "'--min-tokens-per-user', value 5e-324"),
+])
+def test_a_time_is_at_least_a_microsecond(capsys, flags: list[str], needle: str) -> None:
+    """A measured TPOT of 5e-324 ms is 'greater than 0', and over 1000 it is 0: a
+    ZeroDivisionError fitting the anchor (fuzz_schema answers #580, flags #299); a step of
+    5e-324 s was 'inf% of this GPU's peak'. A time is at least a microsecond (bounds.MIN_MS),
+    an interactivity target at least a token per MAX_SECONDS, refused with the flag named."""
+    one_line_exit_2(capsys, [*COMPARE, "--target", "b200-sxm", *flags], needle)
+
+
+def test_a_probe_run_of_a_subnormal_step_is_refused(capsys, tmp_path) -> None:
+    """A workload probe's run timed at 5e-324 ms divided its tokens by 0 checking them, a
+    ZeroDivisionError in the record's own validator: refused at load, the field named."""
+    record = json.loads(WORKLOAD_RECORD.read_text())
+    record["workload"]["phases"][0]["runs"][0]["step_ms_median"] = 5e-324
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps(record))
+    one_line_exit_2(capsys, [*COMPARE, "--target", "b200-sxm", "--probe", str(path)],
+                    f"{path}, field 'workload.phases.0.runs.0.step_ms_median', value 5e-324")

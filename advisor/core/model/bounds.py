@@ -123,6 +123,12 @@ MAX_FLOPS_PER_TOKEN = 1e17
 MIN_TOKENS_PER_UNIT = 1.0  # a work unit carries at least one token
 MAX_HOP_S = 3600.0  # a serial copy per work unit
 MAX_SECONDS = 1e7  # a probe run or measurement: ~4 months
+# A measured or limiting time (a step, a time per output token or to the first, a probe's
+# timed step or kernel): a microsecond. No training step (thousands of kernels), output token
+# (a pass over the weights) or timed kernel is shorter; "positive" alone let 5e-324 ms
+# through, which is 0 once in seconds and made a rate of it infinite.
+MIN_MS = 1e-3
+MIN_STEP_S = MIN_MS / 1000
 MAX_DEVICES = 4096  # GPUs one probe run sees on one box
 MAX_GPU_MEMORY_GIB = 1024.0  # one GPU's memory in the catalog: 288 GB on B300
 MAX_DEVICE_GIB = 1e6  # one device's memory as torch reports it: 288 GB on B300
@@ -177,3 +183,4 @@ MAX_SPEEDUP = 1000.0
 # A job's wall-clock: a century (as MAX_DEADLINE_DAYS) is no job anyone plans.
 MAX_WALL_CLOCK_H = MAX_DEADLINE_DAYS * 24
 MAX_TOKENS_PER_USER = 1e6  # an interactivity target: a microsecond per output token
+MIN_TOKENS_PER_USER = 1 / MAX_SECONDS  # a token per MAX_SECONDS: the longest time per token

@@ -173,7 +173,7 @@ class AttentionResult(_Measurement):
     direction: Direction
     tflops_median: Tflops | None = None
     tflops_max: Tflops | None = None
-    ms_median: Annotated[float, Field(gt=0, le=B.MAX_SECONDS * 1000)] | None = None
+    ms_median: Annotated[float, Field(ge=B.MIN_MS, le=B.MAX_SECONDS * 1000)] | None = None
 
     @property
     def kernel_name(self) -> str:
@@ -259,7 +259,7 @@ class NodeHealth(_Measurement):
 # --- the workload probe (`python -m probes workload`, `advisor probe --workload`) ----------
 
 Ms = Annotated[float, Field(ge=0, le=B.MAX_SECONDS * 1000)]
-StepMs = Annotated[float, Field(gt=0, le=B.MAX_SECONDS * 1000)]
+StepMs = Annotated[float, Field(ge=B.MIN_MS, le=B.MAX_SECONDS * 1000)]
 Gib = Annotated[float, Field(ge=0, le=B.MAX_DEVICE_GIB)]
 Fraction = Annotated[float, Field(ge=0, le=1)]
 # A measured throughput is what a decision is anchored on (a MeasuredRun's tokens/s per

@@ -339,3 +339,24 @@ def test_a_probe_run_of_a_subnormal_step_is_refused(capsys, tmp_path) -> None:
     path.write_text(json.dumps(record))
     one_line_exit_2(capsys, [*COMPARE, "--target", "b200-sxm", "--probe", str(path)],
                     f"{path}, field 'workload.phases.0.runs.0.step_ms_median', value 5e-324")
+
+
+SHAPE = ["--layers", "2", "--hidden", "256", "--heads", "2", "--kv-heads", "2", "--ffn", "256",
+         "--vocab", "100"]
+
+
+@pytest.mark.parametrize(("flags", "needle"), [
+    (["--params=5e-324", *SHAPE], "'--params', value 5e-324"),  # was '+inf% off the 0B'
+    (["--params=0"], "'--params', value 0.0"),  # was "'--model or --params': Field required"
+    (["--params=1e300"], "'--params', value 1e+300"),  # was '--hidden', which nobody gave
+    (["--params=1e15", "--hidden", "256"],
+     "'--params', value 1000000000000000.0: infers layers 953674254"),
+])
+def test_a_parameter_count_is_blamed_for_what_it_drives(capsys, flags: list[str],
+                                                       needle: str) -> None:
+    """--params 5e-324 with the shape given ended in a note '+inf% off the 0B you gave'
+    (exit 0); --params 0 read as no model given; 1e300 (or 1e15 beside --hidden 256) was
+    blamed on --hidden (--layers), dimensions nobody gave but --params inferred (fuzz_schema
+    flags). A count is 1 to MAX_PARAMS, and a dimension it infers past its bound names it."""
+    one_line_exit_2(capsys, ["compare", "--current", "h100-sxm", "--target", "b200-sxm",
+                             "--seq-len", "4096", *flags], needle)

@@ -228,3 +228,10 @@ def test_a_narrow_custom_model_infers_an_mlp_it_can_have() -> None:
     width is at least one multiple of 256, as the inferred hidden size is."""
     m = ModelSpec.from_params(1, hidden=8)
     assert m.ffn == 256 and "ffn 256" in m.source
+
+
+def test_a_declared_parameter_count_is_bounded() -> None:
+    """A stated count of 5e-324 made the shape check's note '+inf% off the 0B you gave'."""
+    with pytest.raises(ValidationError, match="declared_params"):
+        spec(declared_params=5e-324)
+    assert spec(declared_params=1.0).params_note() is not None

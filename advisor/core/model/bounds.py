@@ -83,6 +83,11 @@ MAX_HEADS = 2**14
 MAX_VOCAB = 2**24
 MAX_EXPERTS = 2**16
 MAX_NAME_CHARS = 200  # a model, stage or unit name shown in tables
+# A model's stated parameter count (`--params`): at least one weight; 1e16 is ~5,000x the
+# largest published models (~2e12), and the hidden size inferred from it, (N x 128 / 12)^(1/3)
+# ~ 470k, is still within MAX_WIDTH.
+MIN_PARAMS = 1.0
+MAX_PARAMS = 1e16
 
 # --- money and time ------------------------------------------------------------------
 

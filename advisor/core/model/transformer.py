@@ -96,7 +96,8 @@ class ModelSpec(_Frozen, PrintableModel):
         default=None, ge=1, le=B.MAX_SEQ_LEN,
         description="the longest context the model supports (a serving input cannot be longer)")
     declared_params: Amount | None = Field(
-        default=None, gt=0, description="the parameter count the user gave, for a shape check")
+        default=None, ge=B.MIN_PARAMS, le=B.MAX_PARAMS,
+        description="the parameter count the user gave, for a shape check")
 
     @model_validator(mode="after")
     def _consistent(self) -> ModelSpec:
@@ -299,11 +300,20 @@ class ModelSpec(_Frozen, PrintableModel):
         given and which inferred; when the shape is given, `params_note` says how far its
         count is from `params`.
         """
+        if not B.MIN_PARAMS <= params <= B.MAX_PARAMS:
+            raise FieldError(f"a model has {B.MIN_PARAMS:g} to {B.MAX_PARAMS:.0e} parameters",
+                             field="declared_params", value=params)
         try:
             return cls._from_params(params, **dims)
-        except ValidationError as exc:  # e.g. 1e30 parameters: a hidden size past its bound
-            raise validation_error(exc, "command line",
-                                   entry=f"a model of {params:.3g} parameters") from None
+        except ValidationError as exc:  # e.g. 1e15 parameters in layers of hidden 256
+            err = validation_error(exc, "command line",
+                                   entry=f"a model of {params:.3g} parameters")
+            if err.field in _INFERRED and dims.get(err.field) is None:  # the count's doing
+                raise FieldError(f"infers {err.field} {err.value!r} with the dimensions "
+                                 f"given ({err.message}): give the {err.field} yourself, or "
+                                 "another count", file="command line",
+                                 field="declared_params", value=params) from None
+            raise err from None
 
     @classmethod
     def _from_params(cls, params: float, **dims: Any) -> ModelSpec:

@@ -309,3 +309,25 @@ def test_writing_a_report_is_linear_in_what_it_holds() -> None:
     (16x the packages, 36x the time): tomlkit scanned a table on every plain value added
     and re-indexed an array on every element appended."""
     assert _work(1600) / _work(400) < 4.5
+
+
+@pytest.mark.parametrize("value", ["0.0", "-1.0", "1e300"])
+def test_a_pipelines_tokens_per_unit_is_bounded_at_load(catalog, value: str) -> None:
+    """A report's [pipeline] with tokens_per_unit = 0 loaded, and `report show` ended in a
+    ZeroDivisionError drawing its stage table (fuzz_schema reports #23, #141): the figure is
+    held to the answers' own bounds at load, one line naming it."""
+    from advisor.cli.configs import load_pipeline
+    from advisor.core.economics.stages import analyse_pipeline
+
+    spec = load_pipeline(str(EXAMPLE.with_name("configs_pipeline.toml")))
+    r = build_report(decide(load_answers(EXAMPLE), catalog), catalog, {}, PROVENANCE,
+                     pipeline=analyse_pipeline(spec, catalog))
+    text = report_to_toml(r)
+    doc = tomllib.loads(text)
+    at = text.index("[pipeline]")
+    old = f"tokens_per_unit = {doc['pipeline']['tokens_per_unit']}"
+    edited = text[:at] + text[at:].replace(old, f"tokens_per_unit = {value}", 1)
+    assert edited != text
+    with pytest.raises(InputError) as exc:
+        parse_report(edited, "hand.toml")
+    assert "field 'pipeline.tokens_per_unit'" in exc.value.one_line()

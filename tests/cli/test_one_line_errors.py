@@ -360,3 +360,23 @@ def test_a_parameter_count_is_blamed_for_what_it_drives(capsys, flags: list[str]
     flags). A count is 1 to MAX_PARAMS, and a dimension it infers past its bound names it."""
     one_line_exit_2(capsys, ["compare", "--current", "h100-sxm", "--target", "b200-sxm",
                              "--seq-len", "4096", *flags], needle)
+
+
+@pytest.mark.parametrize("hostname", ["\u202eh100-box", "h100-box" * 12_500],
+                         ids=["right-to-left", "100k-long"])
+def test_a_workload_probes_hostname_is_shown_cleaned_in_its_anchor(capsys, tmp_path,
+                                                                   hostname: str) -> None:
+    """The anchor's note names the record's host: a hostname with a right-to-left override,
+    or 100,000 characters long, made the note a MeasuredRun refuses (a control character;
+    over MAX_NAME_CHARS) and the decision a pydantic traceback (fuzz_schema probes #265,
+    #510). The note shows the host cleaned and shortened; the decision is made."""
+    from advisor.core.model import bounds as B
+
+    record = json.loads(WORKLOAD_RECORD.read_text())
+    record["stamp"]["hostname"] = hostname
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps(record))
+    assert main([*COMPARE, "--target", "b200-sxm", "--probe", str(path), "--json"]) == 0
+    note = json.loads(capsys.readouterr().out)["anchor"]["source"]
+    assert "workload probe on " in note and "\u202e" not in note
+    assert len(note) <= B.MAX_NAME_CHARS + len("probe ()"), note

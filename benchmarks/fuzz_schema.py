@@ -441,10 +441,18 @@ def _bounds_py() -> list[float]:
                    if k.isupper() and isinstance(v, int | float) and not isinstance(v, bool)})
 
 
+UNBOUNDED_INT = [0, -1, 2**53 + 1, 2**63 - 1, -(2**63)]
+UNBOUNDED_FLOAT = [0.0, -0.0, -1.0, 5e-324, 2.2250738585072014e-308, 1.7976931348623157e308,
+                   -1e308, 1e-300]
+
+
 def leaf_values(leaf: Leaf, rng: random.Random, others: list[float]) -> tuple[float, str]:
     """A value for `leaf` at or next to one of its bounds, or at another field's bound."""
     ends = [(leaf.lo, leaf.lo_open, -1), (leaf.hi, leaf.hi_open, 1)]
     ends = [(v, o, s) for v, o, s in ends if v is not None]
+    if not ends and rng.random() < 0.4:  # unbounded: the number type's own ends
+        v = rng.choice(UNBOUNDED_INT if leaf.integer else UNBOUNDED_FLOAT)
+        return v, "at its type's end (no bound)"
     if not ends or rng.random() < 0.2:
         v = rng.choice(others)
         return (int(v) if leaf.integer and v == int(v) else v), "at a neighbour's bound"
@@ -463,6 +471,8 @@ def set_leaf(doc: Doc, path: tuple[str, ...], value: Any, rng: random.Random,
     """Put `value` at `path` in `doc` (a "*" is an existing key, a "#" an existing item);
     missing tables on the way are made when `make`. False when the path is not there."""
     node = doc
+    if make and path and path[0] not in doc and path[0] not in MADE:
+        make = False  # a section the document lacks is made only where one field can be it
     for i, p in enumerate(path):
         last = i == len(path) - 1
         if p == "*":
@@ -478,7 +488,7 @@ def set_leaf(doc: Doc, path: tuple[str, ...], value: Any, rng: random.Random,
                 return False
             key = p
             if not last and key not in node:
-                if not make:
+                if not make or path[i + 1] in ("#", "*"):
                     return False
                 node[key] = {}
         if last:
@@ -486,6 +496,10 @@ def set_leaf(doc: Doc, path: tuple[str, ...], value: Any, rng: random.Random,
             return True
         node = node[key]
     return False
+
+
+MADE = ("measured", "configs", "workload")
+"""Sections a bound's edit may make in a document that lacks them: one field makes them."""
 
 
 def bound_edits(doc: Doc, leaves: list[Leaf], rng: random.Random, others: list[float],
@@ -565,7 +579,7 @@ class Ctx:
         self.r = r
         self.loader = loader
         self.others = _bounds_py()
-        self.answers_seeds = T._answers_seeds()
+        self.answers_seeds = [*T._answers_seeds(), *copy.deepcopy(MORE_ANSWERS)]
         self._reports: list[dict[str, Any]] | None = None
         self._records: list[dict[str, Any]] | None = None
         self._gpus: list[dict[str, Any]] | None = None
@@ -574,6 +588,7 @@ class Ctx:
     def reports(self) -> list[dict[str, Any]]:
         if self._reports is None:
             self._reports = [tomllib.loads(t) for t in T._report_seeds(self.r)]
+            self._reports += _more_reports(self.r)
         return self._reports
 
     @property
@@ -587,6 +602,34 @@ class Ctx:
         if self._gpus is None:
             self._gpus = T.seeds_for("catalogs", self.r)
         return self._gpus
+
+
+MORE_ANSWERS: list[dict[str, Any]] = [
+    # what fuzz_typed's report seeds lack: a LoRA (its frozen base's options), decode and
+    # serving (the batch curve, interactivity), a mixture of experts
+    {"current": "h100-sxm", "targets": ["b200-sxm", "l4"],
+     "workload": {"mode": "lora", "model": "llama-3.1-70b", "seq_lens": [4096], "gpus": 8,
+                  "base_format": "nf4", "allow_quantized_base": True, "token_budget": 1e9}},
+    {"current": "h200-sxm", "targets": ["b200-sxm"],
+     "workload": {"mode": "decode", "model": "llama-3.1-8b", "seq_lens": [8192], "gpus": 1,
+                  "tpot_ms": 20, "token_budget": 1e10}},
+    {"current": "h100-sxm", "targets": ["mi300x", "b200-sxm@4"],
+     "workload": {"mode": "serve", "model": "qwen3-30b-a3b", "seq_lens": [2048, 8192],
+                  "osl": 256, "gpus": 8, "min_tokens_per_user": 40, "token_budget": 1e10},
+     "prices": {"h100-sxm": 2.5, "mi300x": "1.2x"}},
+    {"current": "h100-sxm", "targets": ["b200-sxm"],
+     "workload": {"mode": "pretrain", "model": "gpt-oss-120b", "seq_lens": [4096], "gpus": 64,
+                  "ep": 8, "token_budget": 1e12},
+     "measured": {"mfu": 0.3}},
+]
+
+
+def _more_reports(r: T.Runner) -> list[dict[str, Any]]:
+    from advisor.core import parse_answers, run
+    from advisor.core.report.document import report_to_toml
+
+    return [tomllib.loads(report_to_toml(run(parse_answers(doc, "a", r.catalog), r.catalog)))
+            for doc in MORE_ANSWERS]
 
 
 def _answers_schema() -> Schema:
@@ -839,15 +882,15 @@ def _flag_bounds() -> dict[str, list[str]]:
             "--power-cap": (B.MIN_POWER_CAP_KW, B.MAX_POWER_CAP_KW, False),
             "--measured-mfu": (B.MIN_MFU, 1.0, False),
             "--measured-tokens-per-s": (B.MIN_RATE_PER_S, B.MAX_TOKENS_PER_S, False),
-            "--measured-step-s": (0.0, B.MAX_SECONDS, True),
+            "--measured-step-s": (B.MIN_STEP_S, B.MAX_SECONDS, False),
             "--measured-attention-share": (0.0, 1.0, False),
             "--measured-peak-gib": (0.0, B.MAX_DEVICE_GIB, True),
-            "--measured-tpot-ms": (0.0, B.MAX_SECONDS * 1000, True),
-            "--measured-ttft-ms": (0.0, B.MAX_SECONDS * 1000, True),
-            "--tpot-ms": (0.0, B.MAX_SECONDS * 1000, True),
-            "--ttft-ms": (0.0, B.MAX_SECONDS * 1000, True),
-            "--min-tokens-per-user": (0.0, B.MAX_TOKENS_PER_USER, True),
-            "--params": (1.0, 1e16, False)}
+            "--measured-tpot-ms": (B.MIN_MS, B.MAX_SECONDS * 1000, False),
+            "--measured-ttft-ms": (B.MIN_MS, B.MAX_SECONDS * 1000, False),
+            "--tpot-ms": (B.MIN_MS, B.MAX_SECONDS * 1000, False),
+            "--ttft-ms": (B.MIN_MS, B.MAX_SECONDS * 1000, False),
+            "--min-tokens-per-user": (B.MIN_TOKENS_PER_USER, B.MAX_TOKENS_PER_USER, False),
+            "--params": (B.MIN_PARAMS, B.MAX_PARAMS, False)}
     out: dict[str, list[str]] = {}
     for flag, (lo, hi) in whole.items():
         out[flag] = [str(v) for v in (lo, hi, lo - 1, hi + 1, lo + 1, hi - 1)]
@@ -863,7 +906,19 @@ def _flag_bounds() -> dict[str, list[str]]:
     return out
 
 
+TRAINING_FLAGS = ("--global-batch", "--measured-mfu", "--measured-tokens-per-s",
+                  "--measured-step-s", "--measured-attention-share", "--measured-peak-gib",
+                  "--packed-doc-len")
+SERVING_FLAGS = ("--osl", "--max-batch", "--tpot-ms", "--ttft-ms", "--min-tokens-per-user",
+                 "--measured-tpot-ms", "--measured-concurrency", "--measured-ttft-ms")
+MODEL_FLAGS = ("--layers", "--hidden", "--heads", "--kv-heads", "--ffn", "--vocab",
+               "--experts", "--active-experts", "--shared-experts", "--moe-ffn",
+               "--dense-layers", "--moe-every", "--params")
+
+
 def flags_bounds(ctx: Ctx, rng: random.Random) -> tuple[str, list[str]]:
+    """Flags of one mode, each at or next to its bound: the values inside the bounds are
+    drawn more often than those outside, so several ends meet in one run."""
     table = FLAG_BOUNDS or FLAG_BOUNDS.update(_flag_bounds()) or FLAG_BOUNDS
     argv = ["--current", rng.choice(["h100-sxm", "mi300x", "l4"]), "--target",
             rng.choice(["b200-sxm", "h200-sxm", "gb300"])]
@@ -875,9 +930,26 @@ def flags_bounds(ctx: Ctx, rng: random.Random) -> tuple[str, list[str]]:
     else:
         argv += ["--model", rng.choice(["llama-3.1-8b", "qwen3-30b-a3b", "llama-3.1-405b",
                                         "gpt-oss-120b"])]
-    for flag in rng.sample(sorted(table), rng.randint(1, 3)):
-        argv += [flag, rng.choice(table[flag])]
+    serving = rng.random() < 0.4
+    if serving:
+        argv += ["--mode", "serve", "--osl", rng.choice(["1", "512", "67108864"])]
+    usable = sorted(f for f in table if f not in MODEL_FLAGS and f != "--osl"
+                    and f not in (TRAINING_FLAGS if serving else SERVING_FLAGS)
+                    and f != "--lora-rank")
+    chosen = rng.sample(usable, rng.randint(1, 3))
+    if "--seq-len" not in chosen:
+        argv += ["--seq-len", rng.choice(["4096", "1", "8k"])]
+    for flag in chosen:
+        values = table[flag]
+        inside = [v for i, v in enumerate(values) if i not in (2, 3)]
+        argv.append(_flag(flag, rng.choice(inside) if rng.random() < 0.75
+                          else rng.choice(values)))
     return "bounds", argv
+
+
+def _flag(flag: str, value: str) -> str:
+    """`--flag=value`: a value such as -1 or -5e-324 is the flag's, not taken for another."""
+    return f"{flag}={value}"
 
 
 FLAG_BOUNDS: dict[str, list[str]] = {}
@@ -1139,7 +1211,7 @@ def catalogs_doc(ctx: Ctx, rng: random.Random) -> tuple[str, dict[str, Any]]:
             return "splice: a new [[arch]] with the GPU", {"gpu": [g], "arch": [arch]}
         if pick == "record":
             rec = rng.choice(ctx.records)
-            g["measured"] = copy.deepcopy(rec.get("bandwidth", [{}])[0]) | {
+            g["measured"] = copy.deepcopy((rec.get("bandwidth") or [{}])[0]) | {
                 "source": ["probe"], "retrieved": "2026-01-01"}
             return "splice: a probe record's bandwidth as measured", {"gpu": [g]}
         if pick == "twice":
@@ -1266,8 +1338,24 @@ def probes_doc(ctx: Ctx, rng: random.Random) -> tuple[str, Doc]:
             rec[key] = [] if key != "workload" else {}
         return f"splice: {key} emptied", rec
     if family == "consistency":
-        pick = rng.choice(["gpu", "shape", "seq", "layers", "rate", "mode", "phase"])
+        pick = rng.choice(["gpu", "shape", "seq", "layers", "rate", "mode", "phase", "peak",
+                           "peak"])
         w = rec.get("workload")
+        if pick == "peak" or (pick != "gpu" and not isinstance(w, dict)):
+            # measured rates about the catalog's peak of the GPU the record is filed as: each
+            # valid alone (a boost clock beats a peak quoted at base clock), above it together
+            gid = rec["stamp"]["device"].get("catalog_id") or "h100-sxm"
+            part = ctx.r.catalog.gpu(gid)
+            peak = part.peak_tflops.get("bf16") or 100.0
+            f = rng.choice([0.99, 1.0, 1.01, 1.2, 1.5, 1.99, 2.0])
+            for m in rec.get("matmul", []):
+                m.update(mamf_tflops=peak * f, median_tflops=peak * f * rng.choice([1, 0.95]))
+            for a in rec.get("attention", []):
+                a["tflops_median"] = peak * rng.choice([0.5, 0.9, 1.0, 1.2]) * f
+            whole = _full_model(rec)
+            if whole is not None:
+                whole["tokens_per_s"] *= rng.choice([1.2, 1.5, 1.8, 2.0, 2.2, 2.5, 3.0])
+            return f"consistency: rates at {f}x {gid}'s peak", rec
         if pick == "gpu" or not isinstance(w, dict):
             rec["stamp"]["device"]["catalog_id"] = rng.choice(
                 ["l4", "mi300x", "gb300", "h200-sxm", "b200-sxm", "tpu-v5e", None])
@@ -1316,7 +1404,7 @@ def make_probes(ctx: Ctx, rng: random.Random) -> Case:
         named = dev.get("catalog_id") if isinstance(dev, dict) else None
     gpu = named if isinstance(named, str) and rng.random() < 0.8 else rng.choice(
         ["h100-sxm", "b200-sxm", "mi300x", "l4"])
-    other = rng.choice(["b200-sxm", "h200-sxm", "mi300x", "h100-sxm"])
+    other = rng.choice([g for g in ("b200-sxm", "h200-sxm", "mi300x", "h100-sxm") if g != gpu])
     sides = [gpu, other] if rng.random() < 0.7 else [other, gpu]
     argv = ["compare", "--current", sides[0], "--target", sides[1], "--model", "llama-3.1-8b",
             "--seq-len", rng.choice(["4096", "4096", "8192"]), "--json"]
@@ -1348,13 +1436,31 @@ def reports_doc(ctx: Ctx, rng: random.Random) -> tuple[str, Doc]:
                            rng.choice([1, 1, 2, 3]), make=False)
         return f"bounds: {said}", doc
     if family == "schema":
+        pick = rng.random()
+        sides = [x for x in [doc.get("current"), *(doc.get("targets") or [])]
+                 if isinstance(x, dict)]
+        if pick < 0.3 and sides:  # one part of a GPU's result: a sweep point, its verdict...
+            side = rng.choice(sides)
+            props = s.at("decision", "current")["properties"]
+            part = rng.choice(list(props))
+            if part in ("sweep", "as_run") and side.get(part):
+                i = rng.randrange(len(side[part]))
+                point = s.synth(s.node(s.node(props[part])["items"]), rng)
+                point["seq_len"] = side[part][i].get("seq_len")  # the sweep's own length
+                side[part][i] = point
+                return f"schema: {side.get('gpu')}.{part}.{i} synthesised", doc
+            side[part] = s.synth(props[part], rng)
+            return f"schema: {side.get('gpu')}.{part} synthesised", doc
+        if pick < 0.45:  # a decision-wide part: the anchor, interactivity, defaults, notes
+            part = rng.choice(["anchor", "interactivity", "defaults", "notes", "band_level",
+                               "electricity_source"])
+            doc[part] = s.synth(s.at("decision")["properties"][part], rng)
+            if doc[part] is None:
+                doc.pop(part)
+            return f"schema: decision {part} synthesised", doc
         section = rng.choice(["quotes", "warnings", "probes", "configs", "pipeline",
-                              "defaults", "provenance"])
-        try:
-            sub = s.at(section)
-        except KeyError:
-            return f"schema: no {section}", doc
-        doc[section] = s.synth(sub, rng)
+                              "provenance"])
+        doc[section] = s.synth(s.at(section), rng)
         return f"schema: [{section}] synthesised", doc
     if family == "splice":
         other = copy.deepcopy(rng.choice(ctx.reports))
@@ -1552,8 +1658,8 @@ def cases(loader: str, seed: int, ctx: Ctx) -> Iterator[Case]:
         yield MAKERS[loader](ctx, rng)
 
 
-def fuzz(loader: str, n: int, seed: int, only_case: int | None = None
-         ) -> tuple[Counter[str], list[str]]:
+def fuzz(loader: str, n: int, seed: int, only_case: int | None = None,
+         by_family: Counter[tuple[str, str]] | None = None) -> tuple[Counter[str], list[str]]:
     with tempfile.TemporaryDirectory() as home:
         r = T.Runner(Path(home))
         ctx = Ctx(r, loader)
@@ -1575,14 +1681,17 @@ def fuzz(loader: str, n: int, seed: int, only_case: int | None = None
             except Exception as exc:
                 got = T.classify(exc)
             counts[got] += 1
+            if by_family is not None:
+                by_family[case.how.split(":")[0].split(" ")[0], got] += 1
             if only_case is not None:
                 print(case.show())
                 print(f"\noutcome: {got}\n{T.LAST[0]}")
             elif got in T.FAILURES and kept[got] < 5:
                 kept[got] += 1
+                said = T.LAST[0] if len(T.LAST[0]) < 1500 else f"...{T.LAST[0][-1500:]}"
                 examples.append(f"#{i} {got} [{case.how[:300]}]\n  reproduce: python "
                                 f"benchmarks/fuzz_schema.py --only {loader} --seed {seed} "
-                                f"--case {i}\n  {T.LAST[0]}")
+                                f"--case {i}\n  {said}")
         return counts, examples
 
 
@@ -1592,6 +1701,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--only", choices=sorted(MAKERS), action="append")
     parser.add_argument("--case", type=int, help="run input #CASE alone and show it")
+    parser.add_argument("-v", action="store_true", help="outcomes by generator family too")
     args = parser.parse_args(argv)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     if args.case is not None:
@@ -1602,8 +1712,13 @@ def main(argv: list[str] | None = None) -> int:
     print(T.header())
     for loader in args.only or list(MAKERS):
         start = time.perf_counter()
-        counts, examples = fuzz(loader, args.n, args.seed)
+        families: Counter[tuple[str, str]] = Counter()
+        counts, examples = fuzz(loader, args.n, args.seed, by_family=families)
         print(T.row(loader, counts, time.perf_counter() - start), flush=True)
+        if args.v:
+            for fam in sorted({f for f, _ in families}):
+                print(f"    {fam:<12}" + "  ".join(f"{k} {families[fam, k]}" for k in
+                                                   (*T.KINDS, *T.FAILURES) if families[fam, k]))
         for e in examples:
             print("   ", e.replace("\n", "\n    "))
         failed |= any(counts[k] for k in T.FAILURES)

@@ -331,3 +331,22 @@ def test_a_pipelines_tokens_per_unit_is_bounded_at_load(catalog, value: str) -> 
     with pytest.raises(InputError) as exc:
         parse_report(edited, "hand.toml")
     assert "field 'pipeline.tokens_per_unit'" in exc.value.one_line()
+
+
+def test_a_frozen_base_step_of_zero_is_refused_at_load(catalog) -> None:
+    """A LoRA report whose frozen base's step_s is 0 loaded, and `report show` ended in a
+    ZeroDivisionError writing the share of the step its dequantisation takes (found beside
+    fuzz_schema's reports, on its LoRA seed): a step is at least bounds.MIN_STEP_S at load."""
+    from advisor.core import parse_answers, run
+
+    answers = parse_answers({"current": "h100-sxm", "targets": ["b200-sxm"], "workload": {
+        "mode": "lora", "model": "llama-3.1-8b", "seq_lens": [4096], "gpus": 1,
+        "base_format": "nf4"}}, "a", catalog)
+    text = report_to_toml(run(answers, catalog))
+    at = text.index("[current.sweep.frozen_base]")
+    step = tomllib.loads(text)["current"]["sweep"][0]["frozen_base"]["step_s"]
+    edited = text[:at] + text[at:].replace(f"step_s = {step}", "step_s = 0.0", 1)
+    assert edited != text
+    with pytest.raises(InputError) as exc:
+        parse_report(edited, "hand.toml")
+    assert "field 'current.sweep.0.frozen_base.step_s'" in exc.value.one_line()

@@ -208,6 +208,18 @@ def _strings(doc: Doc, prefix: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]
         yield prefix
 
 
+def _numbers(doc: Doc, prefix: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
+    """Paths to every number (not a flag) of `doc`."""
+    if isinstance(doc, dict):
+        for k, v in doc.items():
+            yield from _numbers(v, (*prefix, k))
+    elif isinstance(doc, list):
+        for i, v in enumerate(doc):
+            yield from _numbers(v, (*prefix, i))
+    elif isinstance(doc, int | float) and not isinstance(doc, bool):
+        yield prefix
+
+
 KEY = object()
 """In a path from `_strings`: the next element is a dict key to rename, not a value."""
 
@@ -1432,6 +1444,15 @@ def reports_doc(ctx: Ctx, rng: random.Random) -> tuple[str, Doc]:
     family = rng.choice(["bounds", "bounds", "schema", "splice", "consistency", "text"])
     s = _repschema()
     if family == "bounds":
+        if rng.random() < 0.5:  # a figure the report holds, at its number type's ends
+            said = []
+            numbers = list(_numbers(doc))
+            for path in rng.sample(numbers, min(len(numbers), rng.choice([1, 1, 2, 3]))):
+                parent = _get(doc, path[:-1])
+                ends = UNBOUNDED_INT if isinstance(parent[path[-1]], int) else UNBOUNDED_FLOAT
+                parent[path[-1]] = rng.choice(ends)
+                said.append(f"{_dotted(path)} = {parent[path[-1]]!r}")
+            return f"bounds: {said} (its type's end)", doc
         said = bound_edits(doc, REPORT_LEAVES or _report_leaves(s), rng, ctx.others,
                            rng.choice([1, 1, 2, 3]), make=False)
         return f"bounds: {said}", doc

@@ -350,3 +350,43 @@ def test_a_frozen_base_step_of_zero_is_refused_at_load(catalog) -> None:
     with pytest.raises(InputError) as exc:
         parse_report(edited, "hand.toml")
     assert "field 'current.sweep.0.frozen_base.step_s'" in exc.value.one_line()
+
+
+@pytest.mark.parametrize(("figure", "value"), [("eta_days", "-1.0"), ("usd", "-1e308")])
+def test_a_configs_points_time_and_cost_are_bounded_at_load(catalog, figure: str,
+                                                            value: str) -> None:
+    """A GPU-count sweep's point of -1 days drew the ETA chart into a math domain error, and
+    costs of +-1e308 its cost axis into NaN (fuzz_schema reports, every point's figure at its
+    type's ends): a point takes some time and costs nothing below 0, at load."""
+    from advisor.core.economics.configs import sweep_configs
+
+    answers = load_answers(EXAMPLE)
+    r = build_report(decide(answers, catalog), catalog, {}, PROVENANCE,
+                     configs=sweep_configs(answers, catalog))
+    text = report_to_toml(r)
+    at = text.index("[[configs.points]]")
+    old = tomllib.loads(text)["configs"]["points"][0][figure]
+    edited = text[:at] + text[at:].replace(f"{figure} = {old}", f"{figure} = {value}", 1)
+    assert edited != text
+    with pytest.raises(InputError) as exc:
+        parse_report(edited, "hand.toml")
+    assert f"field 'configs.points.0.{figure}'" in exc.value.one_line()
+
+
+@pytest.mark.parametrize("figure", ["tokens_per_s_per_user", "tokens_per_s_per_gpu"])
+def test_an_interactivity_points_rates_are_bounded_at_load(catalog, figure: str) -> None:
+    """A serving report's curve with rates of +-1.8e308 drew the interactivity chart into
+    NaN, a ValueError (fuzz_schema reports #2730): a rate is not negative, at load."""
+    from advisor.core import parse_answers, run
+
+    answers = parse_answers({"current": "h100-sxm", "targets": ["b200-sxm"], "workload": {
+        "mode": "serve", "model": "llama-3.1-8b", "seq_lens": [2048], "osl": 256, "gpus": 8,
+        "min_tokens_per_user": 40}}, "a", catalog)
+    text = report_to_toml(run(answers, catalog))
+    at = text.index("[[current.curve]]")
+    old = tomllib.loads(text)["current"]["curve"][0][figure]
+    edited = text[:at] + text[at:].replace(f"{figure} = {old}", f"{figure} = -1e308", 1)
+    assert edited != text
+    with pytest.raises(InputError) as exc:
+        parse_report(edited, "hand.toml")
+    assert f"field 'current.curve.0.{figure}'" in exc.value.one_line()

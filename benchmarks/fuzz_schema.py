@@ -15,7 +15,10 @@ made by one of five families, named in the examples it prints:
                several fields each at an end that is valid alone, together (the deepest,
                widest model with the largest vocabulary, sequence and batch; the smallest
                model of all-1 dimensions; peaks at their ceiling with the bandwidth at its
-               floor), where products overflow, memory tends to 0, a step to 0 and MFU to 1
+               floor), where products overflow, memory tends to 0, a step to 0 and MFU to 1;
+               a field with no bound (a kept report's figures) at its number type's ends (0,
+               -0.0, -1, 5e-324, 1e308), and one figure of every row of a table at both ends
+               (what a chart's axis or a sum over the rows is drawn from)
   schema       documents synthesised from the input model's `model_json_schema()` (Answers
                and its Workload, ModelSpec, MeasuredRun, layouts, configs and pipeline; a
                catalog Gpu; a sheet's Price; a probe record's sections; a report's
@@ -218,6 +221,29 @@ def _numbers(doc: Doc, prefix: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]
             yield from _numbers(v, (*prefix, i))
     elif isinstance(doc, int | float) and not isinstance(doc, bool):
         yield prefix
+
+
+def column_ends(doc: Doc, rng: random.Random) -> str | None:
+    """One figure of every row of a table (a sweep's points, a record's matmul results) put
+    at its number type's two ends, the largest and the most negative first: what a chart's
+    axis or a sum over the rows is drawn from. What was done, or None."""
+    columns = sorted({(_rows(path), path[-1]) for path in _numbers(doc)
+                      if any(isinstance(p, int) for p in path[:-1])}, key=str)
+    if not columns:
+        return None
+    rows, key = rng.choice(columns)
+    for n, path in enumerate(p for p in _numbers(doc) if (_rows(p), p[-1]) == (rows, key)):
+        parent = _get(doc, path[:-1])
+        whole = isinstance(parent[path[-1]], int)
+        ends = ([UNBOUNDED_INT[3], UNBOUNDED_INT[4], *UNBOUNDED_INT[:3]] if whole else
+                [UNBOUNDED_FLOAT[5], UNBOUNDED_FLOAT[6], *UNBOUNDED_FLOAT[:5]])
+        parent[path[-1]] = ends[n % 2] if n < 2 else rng.choice(ends)
+    return f"bounds: every {rows}.{key} at its type's ends"
+
+
+def _rows(path: tuple[Any, ...]) -> str:
+    """A number's path with its row indices as `#`: the column it is a value of."""
+    return ".".join("#" if isinstance(p, int) else str(p) for p in path[:-1])
 
 
 KEY = object()
@@ -1311,6 +1337,8 @@ def probes_doc(ctx: Ctx, rng: random.Random) -> tuple[str, Doc]:
                     whole.pop(k)
                 whole.pop("attention_share") if rng.random() < 0.5 else None
             return "bounds extremes: every figure at an end", rec
+        if rng.random() < 0.2 and (done := column_ends(rec, rng)):
+            return done, rec
         said = bound_edits(rec, s.leaves(), rng, ctx.others, rng.choice([1, 1, 2, 3]),
                            make=False)
         return f"bounds: {said}", rec
@@ -1444,6 +1472,8 @@ def reports_doc(ctx: Ctx, rng: random.Random) -> tuple[str, Doc]:
     family = rng.choice(["bounds", "bounds", "schema", "splice", "consistency", "text"])
     s = _repschema()
     if family == "bounds":
+        if rng.random() < 0.25 and (said := column_ends(doc, rng)):
+            return said, doc
         if rng.random() < 0.5:  # a figure the report holds, at its number type's ends
             said = []
             numbers = list(_numbers(doc))

@@ -749,6 +749,18 @@ def fuzz(loader: str, n: int, seed: int) -> tuple[Counter[str], list[str]]:
         return counts, examples
 
 
+def header() -> str:
+    """The table's head: loader, inputs, each outcome, seconds."""
+    return f"{'loader':<10}{'inputs':>8}" + "".join(f"{k:>12}" for k in
+                                                    (*KINDS, *FAILURES)) + "   seconds"
+
+
+def row(loader: str, counts: Counter[str], seconds: float) -> str:
+    """One loader's line of the table."""
+    return (f"{loader:<10}{sum(counts.values()):>8}"
+            + "".join(f"{counts[k]:>12}" for k in (*KINDS, *FAILURES)) + f"   {seconds:7.0f}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", type=int, default=3000, help="inputs per loader")
@@ -757,14 +769,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     failed = False
-    print(f"{'loader':<10}{'inputs':>8}" + "".join(f"{k:>12}" for k in
-                                                  (*KINDS, *FAILURES)) + "   seconds")
+    print(header())
     for loader in args.only or list(LOADERS):
         start = time.perf_counter()
         counts, examples = fuzz(loader, args.n, args.seed)
-        print(f"{loader:<10}{sum(counts.values()):>8}" + "".join(
-            f"{counts[k]:>12}" for k in (*KINDS, *FAILURES))
-            + f"   {time.perf_counter() - start:7.0f}", flush=True)
+        print(row(loader, counts, time.perf_counter() - start), flush=True)
         for e in examples:
             print("   ", e.replace("\n", "\n    "))
         failed |= any(counts[k] for k in FAILURES)

@@ -265,21 +265,25 @@ def _workload(args: argparse.Namespace) -> dict[str, Any]:
         "allow_quantized_base": args.allow_quantized_base or None,
     }
     data = {k: v for k, v in given.items() if v is not None}
-    if args.model or args.params:
+    if args.model or args.params is not None:
         data["model"] = (read_model(args.model) if args.model
                          else _custom_model(args.params, dims))
     return data
 
 
 def _custom_model(params: float, dims: dict[str, Any]) -> ModelSpec:
-    """A `--params N` model; a dimension its bounds refuse is blamed on its flag (`--vocab`)."""
+    """A `--params N` model; a dimension its bounds refuse, or a rule across dimensions
+    blames, is named as its flag (`--vocab`; `--active-experts` when it is the one missing),
+    and the count itself, or a dimension it inferred, as `--params`."""
     from advisor.core import ModelSpec
 
     try:
         return ModelSpec.from_params(params, **dims)
     except InputError as exc:
-        if exc.field in dims:
+        if exc.field in DIMENSIONS:
             exc.field = f"workload.model.{exc.field}"
+        elif exc.field == "declared_params":
+            exc.field = "--params"
         raise
 
 

@@ -74,8 +74,9 @@ class SweepPoint(_Frozen):
 class InteractivityPoint(_Frozen):
     """One serving operating point on the throughput-against-interactivity curve."""
 
-    tokens_per_s_per_user: float = Field(description="output tokens/s each user sees: 1 / TPOT")
-    tokens_per_s_per_gpu: float
+    tokens_per_s_per_user: float = Field(gt=0, description="output tokens/s each user sees: "
+                                                           "1 / TPOT")
+    tokens_per_s_per_gpu: float = Field(ge=0)
     usd_per_mtok: float | None
     batch: int = Field(description="requests in flight per replica")
     tp: int

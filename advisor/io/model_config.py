@@ -9,6 +9,7 @@ Without the package or the network, the error says how to pass the file instead.
 
 from __future__ import annotations
 
+import errno
 import re
 from pathlib import Path
 
@@ -44,10 +45,18 @@ def read_config(ref: str, base: Path | None = None) -> ModelSpec:
 
 
 def _local(ref: str, base: Path | None) -> Path | None:
+    """The config.json `ref` names on disk, if any; a name no file system can hold (longer
+    than its limit) names no local file, so it is read as a hub id or a preset."""
     path = (base or Path()) / Path(ref).expanduser()
-    if path.is_dir() and (path / CONFIG).is_file():
-        path = path / CONFIG
-    return path if path.is_file() or ref.endswith(".json") else None
+    try:
+        if path.is_dir() and (path / CONFIG).is_file():
+            path = path / CONFIG
+        found = path.is_file()
+    except OSError as exc:
+        if exc.errno != errno.ENAMETOOLONG:
+            raise
+        found = False
+    return path if found or ref.endswith(".json") else None
 
 
 def read_config_file(path: Path) -> ModelSpec:

@@ -261,3 +261,122 @@ def test_a_workload_probes_figure_is_blamed_on_the_record(capsys, tmp_path, toke
                            f"{path}, field 'workload.phases.0.full_model.tokens_per_s'",
                            f"{tokens_per_s:,} tokens/s per GPU", needle)
     assert "--measured" not in line and "command line" not in line
+
+
+# --- benchmarks/fuzz_schema.py: bounds, schema, splice, consistency and text inputs --------
+
+
+@pytest.mark.parametrize(("dims", "flag"), [
+    (["--heads", "47", "--kv-heads", "19"], "'--kv-heads', value 19"),
+    (["--experts", "8", "--active-experts", "9"], "'--active-experts', value 9"),
+    (["--experts", "8", "--dense-layers", "4096", "--layers", "4"],
+     "'--active-experts', value 0"),
+    (["--moe-ffn", "1024"], "'--experts', value 0"),
+])
+def test_a_rule_across_custom_dimensions_names_a_flag(capsys, dims: list[str],
+                                                      flag: str) -> None:
+    """A custom model's dimensions that are each valid but not together (heads not a
+    multiple of the KV heads, more experts per token than experts) were one line naming
+    only 'a model of 8e+09 parameters', no flag (fuzz_schema flags #5, #35): the flag to fix
+    is named, with its value."""
+    one_line_exit_2(capsys, ["compare", "--current", "h100-sxm", "--target", "b200-sxm",
+                             "--seq-len", "4096", "--params", "8e9", *dims], flag)
+
+
+@pytest.mark.parametrize(("figure", "value", "needle"), [
+    ("tokens_per_s", 1e18, "less than or equal to 1000000000000"),
+    ("tokens_per_s", 1e-300, "greater than or equal to 0.000000001"),
+    ("peak_memory_gib", 0.0, "greater than 0"),
+])
+def test_a_workload_probes_figure_past_what_it_anchors_is_refused_at_load(
+        capsys, tmp_path, figure: str, value: float, needle: str) -> None:
+    """A workload probe's whole-model tokens/s of 1e18 (or 1e-300), or a peak memory of 0 GiB,
+    passed the record's bounds and ended in a pydantic traceback where it became the
+    decision's measured anchor (fuzz_schema probes #205, #279): the record is refused at
+    load with the file, the field and the value."""
+    record = json.loads(WORKLOAD_RECORD.read_text())
+    for phase in record["workload"]["phases"]:
+        phase["full_model"][figure] = value
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps(record))
+    one_line_exit_2(capsys, [*COMPARE, "--target", "b200-sxm", "--probe", str(path)],
+                    f"{path}, field 'workload.phases.0.full_model.{figure}'", needle)
+
+
+def test_a_model_name_too_long_for_a_file_is_named_as_the_flag(capsys) -> None:
+    """`--model` with a name longer than any file system's (a preset name repeated): the
+    look for a local config.json raised 'File name too long', a line naming no flag
+    (fuzz_schema flags #537); a name no file can have is not a local file, and is refused as
+    the unknown model it is."""
+    name = "llama-3.1-8b" * 400
+    one_line_exit_2(capsys, ["compare", "--current", "h100-sxm", "--target", "b200-sxm",
+                             "--seq-len", "4096", "--model", name],
+                    "field '--model", "unknown model preset")
+
+
+@pytest.mark.parametrize(("flags", "needle"), [
+    (["--mode", "serve", "--osl", "128", "--measured-tpot-ms=5e-324"],
+     "'--measured-tpot-ms', value 5e-324"),
+    (["--measured-step-s=5e-324"], "'--measured-step-s', value 5e-324"),
+    (["--mode", "serve", "--osl", "128", "--tpot-ms=5e-324"], "'--tpot-ms', value 5e-324"),
+    (["--mode", "serve", "--osl", "128", "--min-tokens-per-user=5e-324"],
+     "'--min-tokens-per-user', value 5e-324"),
+])
+def test_a_time_is_at_least_a_microsecond(capsys, flags: list[str], needle: str) -> None:
+    """A measured TPOT of 5e-324 ms is 'greater than 0', and over 1000 it is 0: a
+    ZeroDivisionError fitting the anchor (fuzz_schema answers #580, flags #299); a step of
+    5e-324 s was 'inf% of this GPU's peak'. A time is at least a microsecond (bounds.MIN_MS),
+    an interactivity target at least a token per MAX_SECONDS, refused with the flag named."""
+    one_line_exit_2(capsys, [*COMPARE, "--target", "b200-sxm", *flags], needle)
+
+
+def test_a_probe_run_of_a_subnormal_step_is_refused(capsys, tmp_path) -> None:
+    """A workload probe's run timed at 5e-324 ms divided its tokens by 0 checking them, a
+    ZeroDivisionError in the record's own validator: refused at load, the field named."""
+    record = json.loads(WORKLOAD_RECORD.read_text())
+    record["workload"]["phases"][0]["runs"][0]["step_ms_median"] = 5e-324
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps(record))
+    one_line_exit_2(capsys, [*COMPARE, "--target", "b200-sxm", "--probe", str(path)],
+                    f"{path}, field 'workload.phases.0.runs.0.step_ms_median', value 5e-324")
+
+
+SHAPE = ["--layers", "2", "--hidden", "256", "--heads", "2", "--kv-heads", "2", "--ffn", "256",
+         "--vocab", "100"]
+
+
+@pytest.mark.parametrize(("flags", "needle"), [
+    (["--params=5e-324", *SHAPE], "'--params', value 5e-324"),  # was '+inf% off the 0B'
+    (["--params=0"], "'--params', value 0.0"),  # was "'--model or --params': Field required"
+    (["--params=1e300"], "'--params', value 1e+300"),  # was '--hidden', which nobody gave
+    (["--params=1e15", "--hidden", "256"],
+     "'--params', value 1000000000000000.0: infers layers 953674254"),
+])
+def test_a_parameter_count_is_blamed_for_what_it_drives(capsys, flags: list[str],
+                                                       needle: str) -> None:
+    """--params 5e-324 with the shape given ended in a note '+inf% off the 0B you gave'
+    (exit 0); --params 0 read as no model given; 1e300 (or 1e15 beside --hidden 256) was
+    blamed on --hidden (--layers), dimensions nobody gave but --params inferred (fuzz_schema
+    flags). A count is 1 to MAX_PARAMS, and a dimension it infers past its bound names it."""
+    one_line_exit_2(capsys, ["compare", "--current", "h100-sxm", "--target", "b200-sxm",
+                             "--seq-len", "4096", *flags], needle)
+
+
+@pytest.mark.parametrize("hostname", ["\u202eh100-box", "h100-box" * 12_500],
+                         ids=["right-to-left", "100k-long"])
+def test_a_workload_probes_hostname_is_shown_cleaned_in_its_anchor(capsys, tmp_path,
+                                                                   hostname: str) -> None:
+    """The anchor's note names the record's host: a hostname with a right-to-left override,
+    or 100,000 characters long, made the note a MeasuredRun refuses (a control character;
+    over MAX_NAME_CHARS) and the decision a pydantic traceback (fuzz_schema probes #265,
+    #510). The note shows the host cleaned and shortened; the decision is made."""
+    from advisor.core.model import bounds as B
+
+    record = json.loads(WORKLOAD_RECORD.read_text())
+    record["stamp"]["hostname"] = hostname
+    path = tmp_path / "mine.json"
+    path.write_text(json.dumps(record))
+    assert main([*COMPARE, "--target", "b200-sxm", "--probe", str(path), "--json"]) == 0
+    note = json.loads(capsys.readouterr().out)["anchor"]["source"]
+    assert "workload probe on " in note and "\u202e" not in note
+    assert len(note) <= B.MAX_NAME_CHARS + len("probe ()"), note

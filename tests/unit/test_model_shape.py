@@ -208,3 +208,30 @@ dense_layers = 0
 """
     model = parse_answers_toml(text, "a.toml").workload.model
     assert model.params_total == PRESETS["llama-4-maverick"].params_total
+
+
+# --- shapes each valid alone, not together (benchmarks/fuzz_schema.py) -------------------
+
+
+def test_more_heads_than_hidden_width_needs_a_head_dim() -> None:
+    """hidden 8 over 16 heads left each head hidden // heads = 0 wide: attention with no
+    parameters, no KV cache and no FLOPs, projected as if it were a model (fuzz_schema's
+    consistency answers). Refused on the heads, unless head_dim gives the width."""
+    with pytest.raises(ValidationError, match="leaves each head no width"):
+        spec(hidden=8, heads=16, kv_heads=16)
+    assert spec(hidden=8, heads=16, kv_heads=16, head_dim=64).d_head == 64
+
+
+def test_a_narrow_custom_model_infers_an_mlp_it_can_have() -> None:
+    """`--params 1 --hidden 8`: the inferred MLP width round(3.5 x 8 / 256) x 256 was 0, and
+    the line blamed `--ffn`, value 0, a flag nobody gave (fuzz_schema flags). The inferred
+    width is at least one multiple of 256, as the inferred hidden size is."""
+    m = ModelSpec.from_params(1, hidden=8)
+    assert m.ffn == 256 and "ffn 256" in m.source
+
+
+def test_a_declared_parameter_count_is_bounded() -> None:
+    """A stated count of 5e-324 made the shape check's note '+inf% off the 0B you gave'."""
+    with pytest.raises(ValidationError, match="declared_params"):
+        spec(declared_params=5e-324)
+    assert spec(declared_params=1.0).params_note() is not None

@@ -484,7 +484,7 @@ def test_records_without_a_workload_still_load() -> None:
          "less than or equal to 1"),
         ("phases.0.runs.0.split.gemm_share", 0.9, "shares must add up to 1"),
         ("phases.0.runs.0.tokens_per_s", 1000.0, "tokens_per_s 1000.0 is not tokens_per_step"),
-        ("phases.0.runs.1.step_ms_median", -5.0, "Input should be greater than 0"),
+        ("phases.0.runs.1.step_ms_median", -5.0, "Input should be greater than or equal to 0.001"),
         ("phases.0.runs.0.steps_timed", 7, "steps_timed 7 but 2 steps_ms"),
         ("phases.0.full_model.other_share", None, "shares must add up to 1"),
         ("precision", "int4", "field 'workload.precision', value 'int4'"),

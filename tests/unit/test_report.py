@@ -324,3 +324,84 @@ def test_a_version_1_report_reads_as_it_was_said() -> None:
         "b200-sxm": "blocked: on NVIDIA B200 SXM (sm_100) until you upgrade: torch",
         "h200-sxm": "hold: 19% more per token, 1.02x faster"}
     assert tomllib.loads(report_to_toml(report))["version"] == 2, "written back as version 2"
+
+
+@pytest.mark.parametrize("value", ["0.0", "-1.0", "1e300"])
+def test_a_pipelines_tokens_per_unit_is_bounded_at_load(catalog, value: str) -> None:
+    """A report's [pipeline] with tokens_per_unit = 0 loaded, and `report show` ended in a
+    ZeroDivisionError drawing its stage table (fuzz_schema reports #23, #141): the figure is
+    held to the answers' own bounds at load, one line naming it."""
+    from advisor.cli.configs import load_pipeline
+    from advisor.core.economics.stages import analyse_pipeline
+
+    spec = load_pipeline(str(EXAMPLE.with_name("configs_pipeline.toml")))
+    r = build_report(decide(load_answers(EXAMPLE), catalog), catalog, {}, PROVENANCE,
+                     pipeline=analyse_pipeline(spec, catalog))
+    text = report_to_toml(r)
+    doc = tomllib.loads(text)
+    at = text.index("[pipeline]")
+    old = f"tokens_per_unit = {doc['pipeline']['tokens_per_unit']}"
+    edited = text[:at] + text[at:].replace(old, f"tokens_per_unit = {value}", 1)
+    assert edited != text
+    with pytest.raises(InputError) as exc:
+        parse_report(edited, "hand.toml")
+    assert "field 'pipeline.tokens_per_unit'" in exc.value.one_line()
+
+
+def test_a_frozen_base_step_of_zero_is_refused_at_load(catalog) -> None:
+    """A LoRA report whose frozen base's step_s is 0 loaded, and `report show` ended in a
+    ZeroDivisionError writing the share of the step its dequantisation takes (found beside
+    fuzz_schema's reports, on its LoRA seed): a step is at least bounds.MIN_STEP_S at load."""
+    from advisor.core import parse_answers, run
+
+    answers = parse_answers({"current": "h100-sxm", "targets": ["b200-sxm"], "workload": {
+        "mode": "lora", "model": "llama-3.1-8b", "seq_lens": [4096], "gpus": 1,
+        "base_format": "nf4"}}, "a", catalog)
+    text = report_to_toml(run(answers, catalog))
+    at = text.index("[current.sweep.frozen_base]")
+    step = tomllib.loads(text)["current"]["sweep"][0]["frozen_base"]["step_s"]
+    edited = text[:at] + text[at:].replace(f"step_s = {step}", "step_s = 0.0", 1)
+    assert edited != text
+    with pytest.raises(InputError) as exc:
+        parse_report(edited, "hand.toml")
+    assert "field 'current.sweep.0.frozen_base.step_s'" in exc.value.one_line()
+
+
+@pytest.mark.parametrize(("figure", "value"), [("eta_days", "-1.0"), ("usd", "-1e308")])
+def test_a_configs_points_time_and_cost_are_bounded_at_load(catalog, figure: str,
+                                                            value: str) -> None:
+    """A GPU-count sweep's point of -1 days drew the ETA chart into a math domain error, and
+    costs of +-1e308 its cost axis into NaN (fuzz_schema reports, every point's figure at its
+    type's ends): a point takes some time and costs nothing below 0, at load."""
+    from advisor.core.economics.configs import sweep_configs
+
+    answers = load_answers(EXAMPLE)
+    r = build_report(decide(answers, catalog), catalog, {}, PROVENANCE,
+                     configs=sweep_configs(answers, catalog))
+    text = report_to_toml(r)
+    at = text.index("[[configs.points]]")
+    old = tomllib.loads(text)["configs"]["points"][0][figure]
+    edited = text[:at] + text[at:].replace(f"{figure} = {old}", f"{figure} = {value}", 1)
+    assert edited != text
+    with pytest.raises(InputError) as exc:
+        parse_report(edited, "hand.toml")
+    assert f"field 'configs.points.0.{figure}'" in exc.value.one_line()
+
+
+@pytest.mark.parametrize("figure", ["tokens_per_s_per_user", "tokens_per_s_per_gpu"])
+def test_an_interactivity_points_rates_are_bounded_at_load(catalog, figure: str) -> None:
+    """A serving report's curve with rates of +-1.8e308 drew the interactivity chart into
+    NaN, a ValueError (fuzz_schema reports #2730): a rate is not negative, at load."""
+    from advisor.core import parse_answers, run
+
+    answers = parse_answers({"current": "h100-sxm", "targets": ["b200-sxm"], "workload": {
+        "mode": "serve", "model": "llama-3.1-8b", "seq_lens": [2048], "osl": 256, "gpus": 8,
+        "min_tokens_per_user": 40}}, "a", catalog)
+    text = report_to_toml(run(answers, catalog))
+    at = text.index("[[current.curve]]")
+    old = tomllib.loads(text)["current"]["curve"][0][figure]
+    edited = text[:at] + text[at:].replace(f"{figure} = {old}", f"{figure} = -1e308", 1)
+    assert edited != text
+    with pytest.raises(InputError) as exc:
+        parse_report(edited, "hand.toml")
+    assert f"field 'current.curve.0.{figure}'" in exc.value.one_line()

@@ -52,8 +52,8 @@ class ConfigPoint(BaseModel):
     comm_share: float = Field(description="share of a step spent in exposed communication")
     utilisation: float = Field(description="busy (compute or memory) share of a step")
     mfu: float
-    eta_days: float
-    usd: float | None
+    eta_days: float = Field(gt=0, description="for the token budget (drawn on a log scale)")
+    usd: float | None = Field(ge=0)
     usd_per_gpu_hour: float | None
     price_source: str | None = Field(description="user (your quote) or default (catalog)")
     gpu_days: float

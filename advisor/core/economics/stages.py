@@ -32,6 +32,7 @@ from advisor.core.economics.pipeline import (
 from advisor.core.economics.sanity import check_stage_mfu
 from advisor.core.errors import InputError
 from advisor.core.formats import validation_error
+from advisor.core.model import bounds as B
 from advisor.core.model.options import (
     PipelineAlternative,
     PipelineSpec,
@@ -98,7 +99,9 @@ class PipelineReport(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     unit: str
-    tokens_per_unit: float
+    tokens_per_unit: float = Field(ge=B.MIN_TOKENS_PER_UNIT, le=B.MAX_TOKENS,
+                                   description="the answers' (1 where they give none): a kept "
+                                               "report's is held to the same bounds")
     box_gpus: int
     stages: list[StageRate]
     current: PipelineBalance

@@ -83,6 +83,11 @@ MAX_HEADS = 2**14
 MAX_VOCAB = 2**24
 MAX_EXPERTS = 2**16
 MAX_NAME_CHARS = 200  # a model, stage or unit name shown in tables
+# A model's stated parameter count (`--params`): at least one weight; 1e16 is ~5,000x the
+# largest published models (~2e12), and the hidden size inferred from it, (N x 128 / 12)^(1/3)
+# ~ 470k, is still within MAX_WIDTH.
+MIN_PARAMS = 1.0
+MAX_PARAMS = 1e16
 
 # --- money and time ------------------------------------------------------------------
 
@@ -106,8 +111,9 @@ MAX_TFLOPS = 100_000.0
 # One device's memory, link or network bandwidth, GB/s: HBM3e is ~8,000.
 MIN_GBPS = 1e-6
 MAX_GBPS = 100_000.0
-# A whole stage's throughput, tokens or work units per second: 1e12 is ~1,000x a large
-# serving fleet; 1e-9 is one unit every 30 years.
+# A whole stage's throughput, tokens or work units per second, and one device's (a measured
+# anchor, a workload probe's figure): 1e12 is ~1,000x a large serving fleet; 1e-9 is one
+# unit every 30 years.
 MIN_RATE_PER_S = 1e-9
 MAX_TOKENS_PER_S = 1e12
 # Model FLOPs utilisation of a stage. The lowest anyone runs is batch-1 decode, which is
@@ -122,6 +128,12 @@ MAX_FLOPS_PER_TOKEN = 1e17
 MIN_TOKENS_PER_UNIT = 1.0  # a work unit carries at least one token
 MAX_HOP_S = 3600.0  # a serial copy per work unit
 MAX_SECONDS = 1e7  # a probe run or measurement: ~4 months
+# A measured or limiting time (a step, a time per output token or to the first, a probe's
+# timed step or kernel): a microsecond. No training step (thousands of kernels), output token
+# (a pass over the weights) or timed kernel is shorter; "positive" alone let 5e-324 ms
+# through, which is 0 once in seconds and made a rate of it infinite.
+MIN_MS = 1e-3
+MIN_STEP_S = MIN_MS / 1000
 MAX_DEVICES = 4096  # GPUs one probe run sees on one box
 MAX_GPU_MEMORY_GIB = 1024.0  # one GPU's memory in the catalog: 288 GB on B300
 MAX_DEVICE_GIB = 1e6  # one device's memory as torch reports it: 288 GB on B300
@@ -176,3 +188,4 @@ MAX_SPEEDUP = 1000.0
 # A job's wall-clock: a century (as MAX_DEADLINE_DAYS) is no job anyone plans.
 MAX_WALL_CLOCK_H = MAX_DEADLINE_DAYS * 24
 MAX_TOKENS_PER_USER = 1e6  # an interactivity target: a microsecond per output token
+MIN_TOKENS_PER_USER = 1 / MAX_SECONDS  # a token per MAX_SECONDS: the longest time per token

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from advisor.core.model import bounds as B
 from advisor.core.model.layout import LayoutChoice
 from advisor.core.model.vocabulary import ALL_LINEAR, BaseFormat
 
@@ -68,11 +69,13 @@ class BaseOption(BaseModel):
     fits: bool
     memory_gib: float
     tokens_per_s_per_gpu: float
-    step_s: float
-    dequant_s: float = Field(description="per step: dequantising the base before its GEMMs "
-                                         "(HBM traffic and kernels)")
-    stream_s: float = Field(description="per step: streaming the offloaded base over the host "
-                                         "link, beyond what hides behind compute")
+    step_s: float = Field(ge=B.MIN_STEP_S, description="per optimizer step: what the parts "
+                                                        "below are shares of (a kept report's "
+                                                        "is held to it at load)")
+    dequant_s: float = Field(ge=0, description="per step: dequantising the base before its "
+                                               "GEMMs (HBM traffic and kernels)")
+    stream_s: float = Field(ge=0, description="per step: streaming the offloaded base over "
+                                              "the host link, beyond what hides behind compute")
     accuracy_risk: AccuracyRisk
     chosen: bool = Field(description="the re-tune runs it (allowed by allow_quantized_base); "
                                      "else it is what would fit")

@@ -26,7 +26,7 @@ class MeasuredRun(PrintableModel):
     tokens_per_s_per_gpu: float | None = Field(
         default=None, ge=B.MIN_RATE_PER_S, le=B.MAX_TOKENS_PER_S,
         description="training: tokens/s per GPU; serving: output tokens/s per GPU")
-    step_s: float | None = Field(default=None, gt=0, le=B.MAX_SECONDS,
+    step_s: float | None = Field(default=None, ge=B.MIN_STEP_S, le=B.MAX_SECONDS,
                                  description="training: seconds per optimizer step")
     mfu: float | None = Field(default=None, ge=B.MIN_MFU, le=1,
                               description="training: model FLOPs utilisation")
@@ -35,8 +35,8 @@ class MeasuredRun(PrintableModel):
     peak_memory_gib: float | None = Field(default=None, gt=0, le=B.MAX_DEVICE_GIB)
     concurrency: int | None = Field(default=None, ge=1, le=B.MAX_MICRO_BATCH,
                                     description="serving: requests in flight per replica")
-    ttft_ms: float | None = Field(default=None, gt=0, le=B.MAX_SECONDS * 1000)
-    tpot_ms: float | None = Field(default=None, gt=0, le=B.MAX_SECONDS * 1000)
+    ttft_ms: float | None = Field(default=None, ge=B.MIN_MS, le=B.MAX_SECONDS * 1000)
+    tpot_ms: float | None = Field(default=None, ge=B.MIN_MS, le=B.MAX_SECONDS * 1000)
     source: Source = Field(default="user", description="user, or a workload probe record")
     note: str = Field(default="", max_length=B.MAX_NAME_CHARS,
                       description="where the figure comes from (a run id, a dashboard)")

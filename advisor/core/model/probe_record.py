@@ -173,7 +173,7 @@ class AttentionResult(_Measurement):
     direction: Direction
     tflops_median: Tflops | None = None
     tflops_max: Tflops | None = None
-    ms_median: Annotated[float, Field(gt=0, le=B.MAX_SECONDS * 1000)] | None = None
+    ms_median: Annotated[float, Field(ge=B.MIN_MS, le=B.MAX_SECONDS * 1000)] | None = None
 
     @property
     def kernel_name(self) -> str:
@@ -259,10 +259,15 @@ class NodeHealth(_Measurement):
 # --- the workload probe (`python -m probes workload`, `advisor probe --workload`) ----------
 
 Ms = Annotated[float, Field(ge=0, le=B.MAX_SECONDS * 1000)]
-StepMs = Annotated[float, Field(gt=0, le=B.MAX_SECONDS * 1000)]
+StepMs = Annotated[float, Field(ge=B.MIN_MS, le=B.MAX_SECONDS * 1000)]
 Gib = Annotated[float, Field(ge=0, le=B.MAX_DEVICE_GIB)]
 Fraction = Annotated[float, Field(ge=0, le=1)]
-TokensPerS = Annotated[float, Field(gt=0, le=B.MAX_TOKENS)]
+# A measured throughput is what a decision is anchored on (a MeasuredRun's tokens/s per
+# GPU), so it is held to the same bounds here, at load, with the record's field named.
+TokensPerS = Annotated[float, Field(ge=B.MIN_RATE_PER_S, le=B.MAX_TOKENS_PER_S)]
+HeldGib = Annotated[float, Field(gt=0, le=B.MAX_DEVICE_GIB)]
+"""The whole model's peak memory on one device: it holds at least the weights (a run's or
+a layer's figure may be 0: a layer can add nothing measurable)."""
 Width = Annotated[int, Field(ge=1, le=B.MAX_WIDTH)]
 Layers = Annotated[int, Field(ge=1, le=B.MAX_LAYERS)]
 Heads = Annotated[int, Field(ge=1, le=B.MAX_HEADS)]
@@ -382,7 +387,7 @@ class WorkloadWhole(_Model):
     extrapolated: bool
     step_ms: StepMs
     tokens_per_s: TokensPerS
-    peak_memory_gib: Gib | None = Field(default=None, description="unsharded, one device")
+    peak_memory_gib: HeldGib | None = Field(default=None, description="unsharded, one device")
     attention_share: Fraction | None = None
     gemm_share: Fraction | None = None
     other_share: Fraction | None = None

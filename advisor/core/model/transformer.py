@@ -96,32 +96,43 @@ class ModelSpec(_Frozen, PrintableModel):
         default=None, ge=1, le=B.MAX_SEQ_LEN,
         description="the longest context the model supports (a serving input cannot be longer)")
     declared_params: Amount | None = Field(
-        default=None, gt=0, description="the parameter count the user gave, for a shape check")
+        default=None, ge=B.MIN_PARAMS, le=B.MAX_PARAMS,
+        description="the parameter count the user gave, for a shape check")
 
     @model_validator(mode="after")
     def _consistent(self) -> ModelSpec:
+        """The rules across dimensions, each blamed on the field to fix (so a flag, a
+        config.json key or an answers path can name it, not just the model as a whole)."""
         if self.heads % self.kv_heads:
-            raise ValueError(f"heads {self.heads} is not a multiple of kv_heads {self.kv_heads}")
+            raise FieldError(f"heads {self.heads} is not a multiple of kv_heads "
+                             f"{self.kv_heads}", field="kv_heads", value=self.kv_heads)
+        if self.head_dim is None and self.hidden < self.heads:  # hidden // heads = 0
+            raise FieldError(f"hidden {self.hidden} over {self.heads} heads leaves each head "
+                             "no width: give head_dim, or fewer heads", field="heads",
+                             value=self.heads)
         if self.experts:
             if not 1 <= self.active_experts <= self.experts:
-                raise ValueError(
-                    f"active_experts {self.active_experts} must be 1..experts ({self.experts})"
-                )
+                raise FieldError(f"active_experts {self.active_experts} must be 1..experts "
+                                 f"({self.experts})", field="active_experts",
+                                 value=self.active_experts)
             if self.moe_layers < 1:  # the blame goes to the field past the depth
                 field = "dense_layers" if self.dense_layers >= self.layers else "moe_every"
                 raise FieldError(f"leaves no MoE layer in {self.layers} (dense_layers "
                                  f"{self.dense_layers}, moe_every {self.moe_every})",
                                  field=field, value=getattr(self, field))
         elif self.active_experts or self.shared_experts or self.moe_ffn:
-            raise ValueError("active_experts, shared_experts and moe_ffn need experts > 0")
+            raise FieldError("active_experts, shared_experts and moe_ffn need experts > 0",
+                             field="experts", value=self.experts)
         elif self.dense_layers or self.moe_every > 1:
-            raise ValueError("dense_layers and moe_every place MoE layers: they need "
-                             "experts > 0")
+            raise FieldError("dense_layers and moe_every place MoE layers: they need "
+                             "experts > 0", field="experts", value=self.experts)
         if self.global_every is not None and self.sliding_window is None:
-            raise ValueError("global_every needs a sliding_window")
+            raise FieldError("global_every needs a sliding_window", field="global_every",
+                             value=self.global_every)
         if self.mla and (self.qkv_bias or self.out_bias):
-            raise ValueError("attention biases are counted for multi-head and grouped-query "
-                             "attention, not MLA")
+            field = "qkv_bias" if self.qkv_bias else "out_bias"
+            raise FieldError("attention biases are counted for multi-head and grouped-query "
+                             "attention, not MLA", field=field, value=True)
         return self
 
     # --- dimensions -------------------------------------------------------------------
@@ -289,11 +300,20 @@ class ModelSpec(_Frozen, PrintableModel):
         given and which inferred; when the shape is given, `params_note` says how far its
         count is from `params`.
         """
+        if not B.MIN_PARAMS <= params <= B.MAX_PARAMS:
+            raise FieldError(f"a model has {B.MIN_PARAMS:g} to {B.MAX_PARAMS:.0e} parameters",
+                             field="declared_params", value=params)
         try:
             return cls._from_params(params, **dims)
-        except ValidationError as exc:  # e.g. 1e30 parameters: a hidden size past its bound
-            raise validation_error(exc, "command line",
-                                   entry=f"a model of {params:.3g} parameters") from None
+        except ValidationError as exc:  # e.g. 1e15 parameters in layers of hidden 256
+            err = validation_error(exc, "command line",
+                                   entry=f"a model of {params:.3g} parameters")
+            if err.field in _INFERRED and dims.get(err.field) is None:  # the count's doing
+                raise FieldError(f"infers {err.field} {err.value!r} with the dimensions "
+                                 f"given ({err.message}): give the {err.field} yourself, or "
+                                 "another count", file="command line",
+                                 field="declared_params", value=params) from None
+            raise err from None
 
     @classmethod
     def _from_params(cls, params: float, **dims: Any) -> ModelSpec:
@@ -304,8 +324,8 @@ class ModelSpec(_Frozen, PrintableModel):
         heads = int(given["heads"]) if "heads" in given else max(1, hidden // 128)
         kv_heads = int(given["kv_heads"]) if "kv_heads" in given else math.gcd(heads, 8)
         gated = bool(given.get("gated_mlp", True))
-        ffn = (int(given["ffn"]) if "ffn" in given
-               else round((3.5 if gated else 4.0) * hidden / 256) * 256)
+        ffn = (int(given["ffn"]) if "ffn" in given  # a multiple of 256, at least one
+               else max(256, round((3.5 if gated else 4.0) * hidden / 256) * 256))
         shape = {**given, "hidden": hidden, "heads": heads, "kv_heads": kv_heads, "ffn": ffn,
                  "vocab": vocab, "gated_mlp": gated}
         shape["layers"] = (int(given["layers"]) if "layers" in given

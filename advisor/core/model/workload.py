@@ -117,12 +117,12 @@ class Workload(_Frozen):
     osl: Whole | None = Field(default=None, ge=1, le=B.MAX_SEQ_LEN,
                               description="serve: output tokens per request")
     kv_dtype: KvDtype = Field(default="auto", description="auto: fp8 for low-precision recipes")
-    ttft_ms: Plain | None = Field(default=None, gt=0, le=B.MAX_SECONDS * 1000,
+    ttft_ms: Plain | None = Field(default=None, ge=B.MIN_MS, le=B.MAX_SECONDS * 1000,
                                   description="serve: time-to-first-token limit")
-    tpot_ms: Plain | None = Field(default=None, gt=0, le=B.MAX_SECONDS * 1000,
+    tpot_ms: Plain | None = Field(default=None, ge=B.MIN_MS, le=B.MAX_SECONDS * 1000,
                                   description="serve/decode: time per output token limit")
     min_tokens_per_user: Plain | None = Field(
-        default=None, gt=0, le=B.MAX_TOKENS_PER_USER,
+        default=None, ge=B.MIN_TOKENS_PER_USER, le=B.MAX_TOKENS_PER_USER,
         description="serve/decode: the interactivity target, output tokens/s each user sees "
                     "(1000 / TPOT in ms)")
     max_batch: Whole = Field(default=2048, ge=1, le=B.MAX_MICRO_BATCH,

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from advisor.core.errors import InputError
+from advisor.core.model import bounds as B
 from advisor.core.model.measured import MeasuredRun
 from advisor.core.model.probe_record import ProbeRecord
 from advisor.core.model.workload import Workload
@@ -34,6 +35,7 @@ from advisor.core.projection.engine import Projection, project
 from advisor.core.projection.kernels import probe_kernel
 from advisor.core.projection.layout import Grid
 from advisor.core.projection.rates import GpuRates
+from advisor.core.text import clean
 
 BISECTION_STEPS = 60  # halvings of a ratio interval: far below float resolution
 
@@ -177,10 +179,19 @@ def from_probe(record: ProbeRecord, w: Workload, kernel: str
     how = "extrapolated from" if whole.extrapolated else "measured on"
     ran = probe_kernel(sec.attention_kernel)
     share = whole.attention_share if not serving and ran == kernel else None
-    note = (f"workload probe on {record.stamp.hostname} {record.stamp.date[:10]}: one "
-            f"device, eager PyTorch, {how} {whole.layers} layers"
-            + (f"; its attention ran {sec.attention_kernel}, not {kernel}, so its share is "
-               "not used" if ran != kernel and not serving else ""))
+    note = (f"workload probe on {_shown(record.stamp.hostname, 40)} "
+            f"{_shown(record.stamp.date[:10], 10)}: one device, eager PyTorch, {how} "
+            f"{whole.layers} layers"
+            + (f"; its attention ran {_shown(sec.attention_kernel, 24)}, not {kernel}, so its "
+               "share is not used" if ran != kernel and not serving else ""))
     return (MeasuredRun(tokens_per_s_per_gpu=whole.tokens_per_s, attention_share=share,
-                        peak_memory_gib=whole.peak_memory_gib, source="probe", note=note),
+                        peak_memory_gib=whole.peak_memory_gib, source="probe",
+                        note=_shown(note, B.MAX_NAME_CHARS)),
             measured_w)
+
+
+def _shown(text: str, most: int) -> str:
+    """A record's text as a note holds it: its control characters as their visible escapes
+    (a note, like all answers text, holds none), and at most `most` characters."""
+    text = clean(text)
+    return text if len(text) <= most else text[:most - 1] + "…"

@@ -232,6 +232,24 @@ def test_a_pulled_gpu_cannot_take_another_gpus_name(changes: dict, blamed: str) 
     assert "names another catalog GPU" in exc.value.one_line()
 
 
+@pytest.mark.parametrize(("field", "value"), [
+    ("name", "NVIDIA \u041d100 SXM5 80GB"),  # a Cyrillic capital En for the H
+    ("name", "NVIDIA H100 SXM5\u200b 80GB"),  # a zero-width space
+    ("aliases", ["\u041d100"]),
+    ("aliases", ["\uff28100"]),  # a fullwidth H
+])
+def test_a_look_alike_name_is_refused(field: str, value: object) -> None:
+    """A pulled GPU named with a look-alike letter showed exactly as h100-sxm's name and
+    passed the clash check, which compares letters and digits (fuzz_schema, left alone last
+    round): a GPU's names are plain ASCII, one line naming the entry and field."""
+    docs = _docs()
+    _team_gpu(docs, **{field: value})
+    with pytest.raises(InputError) as exc:
+        _build(docs)
+    line = exc.value.one_line()
+    assert f"entry 'team-x1', field '{field}" in line and "plain ASCII" in line, line
+
+
 @pytest.mark.parametrize("alias", ["H200", "h100", "h200-sxm", "NVIDIA H100 SXM5 80GB", "MI300X",
                                    "mi300x"])
 def test_an_alias_cannot_name_another_gpu(alias: str) -> None:

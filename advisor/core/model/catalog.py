@@ -14,7 +14,15 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, TypeVar, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from advisor.core.errors import InputError
 from advisor.core.formats import parse_toml, validation_error
@@ -55,6 +63,20 @@ CATALOG_FILES = ("gpus.toml", "archs.toml", "software.toml", "prices.toml")
 # Text lists and notes, capped (bounds.py says why): a pulled entry is merged, validated and
 # written back, and every step must stay linear in what the team's file holds.
 Note = Annotated[str, Field(max_length=B.MAX_NOTE_CHARS)]
+
+
+def _plain(name: str) -> str:
+    """A GPU is named in printable ASCII, as every vendor names its parts: a look-alike
+    letter (Cyrillic Н for H) would show exactly as another GPU's name and pass the
+    clash check, which compares letters and digits."""
+    if not all(" " <= ch <= "~" for ch in name):
+        bad = next(ch for ch in name if not " " <= ch <= "~")
+        raise ValueError(f"a GPU's names are plain ASCII: {bad!a} could pass for another "
+                         "GPU's letter")
+    return name
+
+
+GpuName = Annotated[str, Field(max_length=B.MAX_NAME_CHARS), AfterValidator(_plain)]
 Citations = Annotated[list[Note], Field(min_length=1, max_length=B.MAX_CITATIONS)]
 
 
@@ -206,7 +228,7 @@ class GemmRate(Sourced):
 
 class Gpu(_Strict):
     id: str = Field(pattern=r"^[a-z0-9][a-z0-9.-]*$")
-    name: str
+    name: GpuName
     vendor: Vendor
     form_factor: str
     arch: str = Field(description="architecture id in archs.toml: sm_90, gfx942, ...")
@@ -215,7 +237,7 @@ class Gpu(_Strict):
         default=None, description="catalog id of a part with the same silicon, whose measured "
                                   "rates transfer here scaled by peak or by power limit")
     compute_capability: str | None = None
-    aliases: list[Annotated[str, Field(max_length=B.MAX_NAME_CHARS)]] = Field(
+    aliases: list[GpuName] = Field(
         default_factory=list, max_length=B.MAX_ALIASES)
     memory: Memory | None = None
     interconnect: Interconnect | None = None

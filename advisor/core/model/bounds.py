@@ -83,6 +83,10 @@ MAX_HEADS = 2**14
 MAX_VOCAB = 2**24
 MAX_EXPERTS = 2**16
 MAX_NAME_CHARS = 200  # a model, stage or unit name shown in tables
+SHOWN_HOST_CHARS = 40  # a probe record's hostname, date and kernel as an anchor's note quotes
+SHOWN_DATE_CHARS = 10  # them (the date as YYYY-MM-DD): a hostname of 100,000 characters made
+# a note no model holds
+SHOWN_KERNEL_CHARS = 24
 # A model's stated parameter count (`--params`): at least one weight; 1e16 is ~5,000x the
 # largest published models (~2e12), and the hidden size inferred from it, (N x 128 / 12)^(1/3)
 # ~ 470k, is still within MAX_WIDTH.

@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import functools
 import math
 import os
 import random
@@ -670,19 +671,17 @@ def _more_reports(r: T.Runner) -> list[dict[str, Any]]:
             for doc in MORE_ANSWERS]
 
 
-def _answers_schema() -> Schema:
+@functools.cache
+def _schema(of: str) -> Schema:
+    """Each input model's schema, built once, on first use (importing advisor is not free)."""
     from advisor.core.model.answers import Answers
+    from advisor.core.model.catalog import Gpu, Price
+    from advisor.core.model.probe_record import ProbeRecord
+    from advisor.core.report.document import Report
 
-    return Schema(Answers, keys=_gpu_key)
-
-
-ANSWERS_SCHEMA: list[Schema] = []
-
-
-def _aschema() -> Schema:
-    if not ANSWERS_SCHEMA:
-        ANSWERS_SCHEMA.append(_answers_schema())
-    return ANSWERS_SCHEMA[0]
+    model, keys = {"answers": (Answers, _gpu_key), "gpu": (Gpu, None), "price": (Price, None),
+                   "record": (ProbeRecord, None), "report": (Report, _gpu_key)}[of]
+    return Schema(model, keys=keys)
 
 
 def _answers_seed(ctx: Ctx, rng: random.Random) -> dict[str, Any]:
@@ -706,15 +705,15 @@ def answers_bounds(ctx: Ctx, rng: random.Random) -> tuple[str, Doc]:
             w["mode"] = rng.choice(["prefill", "decode", "serve", "finetune", "lora"])
             if w["mode"] == "serve":
                 w["osl"] = rng.choice([1, 2**26])
-        extra = bound_edits(doc, _aschema().leaves(), rng, ctx.others, rng.randint(0, 2))
+        extra = bound_edits(doc, _schema("answers").leaves(), rng, ctx.others, rng.randint(0, 2))
         return f"bounds extremes: model {_short(w['model'])}, workload " \
                f"{_short({k: v for k, v in w.items() if k != 'model'})}; {extra}", doc
-    said = bound_edits(doc, _aschema().leaves(), rng, ctx.others, rng.choice([1, 1, 2, 3]))
+    said = bound_edits(doc, _schema("answers").leaves(), rng, ctx.others, rng.choice([1, 1, 2, 3]))
     return f"bounds: {said}", doc
 
 
 def answers_schema(ctx: Ctx, rng: random.Random) -> tuple[str, Doc]:
-    s = _aschema()
+    s = _schema("answers")
     pick = rng.random()
     if pick < 0.2:  # the whole document, from the schema alone
         doc = s.synth(s.root, rng)
@@ -1046,7 +1045,7 @@ def flags_text(ctx: Ctx, rng: random.Random) -> tuple[str, list[str]]:
 
 def flags_schema(ctx: Ctx, rng: random.Random) -> tuple[str, list[str]]:
     """A workload synthesised from the schema, given as flags."""
-    s = _aschema()
+    s = _schema("answers")
     w = s.synth(s.at("workload"), rng)
     argv = ["--current", _gpu_key(rng), "--target", _gpu_key(rng)]
     model = s.synth(s.at("workload", "model"), rng) if rng.random() < 0.5 else None
@@ -1092,12 +1091,6 @@ def make_flags(ctx: Ctx, rng: random.Random) -> Case:
 
 # --- price sheets ------------------------------------------------------------------------------
 
-def _price_schema() -> Schema:
-    from advisor.core.model.catalog import Price
-
-    return Schema(Price)
-
-
 def _sheet_body(rows: list[dict[str, Any]], fmt: str, rng: random.Random) -> bytes:
     if fmt == "csv":
         cols = list(dict.fromkeys(k for row in rows for k in row))
@@ -1123,7 +1116,7 @@ def sheets_rows(ctx: Ctx, rng: random.Random) -> tuple[str, list[dict[str, Any]]
             for g in rng.sample(["h100-sxm", "b200-sxm", "mi300x", "l4", "h200-sxm"],
                                 rng.randint(1, 3))]
     if pick < 0.3:  # schema: each row synthesised from Price
-        s = _price_schema()
+        s = _schema("price")
         rows = []
         for g in rng.sample(["h100-sxm", "b200-sxm", "mi300x", "l4", "H200 SXM"],
                             rng.randint(1, 3)):
@@ -1181,17 +1174,6 @@ def make_sheets(ctx: Ctx, rng: random.Random) -> Case:
 
 # --- catalogs ----------------------------------------------------------------------------------
 
-GPU_SCHEMA: list[Schema] = []
-
-
-def _gschema() -> Schema:
-    if not GPU_SCHEMA:
-        from advisor.core.model.catalog import Gpu
-
-        GPU_SCHEMA.append(Schema(Gpu))
-    return GPU_SCHEMA[0]
-
-
 def _new_gpu(ctx: Ctx, rng: random.Random) -> dict[str, Any]:
     g = copy.deepcopy(rng.choice(ctx.gpus))
     g.update(id="team-x0", name="Team X0", aliases=[])
@@ -1202,7 +1184,7 @@ def _new_gpu(ctx: Ctx, rng: random.Random) -> dict[str, Any]:
 def catalogs_doc(ctx: Ctx, rng: random.Random) -> tuple[str, dict[str, Any]]:
     family = rng.choice(["bounds", "bounds", "schema", "splice", "consistency", "text"])
     if family == "schema":
-        g = _gschema().synth(_gschema().root, rng)
+        g = _schema("gpu").synth(_schema("gpu").root, rng)
         base = rng.choice(ctx.gpus)
         g.update(id="team-s0", name="Team S0", aliases=[], arch=base["arch"],
                  family=rng.choice([base["family"], "Solo"]), vendor=base["vendor"])
@@ -1232,7 +1214,7 @@ def catalogs_doc(ctx: Ctx, rng: random.Random) -> tuple[str, dict[str, Any]]:
             g.pop("gemm", None)
             g.pop("measured", None)
             return f"bounds extremes: peaks {top!r}, memory {mem and {k: mem[k] for k in ('gib', 'bandwidth_tbps')}}", {"gpu": [g]}  # noqa: E501
-        said = bound_edits(g, _gschema().leaves(), rng, ctx.others, rng.choice([1, 1, 2]),
+        said = bound_edits(g, _schema("gpu").leaves(), rng, ctx.others, rng.choice([1, 1, 2]),
                            make=False)
         return f"bounds: {said}", {"gpu": [g]}
     if family == "splice":
@@ -1300,21 +1282,10 @@ def make_catalogs(ctx: Ctx, rng: random.Random) -> Case:
 
 # --- probes ------------------------------------------------------------------------------------
 
-RECORD_SCHEMA: list[Schema] = []
-
-
-def _rschema() -> Schema:
-    if not RECORD_SCHEMA:
-        from advisor.core.model.probe_record import ProbeRecord
-
-        RECORD_SCHEMA.append(Schema(ProbeRecord))
-    return RECORD_SCHEMA[0]
-
-
 def probes_doc(ctx: Ctx, rng: random.Random) -> tuple[str, Doc]:
     rec = copy.deepcopy(rng.choice(ctx.records))
     family = rng.choice(["bounds", "bounds", "schema", "splice", "consistency", "text"])
-    s = _rschema()
+    s = _schema("record")
     if family == "bounds":
         if rng.random() < 0.3:  # extremes together
             from advisor.core.model import bounds as B
@@ -1456,21 +1427,10 @@ def make_probes(ctx: Ctx, rng: random.Random) -> Case:
 
 # --- reports -----------------------------------------------------------------------------------
 
-REPORT_SCHEMA: list[Schema] = []
-
-
-def _repschema() -> Schema:
-    if not REPORT_SCHEMA:
-        from advisor.core.report.document import Report
-
-        REPORT_SCHEMA.append(Schema(Report, keys=_gpu_key))
-    return REPORT_SCHEMA[0]
-
-
 def reports_doc(ctx: Ctx, rng: random.Random) -> tuple[str, Doc]:
     doc = copy.deepcopy(rng.choice(ctx.reports))
     family = rng.choice(["bounds", "bounds", "schema", "splice", "consistency", "text"])
-    s = _repschema()
+    s = _schema("report")
     if family == "bounds":
         if rng.random() < 0.25 and (said := column_ends(doc, rng)):
             return said, doc

@@ -154,6 +154,17 @@ def test_a_configs_point_above_peak_is_refused_at_load(catalog) -> None:
     assert "field 'configs.points." in line and "above the GPU's peak" in line, line
 
 
+def _edit_first(text: str, table: str, key: str, value: str) -> str:
+    """`text` with `key`'s value in the first `[[table]]` replaced by `value`, as by hand."""
+    at = text.index(f"[[{table}]]")
+    head, _, rest = table.partition(".")
+    doc = tomllib.loads(text)
+    old = (doc[head][rest] if rest else doc[head])[0][key]
+    edited = text[:at] + text[at:].replace(f"{key} = {old}", f"{key} = {value}", 1)
+    assert edited != text
+    return edited
+
+
 @pytest.mark.parametrize("text_value", ['"inf"', '"nan"', '"1e3"', "true"])
 def test_a_figure_given_as_text_or_a_flag_is_refused_at_load(catalog, text_value) -> None:
     """A report's figures are numbers: `usd = "inf"` was read as infinity and `report show`
@@ -163,11 +174,7 @@ def test_a_figure_given_as_text_or_a_flag_is_refused_at_load(catalog, text_value
     answers = load_answers(EXAMPLE)
     r = build_report(decide(answers, catalog), catalog, {}, PROVENANCE,
                      configs=sweep_configs(answers, catalog))
-    text = report_to_toml(r)
-    at = text.index("[[configs.points]]")
-    usd = tomllib.loads(text)["configs"]["points"][0]["usd"]
-    edited = text[:at] + text[at:].replace(f"usd = {usd}", f"usd = {text_value}", 1)
-    assert edited != text
+    edited = _edit_first(report_to_toml(r), "configs.points", "usd", text_value)
     with pytest.raises(InputError) as exc:
         parse_report(edited, "hand.toml")
     assert "field 'configs.points.0.usd'" in exc.value.one_line()
@@ -378,11 +385,7 @@ def test_a_configs_points_time_and_cost_are_bounded_at_load(catalog, figure: str
     answers = load_answers(EXAMPLE)
     r = build_report(decide(answers, catalog), catalog, {}, PROVENANCE,
                      configs=sweep_configs(answers, catalog))
-    text = report_to_toml(r)
-    at = text.index("[[configs.points]]")
-    old = tomllib.loads(text)["configs"]["points"][0][figure]
-    edited = text[:at] + text[at:].replace(f"{figure} = {old}", f"{figure} = {value}", 1)
-    assert edited != text
+    edited = _edit_first(report_to_toml(r), "configs.points", figure, value)
     with pytest.raises(InputError) as exc:
         parse_report(edited, "hand.toml")
     assert f"field 'configs.points.0.{figure}'" in exc.value.one_line()
@@ -397,11 +400,8 @@ def test_an_interactivity_points_rates_are_bounded_at_load(catalog, figure: str)
     answers = parse_answers({"current": "h100-sxm", "targets": ["b200-sxm"], "workload": {
         "mode": "serve", "model": "llama-3.1-8b", "seq_lens": [2048], "osl": 256, "gpus": 8,
         "min_tokens_per_user": 40}}, "a", catalog)
-    text = report_to_toml(run(answers, catalog))
-    at = text.index("[[current.curve]]")
-    old = tomllib.loads(text)["current"]["curve"][0][figure]
-    edited = text[:at] + text[at:].replace(f"{figure} = {old}", f"{figure} = -1e308", 1)
-    assert edited != text
+    edited = _edit_first(report_to_toml(run(answers, catalog)), "current.curve", figure,
+                         "-1e308")
     with pytest.raises(InputError) as exc:
         parse_report(edited, "hand.toml")
     assert f"field 'current.curve.0.{figure}'" in exc.value.one_line()

@@ -194,6 +194,34 @@ async def test_ranking_lists_every_catalog_gpu(make_app, ready_state, catalog):
         assert isinstance(app.screen, VerdictScreen)
 
 
+async def test_when_nothing_ranks_what_is_out_fills_the_dialog(make_app, ready_state, shipped):
+    """A deadline no GPU meets: the ranking has no table, and the GPUs that are out, with
+    why, take the dialog's height and the keys (they had a third of it, under an empty
+    table, and no key scrolled them)."""
+    from advisor.core import ConfigOptions
+
+    state = at_verdict(ready_state, given={"token_budget": 1e12},
+                       configs=ConfigOptions(deadline_days=0.5))
+    app = make_app(state=state, start=LAST, with_catalog=shipped)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+k")
+        screen = app.screen
+        assert isinstance(screen, RankingScreen)
+        await screen.done.wait()
+        await settle(pilot)
+        assert screen.ranking is not None and not screen.ranking.ranked
+        assert not screen.query_one("#rank-table").display
+        more = screen.query_one("#rank-more")
+        assert app.focused is more
+        assert more.size.height > screen.size.height // 2
+        assert more.max_scroll_y > 0, "the shipped catalog's 40 GPUs are more than a screen"
+        before = more.scroll_y
+        await pilot.press("pagedown")
+        await settle(pilot)
+        assert more.scroll_y > before
+
+
 async def test_resume_shows_the_saved_report_then_recomputes_on_change(make_app, ready_state,
                                                                        tmp_path, catalog):
     from advisor.core import Answers, run

@@ -113,6 +113,7 @@ class RankingScreen(ModalScreen[None]):
         self.query_one("#rank-title", Static).update(markup(title))
         grid = self.query_one("#rank-table", BlockTable)
         grid.display = isinstance(table, Table)
+        self.query_one("#ranking").set_class(not grid.display, "-none")
         notes = ""
         if isinstance(table, Table):
             grid.show(table, [r.gpu for r in ranking.ranked], self._style)
@@ -122,6 +123,7 @@ class RankingScreen(ModalScreen[None]):
         else:
             self.query_one("#rank-head", Static).update(markup(table))
             self.query_one("#rank-row", Static).update("")
+            self.query_one("#rank-more").focus()  # the keys scroll what is out
         self.query_one("#rank-out", Static).update(clean_block(
             "\n".join(markup(b) for b in below) + notes))
 

@@ -68,7 +68,8 @@ Note = Annotated[str, Field(max_length=B.MAX_NOTE_CHARS)]
 def _plain(name: str) -> str:
     """A GPU is named in printable ASCII, as every vendor names its parts: a look-alike
     letter (Cyrillic Н for H) would show exactly as another GPU's name and pass the
-    clash check, which compares letters and digits."""
+    clash check, which compares letters and digits. A control character is named as one."""
+    refuse_control(name, "catalog text")
     if not all(" " <= ch <= "~" for ch in name):
         bad = next(ch for ch in name if not " " <= ch <= "~")
         raise ValueError(f"a GPU's names are plain ASCII: {bad!a} could pass for another "

@@ -132,15 +132,18 @@ async def press(pilot: Pilot[Any], *keys: str) -> None:
     await demo.settle(pilot)
 
 
-async def open_ranking(pilot: Pilot[Any]) -> None:
+async def open_ranking(pilot: Pilot[Any]) -> Any:
+    """^k, waited for until the ranking is drawn; the screen it opened."""
     await press(pilot, "ctrl+k")
-    await pilot.app.screen.done.wait()
-    table = pilot.app.screen.query_one("#rank-table")
+    screen = pilot.app.screen
+    await screen.done.wait()
+    table = screen.query_one("#rank-table")
     for _ in range(100):  # the table sizes itself to its rows when the app is next idle
-        if table.size.height > 1:
+        if not table.display or table.size.height > 1:
             break
         await pilot.pause()
     await demo.settle(pilot)
+    return screen
 
 
 async def type_ahead(pilot: Pilot[Any], *keys: str) -> None:

@@ -21,7 +21,7 @@ from advisor.tui.screens.performance import PerformanceScreen
 from advisor.tui.screens.ranking import RankingScreen
 from advisor.tui.screens.verdict import VerdictScreen
 
-from .conftest import NARROW, WIDE, table_text, text_of
+from .conftest import NARROW, WIDE, open_ranking, table_text, text_of
 
 LAST = VerdictScreen.STEP
 
@@ -168,12 +168,8 @@ async def test_performance_views(make_app, ready_state):
 async def test_ranking_lists_every_catalog_gpu(make_app, ready_state, catalog):
     app = make_app(state=at_verdict(ready_state), start=LAST)
     async with app.run_test(size=WIDE) as pilot:
-        await settle(pilot)
-        await pilot.press("ctrl+k")
-        screen = app.screen
+        screen = await open_ranking(pilot)
         assert isinstance(screen, RankingScreen)
-        await screen.done.wait()
-        await settle(pilot)
         report = screen.report
         assert report is not None
         assert {t.gpu for t in report.decision.targets} == \
@@ -204,12 +200,8 @@ async def test_when_nothing_ranks_what_is_out_fills_the_dialog(make_app, ready_s
                        configs=ConfigOptions(deadline_days=0.5))
     app = make_app(state=state, start=LAST, with_catalog=shipped)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(pilot)
-        await pilot.press("ctrl+k")
-        screen = app.screen
+        screen = await open_ranking(pilot)
         assert isinstance(screen, RankingScreen)
-        await screen.done.wait()
-        await settle(pilot)
         assert screen.ranking is not None and not screen.ranking.ranked
         assert not screen.query_one("#rank-table").display
         more = screen.query_one("#rank-more")

@@ -84,14 +84,10 @@ class Grid:
 
     def choice(self, i: int) -> LayoutChoice:
         """Layout `i` as the plain model reports carry."""
-        v = {f.name: int(getattr(self, f.name)[i, 0]) for f in fields(self)}
-        return LayoutChoice(
-            gpus=v["gpus"], nodes=-(-v["gpus"] // v["per_node"]), tp=v["tp"], pp=v["pp"],
-            cp=v["cp"], ep=v["ep"], vp=v["vp"], micro_batch=v["mb"], accumulation=v["acc"],
-            zero_stage=v["zero"], recompute=RECOMPUTE[v["recompute"]],
-            offload_optimizer=bool(v["offload"]), fused_kernels=bool(v["fused"]),
-            base_format=BASE_FORMATS[v["base"]],
-            offload_frozen_weights=bool(v["frozen_offload"]))
+        gpus, per_node = int(self.gpus[i, 0]), int(self.per_node[i, 0])
+        return LayoutChoice(nodes=-(-gpus // per_node), **{
+            knob: _chosen(knob, int(getattr(self, _COLUMNS.get(knob, knob))[i, 0]))
+            for knob in _KNOBS})
 
     def knobs_changed(self, c: LayoutChoice, knobs: Iterable[str]) -> np.ndarray:
         """For every layout, how many of `knobs` (LayoutChoice fields) differ from `c`'s: what
@@ -119,6 +115,15 @@ _COLUMNS = {"micro_batch": "mb", "accumulation": "acc", "zero_stage": "zero",
 """The Grid column of each LayoutChoice field named otherwise (`choice` reads them)."""
 _NAMED = {"recompute": RECOMPUTE, "base_format": BASE_FORMATS}
 _FLAGS = frozenset({"offload_optimizer", "fused_kernels", "offload_frozen_weights"})
+_KNOBS = tuple(k for k in LayoutChoice.model_fields if k != "nodes")
+"""Every LayoutChoice field read from a column (`nodes` is derived from gpus and per_node)."""
+
+
+def _chosen(knob: str, value: int) -> int | bool | str:
+    """One column's value as the LayoutChoice field `knob` holds it."""
+    if knob in _NAMED:
+        return _NAMED[knob][value]
+    return bool(value) if knob in _FLAGS else value
 
 
 def stack(a: Grid, b: Grid) -> Grid:

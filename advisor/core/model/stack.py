@@ -69,9 +69,7 @@ def try_parse_version(text: str) -> Version | None:
 
 
 def _public(v: Version) -> Version:
-    from packaging.version import Version
-
-    return Version(v.public) if v.local else v
+    return parse_version(v.public) if v.local else v
 
 
 def version_at_least(installed: str, required: str) -> bool:
@@ -102,9 +100,8 @@ def same_public_version(a: str, b: str) -> bool:
 def same_release(a: str, b: str) -> bool:
     """The same release numbers, whatever the pre/post/dev part or build label:
     "2.7.0a0+7c8ec84" (an NGC build) is a 2.7 release, like "2.7" and "2.7.1+cu128" is not."""
-    from packaging.version import Version
-
-    return Version(parse_version(a).base_version) == Version(parse_version(b).base_version)
+    return parse_version(parse_version(a).base_version) == \
+        parse_version(parse_version(b).base_version)
 
 
 def is_prerelease(text: str) -> bool:

@@ -179,13 +179,12 @@ def from_probe(record: ProbeRecord, w: Workload, kernel: str
     how = "extrapolated from" if whole.extrapolated else "measured on"
     ran = probe_kernel(sec.attention_kernel)
     share = whole.attention_share if not serving and ran == kernel else None
-    note = (f"workload probe on {_shown(record.stamp.hostname, B.SHOWN_HOST_CHARS)} "
-            f"{_shown(record.stamp.date[:B.SHOWN_DATE_CHARS], B.SHOWN_DATE_CHARS)}: one device, "
-            "eager PyTorch, "
-            f"{how} {whole.layers} layers"
-            + (f"; its attention ran {_shown(sec.attention_kernel, B.SHOWN_KERNEL_CHARS)}, not "
-               f"{kernel}, so its "
-               "share is not used" if ran != kernel and not serving else ""))
+    host = _shown(record.stamp.hostname, B.SHOWN_HOST_CHARS)
+    day = _shown(record.stamp.date[:B.SHOWN_DATE_CHARS], B.SHOWN_DATE_CHARS)
+    note = f"workload probe on {host} {day}: one device, eager PyTorch, {how} {whole.layers} layers"
+    if ran != kernel and not serving:
+        note += (f"; its attention ran {_shown(sec.attention_kernel, B.SHOWN_KERNEL_CHARS)}, "
+                 f"not {kernel}, so its share is not used")
     return (MeasuredRun(tokens_per_s_per_gpu=whole.tokens_per_s, attention_share=share,
                         peak_memory_gib=whole.peak_memory_gib, source="probe",
                         note=_shown(note, B.MAX_NAME_CHARS)),

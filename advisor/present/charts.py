@@ -11,7 +11,7 @@ from advisor.present.humanize import duration, usd
 from advisor.present.words import Dialect, asked
 
 if TYPE_CHECKING:
-    from advisor.core import ConfigSweep, Decision
+    from advisor.core import ConfigPoint, ConfigSweep, Decision
 
 RESOURCE_SHORT = {"compute": "compute", "memory": "HBM", "network": "network", "host": "host",
                   "capacity": "capacity"}
@@ -39,6 +39,11 @@ def speedup_chart(d: Decision) -> BarChart:
                            "the resource that binds"])
 
 
+def point_key(p: ConfigPoint) -> str:
+    """A configuration's key: its chart mark's, and its row's where a table is keyed."""
+    return f"{p.gpu}:{p.gpus}"
+
+
 def cost_chart(sweep: ConfigSweep, dialect: Dialect) -> Scatter:
     """Wall-clock (log scale) against job cost, one mark per GPU type; the configurations on
     the Pareto front over time, $ and kW stand out, the pick most; the deadline is a line."""
@@ -49,7 +54,7 @@ def cost_chart(sweep: ConfigSweep, dialect: Dialect) -> Scatter:
     best = sweep.choice.best or sweep.choice.closest_miss
     series = {g: i for i, g in enumerate(sweep.gpus)}
     points = [Point(series[p.gpu], p.eta_days, p.usd or 0.0,
-                    PICK if p == best else FRONT if p.pareto else 0, key=f"{p.gpu}:{p.gpus}")
+                    PICK if p == best else FRONT if p.pareto else 0, key=point_key(p))
               for p in priced]
     costs = [p.y for p in points]
     days = [p.x for p in points]

@@ -266,8 +266,8 @@ def figures(d: Decision) -> list[Figure]:
 
 
 def summary_notes(d: Decision) -> list[str]:
-    """What the summary table's figures count: the job, whose speedup, the formats, the
-    anchor."""
+    """What the summary table's figures count: the job, whose speedup, the formats (the
+    table puts the anchor first; the wizard's anchor card says it)."""
     budget = d.answers.workload.token_budget
     notes = [f"job and wall-clock: {count(budget, 'tokens')}" if budget else
              "no token budget: no job to time or total; $/hour counts all of each side's "
@@ -278,8 +278,7 @@ def summary_notes(d: Decision) -> list[str]:
     if len({r.precision for r in (d.current, *d.targets)}) > 1:
         notes.append("formats: " + ", ".join(f"{r.gpu} {r.precision}"
                                              for r in (d.current, *d.targets)))
-    anchored = anchor_lines(d)
-    return anchored[:1] + notes
+    return notes
 
 
 FITS = {(True, False): "yes", (True, True): "borderline", (False, True): "borderline",
@@ -319,7 +318,7 @@ def summary_table(d: Decision) -> Table:
     rows = [[f.cell(d, r, _point(d, r)) for f in shown] for r in (d.current, *d.targets)]
     return Table([f.col for f in shown], rows,
                  title=f"At {d.primary_seq_len:,} tokens, the current GPU first",
-                 notes=summary_notes(d))
+                 notes=anchor_lines(d)[:1] + summary_notes(d))
 
 
 def side_by_side(d: Decision, t: GpuResult) -> Table:

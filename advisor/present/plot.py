@@ -8,7 +8,7 @@ or a terminal that may not show more, block characters for the wizard).
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from advisor.core.text import clean
@@ -89,10 +89,10 @@ def bar_lines(chart: BarChart, width: int, bar_width: int, marks: Marks) -> list
     return out
 
 
-def _cells(chart: Scatter, width: int, height: int, top: str) -> list[list[Point | None]]:
+def _cells(chart: Scatter, fx: Callable[[float], int], width: int, height: int, top: str
+           ) -> list[list[Point | None]]:
     """Which point each cell shows (top row first): the highest rank, the later on a tie;
-    the point keyed `top` over every other."""
-    fx = axis([p.x for p in chart.points], width, log=chart.x_log)
+    the point keyed `top` over every other. `fx`: the column of an x."""
     fy = axis([p.y for p in chart.points], height, log=False)
     cells: list[list[Point | None]] = [[None] * width for _ in range(height)]
 
@@ -126,12 +126,12 @@ def scatter_lines(chart: Scatter, width: int, height: int, marks: Marks, top: st
     x axis under it; `top`: the key of a point drawn over any other (a highlighted row)."""
     if not chart.points:
         return []
-    cells = _cells(chart, width, height, top)
+    xs = [p.x for p in chart.points]
+    fx = axis(xs, width, log=chart.x_log)
+    cells = _cells(chart, fx, width, height, top)
     line_at = None
-    if chart.mark_x is not None:
-        xs = [p.x for p in chart.points]
-        if min(xs) <= chart.mark_x <= max(xs):
-            line_at = axis(xs, width, log=chart.x_log)(chart.mark_x)
+    if chart.mark_x is not None and min(xs) <= chart.mark_x <= max(xs):
+        line_at = fx(chart.mark_x)
     ranked = any(p.rank for p in chart.points)
     bottom, top_label = (clean(x) for x in chart.y_labels)
     pad = max(len(bottom), len(top_label))

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from advisor.core import SERVING_MODES
+
 Dialect = Literal["flags", "answers", "wizard"]
 """Where the reader gives inputs: compare's flags, an answers file, the wizard's fields."""
 
@@ -79,7 +81,6 @@ SERVING_NAMES: dict[str, str] = {"micro_batch": "requests in flight",
 """The fields a serving workload's form labels otherwise (prefill, decode, serve)."""
 MODE_NAMES: dict[tuple[str, str], str] = {("serve", "seq_lens"): "input tokens (ISL)"}
 """The fields one mode's form labels otherwise."""
-SERVING_MODES = frozenset({"prefill", "decode", "serve"})
 VALUE_WORDS = {"True": "yes", "False": "no"}
 """A default's value as core lists it, where that is a Python word rather than one a user
 reads."""

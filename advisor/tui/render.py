@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from advisor.present.decision import anchor_lines, gpu_price, side_by_side
+from advisor.present.decision import gpu_price, side_by_side
 from advisor.present.humanize import NA
 from advisor.present.verdict import KIND_WORDS
 
@@ -59,6 +59,4 @@ def figure_rows(d: Decision, t: GpuResult) -> tuple[list[str], list[list[str]], 
             *(list(row) for row in shared.rows)]
     said = "energy and power: the GPUs at their projected draw (no idle slots)" + (
         "; TTFT/TPOT per request at the batch shown" if serving else "")
-    anchored = anchor_lines(d)  # the anchor card says it
-    return [c.title() for c in shared.cols], rows, [
-        *(n for n in shared.notes if n not in anchored), said]
+    return [c.title() for c in shared.cols], rows, [*shared.notes, said]

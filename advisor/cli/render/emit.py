@@ -26,7 +26,6 @@ from advisor.present.blocks import (
     Chart,
     Heading,
     Para,
-    Scatter,
     Table,
     legend,
 )
@@ -37,9 +36,6 @@ if TYPE_CHECKING:
     from rich.text import Text
 
 Format = Literal["text", "md", "html", "svg", "json"]
-SHARE_WIDTH = plot.DOCUMENT_WIDTH
-"""Columns of an SVG export and of a chart in a document: wide enough for every table,
-narrow enough to read."""
 STYLES = {"bold": "bold", "dim": "dim", "good": "green", "short": "yellow", "back": "dim",
           "front": "bold", "pick": "bold green"}
 """A chart's style words (`advisor.present.plot`) in rich's styles; the others are plain."""
@@ -82,7 +78,7 @@ def render(blocks: Sequence[Block], fmt: Format, title: str) -> str:
         buffer = io.StringIO()
         draw(blocks, console(buffer))
         return buffer.getvalue()
-    rec = console(io.StringIO(), width=SHARE_WIDTH, record=True)
+    rec = console(io.StringIO(), width=plot.DOCUMENT_WIDTH, record=True)
     draw(blocks, rec)
     return offline_svg(rec.export_svg(title=clean(title)))
 
@@ -118,8 +114,8 @@ def chart_body(chart: Chart, width: int) -> Text:
 
 def chart_html(chart: Chart) -> str:
     """A chart as escaped HTML text with its colours as inline styles (HTML's <pre>)."""
-    rec = console(io.StringIO(), width=SHARE_WIDTH, record=True)
-    rec.print(chart_body(chart, SHARE_WIDTH))
+    rec = console(io.StringIO(), width=plot.DOCUMENT_WIDTH, record=True)
+    rec.print(chart_body(chart, plot.DOCUMENT_WIDTH))
     return rec.export_html(inline_styles=True, code_format="{code}").rstrip()
 
 
@@ -171,8 +167,7 @@ def _chart(chart: Chart, con: Console) -> list[RenderableType]:
         return [title, Text("left out at this width (a wider terminal, or --format md, "
                             "shows it)", style="dim")]
     notes = [styled(n, "dim") for n in plot.notes(chart, plot.ASCII)]
-    empty = isinstance(chart, Scatter) and not chart.points  # its notes say why
-    return [title, *([] if empty else [body]), *notes]
+    return [title, *([body] if body.plain else []), *notes]  # an empty one's notes say why
 
 
 def _hanging(mark: str, items: Sequence[str], indent: int) -> RenderableType:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from advisor.cli.render.emit import chart_html
 from advisor.core import clean, clean_block
 from advisor.present import plot
-from advisor.present.blocks import Block, Bullets, Heading, Para, Scatter, Table, legend
+from advisor.present.blocks import Block, Bullets, Heading, Para, Table, legend
 
 MONOSPACE = ('ui-monospace, SFMono-Regular, Menlo, Consolas, "DejaVu Sans Mono", '
              '"Liberation Mono", monospace')
@@ -61,8 +61,8 @@ def _block(block: Block) -> str:
         return _table(block)
     notes = "".join(f'\n<p class="note">{_esc(plot.text(n))}</p>'
                     for n in plot.notes(block, plot.ASCII))
-    empty = isinstance(block, Scatter) and not block.points  # its notes say why
-    drawn = "" if empty else f"\n<pre>{chart_html(block)}</pre>"
+    body = chart_html(block)  # none for a chart with nothing to draw: its notes say why
+    drawn = f"\n<pre>{body}</pre>" if body else ""
     return (f"<figure>\n<figcaption>{_esc(block.title)}</figcaption>{drawn}{notes}\n"
             "</figure>")
 

@@ -23,7 +23,7 @@ from textual.widgets import DataTable, Input, Select, Static, TabbedContent, Tab
 
 from advisor.core import bounds, clean_block
 from advisor.present.blocks import Col
-from advisor.present.charts import cost_chart
+from advisor.present.charts import cost_chart, point_key
 from advisor.present.configs import choice, sweep_notes, sweep_table
 from advisor.tui.fields import any_field_def
 from advisor.tui.numbers import (
@@ -41,6 +41,7 @@ from advisor.tui.widgets.pipeline import PipelinePanel
 
 if TYPE_CHECKING:
     from advisor.core import ConfigOptions, ConfigPoint, ConfigSweep, Report
+    from advisor.present.blocks import Scatter
 
 OBJECTIVES = (("cheapest", "cost"), ("fastest", "time"))
 COUNTS = NumberSpec("GPU count", integer=True, low=1, high=bounds.MAX_SWEEP_GPUS,
@@ -71,13 +72,6 @@ OPTIONS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "deadline": ("deadline_days", lambda text: parse_optional(text, DEADLINE)),
 }
 """Input id -> (ConfigOptions field, parser)."""
-def point_key(p: ConfigPoint) -> str:
-    return f"{p.gpu}:{p.gpus}"
-
-
-MARK_STYLES = {"pick": "bold green", "over cap": "bold red", "late": "bold red"}
-
-
 def point_text(p: ConfigPoint, left_out: str) -> str:
     """The highlighted configuration: its layout, and its cells in the columns this width
     leaves out (markup)."""
@@ -224,6 +218,7 @@ class ConfigsScreen(ComputedScreen):
             panel.show_report(report)
         sweep = report.configs
         self.sweep = sweep
+        self.cost = cost_chart(sweep, "wizard") if sweep is not None else None
         if sweep is None and not self.state.sweep:
             self.show_message("[b $warning]The resumed answers have no GPU-count sweep.[/] "
                               "Change an option above to add one.")
@@ -258,8 +253,10 @@ class ConfigsScreen(ComputedScreen):
         p = sweep.points[row]
         if col.header == "GPU":
             return "bold" if p == sweep.choice.best else ""
-        if col.header == "marks":
-            return next((MARK_STYLES[m] for m in cell.split(", ") if m in MARK_STYLES), "")
+        if col.header == "marks":  # the pick's mark green, a broken limit's red
+            if p == sweep.choice.best:
+                return "bold green"
+            return "bold red" if False in (p.meets_power_cap, p.meets_deadline) else ""
         return "yellow" if col.header == "price" and p.price_source == "default" else ""
 
     def on_resize(self, event: Resize) -> None:
@@ -292,13 +289,13 @@ class ConfigsScreen(ComputedScreen):
         table.move_cursor(row=table.get_row_index(key))
 
     sweep: ConfigSweep | None = None
+    cost: Scatter | None = None  # the sweep's chart, drawn again as the cursor moves
 
     def _draw_chart(self) -> None:
-        if self.sweep is not None:
+        if self.sweep is not None and self.cost is not None:
             table = self.query_one("#cfg-table", BlockTable)
             key = table.highlighted
-            self.query_one("#cfg-chart", Static).update(
-                chart(cost_chart(self.sweep, "wizard"), 40, 8, top=key or ""))
+            self.query_one("#cfg-chart", Static).update(chart(self.cost, 40, 8, top=key or ""))
             point = next((p for p in self.sweep.points if point_key(p) == key), None)
             self.query_one("#cfg-row", Static).update(
                 clean_block(point_text(point, table.left_out(key))) if point and key else "")

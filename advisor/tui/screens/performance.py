@@ -192,8 +192,9 @@ class PerformanceScreen(ReportScreen):
 
     def _style(self, row: int, col: Col, cell: str) -> str:
         """Today's GPU in bold; whether a point fits in green, yellow (borderline) or red."""
-        if col.header == "GPUs":
-            return "bold" if cell.endswith(("(now)", "(now, blocked)")) else ""
+        if col.header == "GPUs":  # rows: each length, the current GPU first at each
+            d = self.decision
+            return "bold" if d is not None and row % (1 + len(d.targets)) == 0 else ""
         return FIT_STYLES.get(cell, "") if col.header == "fits" else ""
 
     @on(DataTable.RowHighlighted, "#sweep")

@@ -23,7 +23,7 @@ from textual.widgets import DataTable, Footer, ProgressBar, Static
 from advisor.core import clean_block, rank
 from advisor.present.blocks import Col, Table
 from advisor.present.humanize import ratio
-from advisor.present.ranking import FIRST, ranking_blocks
+from advisor.present.ranking import ranking_blocks
 from advisor.present.verdict import statement
 from advisor.present.words import plural
 from advisor.tui.messages import AskResult, ResultFailed, ResultReady
@@ -135,7 +135,7 @@ class RankingScreen(ModalScreen[None]):
         header = col.header
         if header == "GPU" and r.role == "current":
             return "bold"
-        if header == "verdict" and cell in FIRST.values():
+        if header == "verdict" and r.role != "current" and r.gpu in self.ranking.remedies:
             return "yellow"
         price = r.assumptions.price if r.assumptions else None
         return "yellow" if header == "price" and price and price.source == "default" else ""

@@ -68,12 +68,13 @@ class BlockTable(DataTable[Text]):
         """The cells a row may take: the table's width once laid out, else the screen's."""
         return (self.size.width or self.app.size.width) - 2
 
-    def _draw(self) -> None:
+    def _draw(self, keep: list[int] | None = None) -> None:
+        """`keep`: the columns this width shows, where the caller has just counted them."""
         t, style = self.shown, self._styler or _plain
         if t is None:
             return
         at = self.highlighted
-        self.keep = kept(t, self._room())
+        self.keep = keep if keep is not None else kept(t, self._room())
         self.clear(columns=True)
         self.header_height = 2 if any(t.cols[i].unit for i in self.keep) else 1
         for i in self.keep:
@@ -87,8 +88,8 @@ class BlockTable(DataTable[Text]):
 
     def on_resize(self, event: Resize) -> None:
         """A new width shows the columns it holds (a wider one more, a narrower fewer)."""
-        if self.shown is not None and kept(self.shown, self._room()) != self.keep:
-            self._draw()
+        if self.shown is not None and (keep := kept(self.shown, self._room())) != self.keep:
+            self._draw(keep)
 
     @property
     def highlighted(self) -> str | None:
